@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import { check } from '../../coord/check';
+import { canonicalFilePattern } from '../../coord/paths';
+import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+
+export function checkCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('check'))
+    .description('would a reserve be granted? (read-only; exit 1 if not free)')
+    .argument('<paths...>', 'paths or patterns relative to the scope root')
+    .addOption(ownerOption())
+    .option('--shared', 'ask about a shared reservation')
+    .action((paths: string[], options: CommonOptions & { shared?: boolean }) => emit(runCheck(paths, options)));
+}
+
+function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boolean }): Reply {
+  const owner = resolveOwner(options, process.env);
+  const project = projectFor(options);
+  const patterns = rawPatterns.map((pattern) => canonicalFilePattern(project, pattern));
+  return withContext(options, false, (ctx) => {
+    const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
+    const free = conflicts.length === 0;
+    // "Not free" is an answer, not a failure: ok stays true and the exit code says no.
+    return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c)}`).join('\n')}`), free ? 0 : 1);
+  });
+}

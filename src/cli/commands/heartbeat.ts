@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import { formatTime } from '../../core/time';
+import { heartbeat } from '../../coord/heartbeat';
+import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+
+export function heartbeatCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('heartbeat'))
+    .description("renew all of the owner's locks and claims and record it as alive (cheap: call it on every tool use)")
+    .addOption(ownerOption())
+    .action((options: CommonOptions) => emit(runHeartbeat(options)));
+}
+
+function runHeartbeat(options: CommonOptions): Reply {
+  const owner = resolveOwner(options, process.env);
+  return withContext(options, true, (ctx) => {
+    const result = heartbeat(ctx, owner);
+    const json = { owner, renewed: result.renewed, skipped: result.skipped, last_seen: formatTime(result.last_seen) };
+    return success(json, () => (result.skipped ? `${owner}: seen just now` : `${owner}: renewed ${result.renewed} locks`));
+  });
+}

@@ -1,0 +1,113 @@
+import { Command } from 'commander';
+import { IcError } from '../../core/errors';
+import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
+import { dropName, takeName, type NameType } from '../../coord/named';
+import { validateName } from '../../coord/paths';
+import type { ReserveOutcome } from '../../coord/reserve';
+import { retryWithBackoff } from '../../coord/wait';
+import { openContext, optionalOwner, ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { failure, success, toIcError, type Reply } from '../reply';
+import { lockTable } from '../render';
+import { runUnderLock } from '../run-under-lock';
+import { replyForOutcome } from './reserve';
+
+interface TakeOptions extends CommonOptions {
+  ttl?: string;
+  wait?: string;
+  reason?: string;
+}
+
+const NOUN: Record<NameType, string> = { named: 'lock', claim: 'claim' };
+
+export function lockCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('lock'))
+    .description('take a named lock (e.g. a repo-wide test mutex); with `-- CMD`, hold it while CMD runs')
+    .argument('<name>', 'lock name')
+    .argument('[command...]', 'command to run under the lock (after --)')
+    .addOption(ownerOption())
+    .option('--ttl <duration>', 'time to live (default 5m; renewed while CMD runs)')
+    .option('--wait <duration>', 'wait up to this long for the lock')
+    .option('--reason <text>', 'why, shown to others who wait')
+    .action((name: string, command: string[], options: TakeOptions) => {
+      if (command.length === 0) return emit(take('named', name, options));
+      return runCommandUnderLock(name, command, options, emit);
+    });
+}
+
+export function claimCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('claim'))
+    .description('claim a work item (exclusive, 30m default TTL, kept alive by heartbeat)')
+    .argument('<item>', 'work item name, e.g. an issue number')
+    .addOption(ownerOption())
+    .option('--ttl <duration>', 'time to live (default 30m)')
+    .option('--wait <duration>', 'wait up to this long for the claim')
+    .option('--reason <text>', 'what you are doing with it')
+    .action((item: string, options: TakeOptions) => emit(take('claim', item, options)));
+}
+
+export function unlockCommand(emit: (reply: Reply) => void): Command {
+  return dropCommand('unlock', 'named', 'release a named lock', emit);
+}
+
+export function unclaimCommand(emit: (reply: Reply) => void): Command {
+  return dropCommand('unclaim', 'claim', 'give up a claim', emit);
+}
+
+function dropCommand(commandName: string, type: NameType, description: string, emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command(commandName))
+    .description(description)
+    .argument('<name>', type === 'named' ? 'lock name' : 'work item')
+    .addOption(ownerOption())
+    .option('--force', "release another owner's (recorded as force_released)")
+    .option('--reason <text>', 'why, kept in the events')
+    .action((name: string, options: CommonOptions & { force?: boolean; reason?: string }) => emit(drop(type, name, options)));
+}
+
+function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome: ReserveOutcome; timedOut: boolean; ttlMs: number; owner: string } {
+  const owner = resolveOwner(options, process.env);
+  const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS[type];
+  const waitMs = options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
+  const validName = validateName(name, NOUN[type] === 'lock' ? 'lock name' : 'claim item');
+  return withContext(options, true, (ctx) => {
+    const input = { type, name: validName, owner, ttlMs, reason: options.reason ?? null };
+    if (waitMs === undefined) return { outcome: takeName(ctx, input), timedOut: false, ttlMs, owner };
+    const result = retryWithBackoff((attempt) => {
+      const value = takeName(ctx, input, attempt);
+      return { done: value.granted, value };
+    }, { waitMs, clock: ctx.clock });
+    return { outcome: result.value, timedOut: result.timedOut, ttlMs, owner };
+  });
+}
+
+function take(type: NameType, name: string, options: TakeOptions): Reply {
+  const { outcome, timedOut } = takeOnce(type, name, options);
+  if (outcome.granted || type !== 'claim') return replyForOutcome(outcome, timedOut);
+  const held = outcome.conflicts[0]!.held;
+  const message = `already claimed by ${held.owner} (since ${new Date(held.created_at).toISOString()}, expires ${new Date(held.expires_at).toISOString()})`;
+  const base = replyForOutcome(outcome, timedOut);
+  const error = base.json.error as Record<string, unknown>;
+  return { ...base, json: { ...base.json, error: { ...error, message } }, human: () => message };
+}
+
+function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Reply {
+  const owner = optionalOwner(options, process.env);
+  return withContext(options, true, (ctx) => {
+    const result = dropName(ctx, { type, name: validateName(name, 'name'), owner, force: Boolean(options.force), reason: options.reason ?? null });
+    const released = result.released.map(viewLock);
+    if (released.length > 0) return success({ released, not_released: [] }, () => lockTable(released));
+    return failure(new IcError('NOT_HELD', `${owner ?? 'nobody'} holds no ${NOUN[type]} named "${name}"`), { released, not_released: [] });
+  });
+}
+
+function runCommandUnderLock(name: string, command: string[], options: TakeOptions, emit: (reply: Reply) => void): Promise<void> | void {
+  const { outcome, timedOut, ttlMs } = takeOnce('named', name, options);
+  if (!outcome.granted) return emit(replyForOutcome(outcome, timedOut));
+  const ctx = openContext(options, true);
+  return runUnderLock(ctx, outcome.locks[0]!, ttlMs, command)
+    .then((code) => {
+      process.exitCode = code;
+    })
+    .catch((error: unknown) => emit(failure(toIcError(error))))
+    .finally(() => ctx.db.close());
+}

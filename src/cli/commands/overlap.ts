@@ -1,0 +1,23 @@
+import { Command } from 'commander';
+import { overlaps } from '../../core/glob';
+import { canonicalFilePattern } from '../../coord/paths';
+import { projectFor, withCommonOptions, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+
+export function overlapCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('overlap'))
+    .description('can two patterns match a common path? (exit 0 either way)')
+    .argument('<a>', 'first pattern')
+    .argument('<b>', 'second pattern')
+    .action((a: string, b: string, options: CommonOptions) => emit(runOverlap(a, b, options)));
+}
+
+// Needs no database: it answers from the pattern language alone.
+function runOverlap(rawA: string, rawB: string, options: CommonOptions): Reply {
+  const project = projectFor(options);
+  const a = canonicalFilePattern(project, rawA);
+  const b = canonicalFilePattern(project, rawB);
+  const result = overlaps(a, b);
+  const json = result.overlap ? { overlap: true, example: result.example, a, b } : { overlap: false, a, b };
+  return success(json, () => (result.overlap ? `overlap: both match ${result.example}` : 'no overlap'));
+}

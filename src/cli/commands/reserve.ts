@@ -1,0 +1,66 @@
+import { Command } from 'commander';
+import { IcError } from '../../core/errors';
+import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
+import { canonicalFilePattern } from '../../coord/paths';
+import { reserveOnce, type ReserveOutcome } from '../../coord/reserve';
+import { retryWithBackoff } from '../../coord/wait';
+import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { failure, success, type Reply } from '../reply';
+import { lockTable } from '../render';
+
+interface ReserveOptions extends CommonOptions {
+  ttl?: string;
+  shared?: boolean;
+  reason?: string;
+  wait?: string;
+}
+
+export function reserveCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('reserve'))
+    .description('reserve file patterns, all or none')
+    .argument('<patterns...>', 'glob patterns relative to the scope root')
+    .addOption(ownerOption())
+    .option('--ttl <duration>', 'time to live: 90s, 15m, 2h, 1d or seconds (default 15m, at most 24h)')
+    .option('--shared', 'take shared locks (exclusive by default)')
+    .option('--reason <text>', 'why, shown to others who conflict')
+    .option('--wait <duration>', 'retry with backoff until granted or this long has passed')
+    .action((patterns: string[], options: ReserveOptions) => emit(runReserve(patterns, options)));
+}
+
+export function runReserve(rawPatterns: string[], options: ReserveOptions): Reply {
+  const owner = resolveOwner(options, process.env);
+  const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.file;
+  const waitMs = options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
+  const project = projectFor(options);
+  const patterns = rawPatterns.map((pattern) => canonicalFilePattern(project, pattern));
+  return withContext(options, true, (ctx) => {
+    const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
+    let outcome: ReserveOutcome;
+    let timedOut = false;
+    if (waitMs === undefined) {
+      outcome = reserveOnce(ctx, input);
+    } else {
+      const result = retryWithBackoff((attempt) => {
+        const value = reserveOnce(ctx, input, attempt);
+        return { done: value.granted, value };
+      }, { waitMs, clock: ctx.clock });
+      outcome = result.value;
+      timedOut = result.timedOut;
+    }
+    return replyForOutcome(outcome, timedOut);
+  });
+}
+
+export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Reply {
+  if (outcome.granted) {
+    const locks = outcome.locks.map(viewLock);
+    return success({ locks }, () => lockTable(locks));
+  }
+  const conflicts = outcome.conflicts.map(viewConflict);
+  const lines = outcome.conflicts.map(describeConflict);
+  const error = timedOut
+    ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts })
+    : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });
+  return failure(error, {}, () => `${timedOut ? 'timed out waiting' : 'not granted'}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+}

@@ -1,0 +1,27 @@
+import { Command } from 'commander';
+import { parseNonNegativeDuration } from '../../core/duration';
+import { sweep } from '../../coord/sweep';
+import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+
+interface SweepOptions extends CommonOptions {
+  olderThan?: string;
+  dryRun?: boolean;
+}
+
+export function sweepCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('sweep'))
+    .description('mark expired locks released; with --older-than, delete old released locks and events')
+    .option('--older-than <duration>', 'also purge released locks and events older than this')
+    .option('--dry-run', 'count what would change, change nothing')
+    .action((options: SweepOptions) => emit(runSweep(options)));
+}
+
+function runSweep(options: SweepOptions): Reply {
+  const olderThanMs = options.olderThan !== undefined ? parseNonNegativeDuration(options.olderThan, '--older-than', 3650 * 86_400_000) : undefined;
+  return withContext(options, true, (ctx) => {
+    const result = sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });
+    const verb = result.dry_run ? 'would mark' : 'marked';
+    return success({ ...result }, () => `${verb} ${result.expired} expired; purged ${result.purged_locks} locks and ${result.purged_events} events${result.dry_run ? ' (dry run)' : ''}`);
+  });
+}

@@ -1,0 +1,45 @@
+import { Command } from 'commander';
+import { validateOwner } from '../../core/owner';
+import { viewLock } from '../../core/lock';
+import { canonicalFilePattern, validateName } from '../../coord/paths';
+import { transfer } from '../../coord/transfer';
+import { projectFor, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+import { lockTable } from '../render';
+
+interface TransferOptions extends CommonOptions {
+  from: string;
+  to: string;
+  pattern?: string;
+}
+
+export function transferCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('transfer'))
+    .description("atomically hand A's active locks in the scope to B, with new fencing tokens")
+    .requiredOption('--from <owner>', 'current owner')
+    .requiredOption('--to <owner>', 'new owner')
+    .option('--pattern <pattern>', 'only the locks on this pattern (or named lock / claim name)')
+    .action((options: TransferOptions) => emit(runTransfer(options)));
+}
+
+// A name that is not a valid glob (e.g. `issue[42`) can still name a lock or claim.
+function transferKeys(raw: string, options: CommonOptions): string[] {
+  const keys = [validateName(raw, '--pattern')];
+  try {
+    keys.push(canonicalFilePattern(projectFor(options), raw));
+  } catch {
+    // not a file pattern: the name alone
+  }
+  return keys;
+}
+
+function runTransfer(options: TransferOptions): Reply {
+  const from = validateOwner(options.from, '--from');
+  const to = validateOwner(options.to, '--to');
+  // --pattern matches a file pattern in canonical form, or a lock/claim name as written.
+  const pattern = options.pattern === undefined ? undefined : transferKeys(options.pattern, options);
+  return withContext(options, true, (ctx) => {
+    const locks = transfer(ctx, { from, to, pattern }).map(viewLock);
+    return success({ locks }, () => lockTable(locks));
+  });
+}

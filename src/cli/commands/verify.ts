@@ -1,0 +1,25 @@
+import { Command } from 'commander';
+import { IcError } from '../../core/errors';
+import { viewLock } from '../../core/lock';
+import { verify } from '../../coord/verify';
+import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+
+export function verifyCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('verify'))
+    .description('exit 0 iff the lock is still active with this fencing token')
+    .argument('<id>', 'lock ID')
+    .argument('<token>', 'fencing token')
+    .action((id: string, token: string, options: CommonOptions) => emit(runVerify(id, token, options)));
+}
+
+function runVerify(id: string, rawToken: string, options: CommonOptions): Reply {
+  if (!/^\d{1,15}$/.test(rawToken)) throw new IcError('INVALID_INPUT', `token "${rawToken}" is not a fencing token (a positive integer)`);
+  return withContext(options, false, (ctx) => {
+    const result = verify(ctx, id, Number(rawToken));
+    const lock = result.lock ? viewLock(result.lock) : undefined;
+    if (result.valid) return success({ valid: true, lock }, () => `valid: ${id} token ${rawToken}`);
+    // An invalid fence is an answer (exit 1), like check's "not free".
+    return success({ valid: false, why: result.why, lock }, () => `not valid: ${result.why.replace('_', ' ')}`, 1);
+  });
+}

@@ -1,0 +1,62 @@
+import { CommanderError } from 'commander';
+import { IcError } from '../core/errors';
+import { buildProgram, fromCommanderError } from './program';
+import { failure, toIcError, type Reply } from './reply';
+
+export interface Io {
+  json: boolean;
+  color: boolean;
+}
+
+// The only writer to stdout: one JSON document when piped or with --json, a human summary on a terminal.
+export function writeReply(reply: Reply, io: Io): void {
+  if (io.json) process.stdout.write(`${JSON.stringify(reply.json)}\n`);
+  else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${reply.human()}\n`);
+  else process.stderr.write(`${reply.human()}\n`);
+  process.exitCode = reply.exitCode;
+}
+
+// A closed pipe (e.g. `coord list | head -1`) ends the program quietly.
+function ignoreBrokenPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
+export function run(argv: string[]): void {
+  ignoreBrokenPipe();
+  const io: Io = {
+    json: argv.includes('--json') || !process.stdout.isTTY,
+    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb',
+  };
+  let replied = false;
+  const emit = (reply: Reply) => {
+    replied = true;
+    writeReply(reply, io);
+  };
+  try {
+    buildProgram(emit).parse(argv, { from: 'user' });
+  } catch (error) {
+    if (replied) return;
+    reportError(error, io);
+  }
+}
+
+function reportError(error: unknown, io: Io): void {
+  if (error instanceof CommanderError) {
+    const translated = fromCommanderError(error);
+    if (translated === 'exit-0') {
+      process.exitCode = 0;
+      return;
+    }
+    writeReply(failure(translated), io);
+    return;
+  }
+  const icError = toIcError(error);
+  if (process.env.IC_DEBUG && error instanceof Error) process.stderr.write(`${error.stack ?? error.message}\n`);
+  if (icError.code === 'INTERNAL' && !(error instanceof IcError) && error instanceof Error && !process.env.IC_DEBUG) {
+    process.stderr.write(`ic: ${error.message}\n`);
+  }
+  writeReply(failure(icError), io);
+}

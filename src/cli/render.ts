@@ -1,0 +1,44 @@
+import type { LockView } from '../core/lock';
+
+export interface Style {
+  color: boolean;
+}
+
+const CODES = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
+
+// Colours only on a terminal and never under NO_COLOR (https://no-color.org).
+export function paint(style: Style, color: keyof typeof CODES, text: string): string {
+  return style.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;
+}
+
+// A plain left-aligned table; the last column is not padded.
+export function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
+  return [line(headers), ...rows.map(line)].join('\n');
+}
+
+// Human form of a relative instant: "in 14m", "3s ago".
+export function relativeTime(iso: string, now = Date.now()): string {
+  const delta = Date.parse(iso) - now;
+  const abs = Math.abs(delta);
+  const text = abs < 60_000 ? `${Math.round(abs / 1000)}s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)}m` : abs < 86_400_000 ? `${(abs / 3_600_000).toFixed(1)}h` : `${(abs / 86_400_000).toFixed(1)}d`;
+  return delta >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+export function lockTable(locks: LockView[]): string {
+  if (locks.length === 0) return 'no locks';
+  return table(
+    ['ID', 'TOKEN', 'TYPE', 'MODE', 'OWNER', 'EXPIRES', 'STATE', 'PATTERN'],
+    locks.map((lock) => [
+      lock.id,
+      String(lock.token),
+      lock.type,
+      lock.mode,
+      lock.owner,
+      relativeTime(lock.expires_at),
+      lock.released_at ? (lock.release_reason ?? 'released') : Date.parse(lock.expires_at) <= Date.now() ? 'lapsed' : 'active',
+      lock.pattern,
+    ]),
+  );
+}

@@ -1,0 +1,89 @@
+import type Database from 'better-sqlite3';
+import { IcError } from '../core/errors';
+import { type Clock, systemClock } from '../core/time';
+import { parseDuration } from '../core/duration';
+import { canonicalDir, findGitInfo, gitIgnoresCase, locateDb, type DbLocation } from '../store/discover';
+import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
+import { translateDbError } from '../store/errors';
+
+export interface ContextOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  dbFlag?: string;
+  scopeFlag?: string;
+  /** Writers open (and create) the file; readers of a missing file see an empty database. */
+  write: boolean;
+  clock?: Clock;
+}
+
+// Everything a use case needs: the open database, the scope it acts in, and one clock.
+export interface CoordContext {
+  db: Database.Database;
+  dbLocation: DbLocation;
+  clock: Clock;
+  scope: string;
+  projectRoot: string;
+  ignoreCase: boolean;
+  lockDelayMs: number;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+const DEFAULT_LOCK_DELAY_MS = 60_000;
+
+// IC_NOW (RFC 3339 or epoch ms) moves this process's clock, which then runs on from there:
+// tests use it to step past TTLs without sleeping.
+export function clockFromEnv(env: NodeJS.ProcessEnv): Clock {
+  const raw = env.IC_NOW;
+  if (!raw) return systemClock;
+  const base = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
+  if (!Number.isFinite(base)) throw new IcError('INVALID_INPUT', `IC_NOW "${raw}" is not a time (RFC 3339 or epoch milliseconds)`);
+  const startedAt = Date.now();
+  return () => base + (Date.now() - startedAt);
+}
+
+export function lockDelayFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.IC_LOCK_DELAY;
+  if (raw === undefined || raw === '') return DEFAULT_LOCK_DELAY_MS;
+  return parseDuration(raw, 'IC_LOCK_DELAY');
+}
+
+export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.IC_BUSY_TIMEOUT;
+  return raw ? parseDuration(raw, 'IC_BUSY_TIMEOUT') : DEFAULT_BUSY_TIMEOUT_MS;
+}
+
+// The project root is the git work tree (or the working directory outside git); --scope overrides the scope.
+export function resolveProject(cwd: string, scopeFlag?: string): { projectRoot: string; scope: string; ignoreCase: boolean } {
+  const git = findGitInfo(cwd);
+  const projectRoot = git ? git.root : canonicalDir(cwd);
+  const scope = scopeFlag ? canonicalDir(scopeFlag.startsWith('/') ? scopeFlag : `${cwd}/${scopeFlag}`) : projectRoot;
+  return { projectRoot, scope, ignoreCase: gitIgnoresCase(git) };
+}
+
+export function createContext(options: ContextOptions): CoordContext {
+  const clock = options.clock ?? clockFromEnv(options.env);
+  const lockDelayMs = lockDelayFromEnv(options.env);
+  const project = resolveProject(options.cwd, options.scopeFlag);
+  const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectRoot: project.projectRoot });
+  const db = openDb(dbLocation.path, { write: options.write, busyTimeoutMs: busyTimeoutFromEnv(options.env), now: clock() });
+  return { db, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env, ...project };
+}
+
+// One IMMEDIATE transaction with one clock reading: expiry is judged after the write lock is held.
+export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
+  try {
+    return ctx.db.transaction(() => work(ctx.clock())).immediate();
+  } catch (error) {
+    throw translateDbError(error, ctx.dbLocation.path);
+  }
+}
+
+// Reads run in one deferred transaction so that they see one consistent snapshot.
+export function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
+  try {
+    return ctx.db.transaction(() => work(ctx.clock())).deferred();
+  } catch (error) {
+    throw translateDbError(error, ctx.dbLocation.path);
+  }
+}

@@ -1,0 +1,42 @@
+import { formatTime } from '../core/time';
+import { advanceConsumer, consumerCursor, queryEvents, type StoredEvent } from '../store/events';
+import { readTransaction, writeTransaction, type CoordContext } from './context';
+
+export interface EventView {
+  id: number;
+  type: string;
+  lock_id: string | null;
+  scope: string;
+  owner: string;
+  pattern: string | null;
+  reason: string | null;
+  created_at: string;
+  detail: Record<string, unknown> | null;
+}
+
+export function viewEvent(event: StoredEvent): EventView {
+  return { ...event, created_at: formatTime(event.created_at), detail: event.detail ? (JSON.parse(event.detail) as Record<string, unknown>) : null };
+}
+
+export interface EventsInput {
+  afterId?: number;
+  sinceMs?: number;
+  limit: number;
+  consumer?: string;
+}
+
+// Reads events in id order. With a consumer, reading and advancing its cursor are one IMMEDIATE
+// transaction, so two readers of one consumer never receive the same event.
+export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
+  if (input.consumer === undefined) {
+    return readTransaction(ctx, (now) => queryEvents(ctx.db, { afterId: input.afterId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit }).map(viewEvent));
+  }
+  const consumer = input.consumer;
+  return writeTransaction(ctx, (now) => {
+    const cursor = Math.max(consumerCursor(ctx.db, consumer), input.afterId ?? 0);
+    const events = queryEvents(ctx.db, { afterId: cursor, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
+    const last = events[events.length - 1];
+    if (last) advanceConsumer(ctx.db, consumer, last.id, now);
+    return events.map(viewEvent);
+  });
+}

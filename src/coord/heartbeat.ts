@@ -1,0 +1,26 @@
+import { extendOwnerLocks } from '../store/locks';
+import { lastSeen, markSeen } from '../store/owners';
+import { readTransaction, writeTransaction, type CoordContext } from './context';
+
+export const HEARTBEAT_SKIP_MS = 10_000;
+
+export interface HeartbeatResult {
+  renewed: number;
+  skipped: boolean;
+  last_seen: number;
+}
+
+// Renews every active lock and claim of the owner (every scope: an owner is one agent session) and records
+// it as alive. Called on every tool use, so a call within HEARTBEAT_SKIP_MS of the last one only reads.
+export function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_SKIP_MS): HeartbeatResult {
+  const recent = readTransaction(ctx, (now) => {
+    const seen = lastSeen(ctx.db, owner);
+    return seen !== undefined && now - seen < skipMs ? seen : undefined;
+  });
+  if (recent !== undefined) return { renewed: 0, skipped: true, last_seen: recent };
+  return writeTransaction(ctx, (now) => {
+    const renewed = extendOwnerLocks(ctx.db, owner, now);
+    markSeen(ctx.db, owner, now);
+    return { renewed, skipped: false, last_seen: now };
+  });
+}

@@ -1,0 +1,16 @@
+import { DEFAULT_TTL_MS } from '../core/lock';
+import { release, type ReleaseResult } from './release';
+import type { CoordContext } from './context';
+import { reserveOnce, type ReserveOutcome } from './reserve';
+
+export type NameType = 'named' | 'claim';
+
+// Named locks and claims are exclusive reservations of one name in their own namespace.
+export function takeName(ctx: CoordContext, input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null }, attempt?: { first: boolean; waitedMs: number }): ReserveOutcome {
+  return reserveOnce(ctx, { type: input.type, patterns: [input.name], owner: input.owner, mode: 'exclusive', ttlMs: input.ttlMs ?? DEFAULT_TTL_MS[input.type], reason: input.reason }, attempt);
+}
+
+// Releases the owner's lock or claim on the name; `force` releases another owner's.
+export function dropName(ctx: CoordContext, input: { type: NameType; name: string; owner: string | undefined; force: boolean; reason: string | null }): ReleaseResult {
+  return release(ctx, { ids: [], owner: input.owner, pattern: input.name, type: input.type, all: false, force: input.force, reason: input.reason });
+}

@@ -1,0 +1,34 @@
+import type { Lock } from '../core/lock';
+import { insertEvent } from '../store/events';
+import { getLock, listLocks, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { writeTransaction, type CoordContext } from './context';
+
+export interface RenewResult {
+  locks: Lock[];
+  not_renewed: { id: string; why: 'not_found' | 'not_owner' | 'not_active' }[];
+}
+
+// Extends the owner's active locks by --ttl (or the TTL each was taken with); expired locks are not revived.
+export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; ttlMs?: number }): RenewResult {
+  return writeTransaction(ctx, (now) => {
+    const result: RenewResult = { locks: [], not_renewed: [] };
+    const targets: StoredLock[] = [];
+    if (input.ids.length === 0) {
+      targets.push(...listLocks(ctx.db, { scope: ctx.scope, owner: input.owner, activeAt: now }));
+    }
+    for (const id of new Set(input.ids)) {
+      const lock = getLock(ctx.db, id);
+      if (!lock) result.not_renewed.push({ id, why: 'not_found' });
+      else if (lock.owner !== input.owner) result.not_renewed.push({ id, why: 'not_owner' });
+      else if (lock.released_at !== null || lock.expires_at <= now) result.not_renewed.push({ id, why: 'not_active' });
+      else targets.push(lock);
+    }
+    for (const lock of targets) {
+      const ttlMs = input.ttlMs ?? lock.ttl_ms;
+      setExpiry(ctx.db, lock.id, now + ttlMs, ttlMs, lock.mode);
+      insertEvent(ctx.db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now });
+      result.locks.push(withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }));
+    }
+    return result;
+  });
+}

@@ -1,0 +1,24 @@
+import { IcError } from '../core/errors';
+import type { Lock } from '../core/lock';
+import { insertEvent } from '../store/events';
+import { listLocks, nextToken, reassign, withoutBase } from '../store/locks';
+import { writeTransaction, type CoordContext } from './context';
+
+// Hands A's active locks in the scope (or only those on one pattern or name) to B in one transaction,
+// each with a new fencing token so that A's old tokens stop verifying.
+export function transfer(ctx: CoordContext, input: { from: string; to: string; pattern?: string[] }): Lock[] {
+  if (input.from === input.to) throw new IcError('INVALID_INPUT', '--from and --to name the same owner');
+  return writeTransaction(ctx, (now) => {
+    const held = listLocks(ctx.db, { scope: ctx.scope, owner: input.from, activeAt: now }).filter((lock) => input.pattern === undefined || input.pattern.includes(lock.pattern));
+    if (held.length === 0) {
+      const what = input.pattern ? ` matching ${input.pattern[0]}` : '';
+      throw new IcError('NOT_FOUND', `${input.from} holds no active locks${what} in ${ctx.scope}`, { from: input.from });
+    }
+    return held.map((lock) => {
+      const token = nextToken(ctx.db);
+      reassign(ctx.db, lock.id, input.to, token);
+      insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail: { from: input.from, previous_token: lock.token, token } });
+      return withoutBase({ ...lock, owner: input.to, token });
+    });
+  });
+}

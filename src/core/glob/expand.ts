@@ -1,0 +1,97 @@
+import { type CharSet, UNIVERSE, classSet, single } from './charset';
+import type { Atom } from './parse';
+
+// One position of a segment pattern: a run of any characters, or exactly one character from a set.
+export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
+
+// A segment is `**` (zero or more whole segments) or a sequence of items matching one path segment.
+export type Segment =
+  | { kind: 'globstar'; key: string }
+  | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined };
+
+// One brace-free reading of the pattern: the segments a path must match, in order.
+export interface Alternative {
+  segments: Segment[];
+  key: string;
+  absolute: boolean;
+}
+
+type FlatAtom = Exclude<Atom, { kind: 'brace' }>;
+
+export const GLOBSTAR: Segment = { kind: 'globstar', key: '**' };
+
+// Every brace-free reading of a sequence, in order (braces multiply; the complexity limits bound the count).
+export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
+  let results: FlatAtom[][] = [[]];
+  for (const atom of atoms) {
+    if (atom.kind !== 'brace') {
+      for (const r of results) r.push(atom);
+      continue;
+    }
+    const options = atom.alternatives.flatMap((alt) => expandBraces(alt));
+    results = results.flatMap((r) => options.map((o) => [...r, ...o]));
+  }
+  return results;
+}
+
+// Splits one reading at its slashes into segments; empty segments (from `//` inside braces) vanish.
+export function toAlternative(atoms: readonly FlatAtom[]): Alternative {
+  const segments: Segment[] = [];
+  let current: FlatAtom[] = [];
+  const flush = (): void => {
+    if (current.length > 0) segments.push(toSegment(current));
+    current = [];
+  };
+  for (const atom of atoms) {
+    if (atom.kind === 'slash') flush();
+    else current.push(atom);
+  }
+  flush();
+  return {
+    segments,
+    key: segments.map((s) => s.key).join('/'),
+    absolute: atoms[0]?.kind === 'slash',
+  };
+}
+
+// Builds a segment: exactly `**` is a globstar; elsewhere runs of `*` collapse into one star.
+function toSegment(atoms: readonly FlatAtom[]): Segment {
+  if (atoms.length === 2 && atoms[0]!.kind === 'star' && atoms[1]!.kind === 'star') return GLOBSTAR;
+  const items: Item[] = [];
+  let key = '';
+  let literal: string | undefined = '';
+  for (const atom of atoms) {
+    if (atom.kind === 'star') {
+      if (items[items.length - 1]?.kind !== 'star') {
+        items.push({ kind: 'star' });
+        key += '*';
+      }
+      literal = undefined;
+    } else if (atom.kind === 'any') {
+      items.push({ kind: 'set', set: UNIVERSE });
+      key += '?';
+      literal = undefined;
+    } else if (atom.kind === 'class') {
+      const set = classSet(atom.ranges, atom.negated);
+      items.push({ kind: 'set', set });
+      key += `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
+      literal = undefined;
+    } else if (atom.kind === 'char') {
+      const ch = String.fromCodePoint(atom.cp);
+      items.push({ kind: 'set', set: single(atom.cp) });
+      key += '*?[\\'.includes(ch) ? `\\${ch}` : ch;
+      if (literal !== undefined) literal += ch;
+    }
+  }
+  return { kind: 'chars', items, key, literal };
+}
+
+// All distinct readings of a parsed pattern.
+export function expandPattern(atoms: readonly Atom[]): Alternative[] {
+  const seen = new Map<string, Alternative>();
+  for (const flat of expandBraces(atoms)) {
+    const alt = toAlternative(flat);
+    if (!seen.has(alt.key)) seen.set(alt.key, alt);
+  }
+  return [...seen.values()];
+}

@@ -1,0 +1,6 @@
+// The glob module's public surface: normalise, bound, match and intersect `file` patterns (CONTRACT.md, "Patterns").
+export { LIMITS, validateComplexity } from './limits';
+export { type NormalizeOptions, normalizePattern } from './normalize';
+export { type Overlap, overlaps } from './overlap';
+export { matchPath } from './match';
+export { escapeLiteralPath, isLiteral, literalBase, unescapeLiteral } from './scan';

@@ -1,0 +1,57 @@
+import { formatNullableTime, formatTime } from './time';
+
+export type LockType = 'file' | 'named' | 'claim';
+export type LockMode = 'exclusive' | 'shared';
+export const LOCK_TYPES: readonly LockType[] = ['file', 'named', 'claim'];
+
+// A lock row as stored: times are epoch milliseconds.
+export interface Lock {
+  id: string;
+  token: number;
+  type: LockType;
+  scope: string;
+  pattern: string;
+  owner: string;
+  mode: LockMode;
+  reason: string | null;
+  created_at: number;
+  expires_at: number;
+  released_at: number | null;
+  release_reason: string | null;
+}
+
+// The lock as every command prints it (CONTRACT.md, "Locks").
+export interface LockView extends Omit<Lock, 'created_at' | 'expires_at' | 'released_at'> {
+  created_at: string;
+  expires_at: string;
+  released_at: string | null;
+}
+
+export const DEFAULT_TTL_MS: Record<LockType, number> = {
+  file: 15 * 60_000,
+  claim: 30 * 60_000,
+  named: 5 * 60_000,
+};
+
+// A lock past expires_at is not active, even before a sweep marks it.
+export function isActive(lock: Pick<Lock, 'released_at' | 'expires_at'>, now: number): boolean {
+  return lock.released_at === null && lock.expires_at > now;
+}
+
+// Names every field, so storage-only columns never leak into the output contract.
+export function viewLock(lock: Lock): LockView {
+  return {
+    id: lock.id,
+    token: lock.token,
+    type: lock.type,
+    scope: lock.scope,
+    pattern: lock.pattern,
+    owner: lock.owner,
+    mode: lock.mode,
+    reason: lock.reason,
+    release_reason: lock.release_reason,
+    created_at: formatTime(lock.created_at),
+    expires_at: formatTime(lock.expires_at),
+    released_at: formatNullableTime(lock.released_at),
+  };
+}

@@ -1,0 +1,22 @@
+import { IcError } from '../core/errors';
+
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED_SHAREDCACHE']);
+
+// Turns a driver error into the contract's codes: busy is retryable (75), a broken file is unusable (69).
+export function translateDbError(error: unknown, dbPath: string): unknown {
+  if (error instanceof IcError) return error;
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== 'string') return error;
+  if (BUSY_CODES.has(code)) {
+    return new IcError('BUSY', `the database is busy (${code}); try again`, { path: dbPath }, { cause: error });
+  }
+  if (code.startsWith('SQLITE_')) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new IcError('DB_UNAVAILABLE', `cannot use the database at ${dbPath}: ${message} (${code}); run \`ic doctor\``, { path: dbPath, sqlite_code: code }, { cause: error });
+  }
+  if (['EACCES', 'EROFS', 'ENOENT', 'ENOTDIR', 'EPERM', 'ENOSPC'].includes(code)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new IcError('DB_UNAVAILABLE', `cannot use the database at ${dbPath}: ${message}`, { path: dbPath, errno: code }, { cause: error });
+  }
+  return error;
+}

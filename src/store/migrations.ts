@@ -1,0 +1,8 @@
+import init from '../../schema/0001_init.sql';
+
+// Append-only: a landed migration is never edited; a change is a new file and a new entry.
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: '0001_init', sql: init },
+];
+
+export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
