@@ -62,7 +62,8 @@ function eventTable(events: EventView[]): string {
 
 // Polls until SIGINT/SIGTERM, one JSON line per event; with a consumer, its cursor moves past what was printed.
 function follow(options: EventsOptions, input: EventsInput): Promise<void> {
-  const ctx = openContext(options, input.consumer !== undefined);
+  // Opened as a writer: a follower started before the first write must watch the real file, not an empty stand-in.
+  const ctx = openContext(options, true);
   const pollMs = Number(process.env.IC_POLL_MS ?? 500);
   let afterId = input.afterId;
   let sinceMs = input.sinceMs;

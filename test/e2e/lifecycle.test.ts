@@ -1,0 +1,277 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { COORD_BIN, cleanEnv, coord, makeTempRepo, type TempRepo } from '../support/cli';
+
+let repo: TempRepo;
+beforeEach(() => {
+  repo = makeTempRepo();
+});
+afterEach(() => repo.cleanup());
+
+const as = (owner: string, extra: Record<string, string> = {}) => ({ env: { IC_OWNER: owner, ...extra } });
+const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
+
+describe('transfer', () => {
+  it('moves locks with new tokens, after which the old owner cannot release them', async () => {
+    const held = await coord(repo, ['reserve', 'src/**', 'docs/a.md'], as('alice'));
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob']);
+    expect(moved.exitCode).toBe(0);
+    expect(moved.json.locks.map((l: any) => l.owner)).toEqual(['bob', 'bob']);
+    for (const [i, lock] of moved.json.locks.entries()) expect(lock.token).toBeGreaterThan(held.json.locks[i].token);
+    const old = held.json.locks[0];
+    expect((await coord(repo, ['verify', old.id, String(old.token)])).json.why).toBe('token_mismatch');
+    const refused = await coord(repo, ['release', old.id], as('alice'));
+    expect(refused.exitCode).toBe(1);
+    expect(refused.json.not_released[0].why).toBe('not_owner');
+    const events = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'transferred');
+    expect(events).toHaveLength(2);
+    expect(events[0].detail).toMatchObject({ from: 'alice' });
+  });
+
+  it('moves only the locks on --pattern, and refuses when nothing matches', async () => {
+    await coord(repo, ['reserve', 'src/**', 'docs/a.md'], as('alice'));
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob', '--pattern', 'docs/a.md']);
+    expect(moved.json.locks.map((l: any) => l.pattern)).toEqual(['docs/a.md']);
+    const nothing = await coord(repo, ['transfer', '--from', 'carol', '--to', 'bob']);
+    expect(nothing.exitCode).toBe(1);
+    expect(nothing.json.error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('sweep', () => {
+  it('marks expired locks once, even when many sweeps race', async () => {
+    for (const pattern of ['a', 'b', 'c', 'd']) await coord(repo, ['reserve', pattern, '--ttl', '1m'], as('alice'));
+    const later = { env: { IC_NOW: inFuture(2 * 60_000) } };
+    const dry = await coord(repo, ['sweep', '--dry-run'], later);
+    expect(dry.json).toMatchObject({ ok: true, expired: 4, dry_run: true });
+    const sweeps = await Promise.all(Array.from({ length: 8 }, () => coord(repo, ['sweep'], later)));
+    expect(sweeps.every((s) => s.exitCode === 0)).toBe(true);
+    expect(sweeps.reduce((sum, s) => sum + s.json.expired, 0)).toBe(4);
+    const expired = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'expired');
+    expect(expired).toHaveLength(4);
+    expect(new Set(expired.map((e: any) => e.lock_id)).size).toBe(4);
+    const locks = (await coord(repo, ['list'])).json.locks;
+    expect(locks.every((l: any) => l.release_reason === 'expired')).toBe(true);
+  });
+
+  it('purges released locks and events older than --older-than', async () => {
+    const held = await coord(repo, ['reserve', 'a'], as('alice'));
+    await coord(repo, ['release', held.json.locks[0].id], as('alice'));
+    await coord(repo, ['reserve', 'b'], as('alice'));
+    const purge = await coord(repo, ['sweep', '--older-than', '1h'], { env: { IC_NOW: inFuture(2 * 3_600_000 + 60_000), IC_LOCK_DELAY: '0' } });
+    expect(purge.json).toMatchObject({ expired: 1, purged_locks: 1 });
+    expect(purge.json.purged_events).toBeGreaterThanOrEqual(3);
+    const remaining = (await coord(repo, ['list'])).json.locks;
+    expect(remaining.map((l: any) => l.pattern)).toEqual(['b']);
+    // Tokens are never reused after rows are purged.
+    const next = await coord(repo, ['reserve', 'c'], as('alice'));
+    expect(next.json.locks[0].token).toBe(3);
+  });
+});
+
+describe('lock-delay', () => {
+  it('after expiry only the previous owner may take an overlapping lock for the delay', async () => {
+    await coord(repo, ['reserve', 'src/**', '--ttl', '1m'], as('alice'));
+    const inDelay = { IC_NOW: inFuture(90_000) };
+    const blocked = await coord(repo, ['reserve', 'src/a.ts'], as('bob', inDelay));
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.json.error.conflicts[0].state).toBe('lock_delay');
+    const back = await coord(repo, ['reserve', 'src/**'], as('alice', inDelay));
+    expect(back.exitCode).toBe(0);
+    const after = await coord(repo, ['reserve', 'lib/**', '--ttl', '1m'], as('alice'));
+    expect(after.exitCode).toBe(0);
+    const later = { IC_NOW: inFuture(60_000 + 61_000 + 1_000) };
+    expect((await coord(repo, ['reserve', 'lib/x'], as('bob', later))).exitCode).toBe(0);
+  });
+
+  it('applies after a sweep too, and not at all after a release or with IC_LOCK_DELAY=0', async () => {
+    await coord(repo, ['reserve', 'a/**', '--ttl', '1m'], as('alice'));
+    const inDelay = inFuture(70_000);
+    await coord(repo, ['sweep'], { env: { IC_NOW: inDelay } });
+    expect((await coord(repo, ['reserve', 'a/x'], as('bob', { IC_NOW: inDelay }))).exitCode).toBe(1);
+    expect((await coord(repo, ['reserve', 'a/x'], as('bob', { IC_NOW: inDelay, IC_LOCK_DELAY: '0' }))).exitCode).toBe(0);
+    const released = await coord(repo, ['reserve', 'b/**', '--ttl', '1m'], as('alice'));
+    await coord(repo, ['release', released.json.locks[0].id], as('alice'));
+    expect((await coord(repo, ['reserve', 'b/x'], as('bob'))).exitCode).toBe(0);
+  });
+});
+
+describe('named locks', () => {
+  it('are their own namespace, compared by name', async () => {
+    expect((await coord(repo, ['lock', 'tests'], as('alice'))).exitCode).toBe(0);
+    expect((await coord(repo, ['reserve', 'tests'], as('bob'))).exitCode).toBe(0);
+    const taken = await coord(repo, ['lock', 'tests'], as('bob'));
+    expect(taken.exitCode).toBe(1);
+    expect(taken.json.error.conflicts[0].held).toMatchObject({ type: 'named', pattern: 'tests', owner: 'alice' });
+    expect((await coord(repo, ['lock', 'test*'], as('bob'))).exitCode).toBe(0);
+    expect((await coord(repo, ['unlock', 'tests'], as('bob'))).exitCode).toBe(1);
+    expect((await coord(repo, ['unlock', 'tests'], as('alice'))).exitCode).toBe(0);
+    expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+  });
+
+  it('runs a command under the lock, exits with its code and frees the lock', async () => {
+    const result = await coord(repo, ['lock', 'tests', '--', 'sh', '-c', 'echo out; echo err >&2; exit 7'], as('alice'));
+    expect(result.exitCode).toBe(7);
+    expect(result.stdout).toBe('out');
+    expect(result.stderr).toContain('err');
+    expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+  });
+
+  it('passes stdin through and keeps the lock while the command outlives several TTLs', async () => {
+    const marker = join(repo.dir, 'seen');
+    const script = `cat > "${marker}"; sleep 2.5`;
+    const run = coord(repo, ['lock', 'tests', '--ttl', '1s', '--', 'sh', '-c', script], { env: { IC_OWNER: 'alice' }, input: 'hello' });
+    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    const during = await coord(repo, ['lock', 'tests'], as('bob'));
+    expect(during.exitCode).toBe(1);
+    expect((await run).exitCode).toBe(0);
+    expect(readFileSync(marker, 'utf8')).toBe('hello');
+    expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+  });
+
+  it('frees the lock when the command is SIGKILLed', async () => {
+    const pidFile = join(repo.dir, 'pid');
+    const run = coord(repo, ['lock', 'tests', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 30`], as('alice'));
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    const result = await run;
+    expect(result.exitCode).toBe(137);
+    expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+  });
+
+  it('frees the lock and stops the command when ic gets SIGTERM', async () => {
+    const pidFile = join(repo.dir, 'pid');
+    const child = execa(COORD_BIN, ['lock', 'tests', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 30`], { cwd: repo.dir, env: cleanEnv({ IC_OWNER: 'alice' }), extendEnv: false, reject: false });
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.exitCode).toBe(143);
+    expect(() => process.kill(Number(readFileSync(pidFile, 'utf8')), 0)).toThrow();
+    expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+  });
+
+  it('serialises two `lock --wait` runs', async () => {
+    const log = join(repo.dir, 'log');
+    writeFileSync(log, '');
+    const body = (name: string) => `echo start-${name} >> "${log}"; sleep 0.4; echo end-${name} >> "${log}"`;
+    const [a, b] = await Promise.all([
+      coord(repo, ['lock', 'tests', '--wait', '20s', '--', 'sh', '-c', body('a')], as('alice')),
+      coord(repo, ['lock', 'tests', '--wait', '20s', '--', 'sh', '-c', body('b')], as('bob')),
+    ]);
+    expect([a.exitCode, b.exitCode]).toEqual([0, 0]);
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]!.replace('start-', '')).toBe(lines[1]!.replace('end-', ''));
+    expect(lines[2]!.replace('start-', '')).toBe(lines[3]!.replace('end-', ''));
+  });
+});
+
+describe('claims and who', () => {
+  it('gives exactly one winner to racing claimers', async () => {
+    const owners = Array.from({ length: 10 }, (_, i) => `agent-${i}`);
+    const results = await Promise.all(owners.map((owner) => coord(repo, ['claim', 'issue-42'], as(owner))));
+    const winners = results.filter((r) => r.exitCode === 0);
+    expect(winners).toHaveLength(1);
+    const winner = winners[0]!.json.locks[0].owner;
+    for (const loser of results.filter((r) => r.exitCode !== 0)) {
+      expect(loser.exitCode).toBe(1);
+      expect(loser.json.error.message).toContain(`already claimed by ${winner}`);
+    }
+    const again = await coord(repo, ['claim', 'issue-42'], as(winner));
+    expect(again.json.locks[0].id).toBe(winners[0]!.json.locks[0].id);
+    expect(Date.parse(again.json.locks[0].expires_at) - Date.parse(again.json.locks[0].created_at)).toBeGreaterThanOrEqual(30 * 60_000);
+  });
+
+  it('groups locks and claims by owner, most recently active first', async () => {
+    await coord(repo, ['reserve', 'a.ts'], as('alice'));
+    await coord(repo, ['claim', 'issue-1'], as('alice'));
+    await coord(repo, ['reserve', 'b.ts'], as('bob'));
+    await coord(repo, ['heartbeat'], as('alice', { IC_NOW: inFuture(1_000) }));
+    const result = await coord(repo, ['who']);
+    expect(result.json.owners.map((o: any) => o.owner)).toEqual(['alice', 'bob']);
+    expect(result.json.owners[0].claims.map((c: any) => c.pattern)).toEqual(['issue-1']);
+    expect(result.json.owners[0].locks.map((c: any) => c.pattern)).toEqual(['a.ts']);
+    expect((await coord(repo, ['unclaim', 'issue-1'], as('alice'))).exitCode).toBe(0);
+    expect((await coord(repo, ['unclaim', 'issue-1'], as('alice'))).exitCode).toBe(1);
+  });
+});
+
+describe('heartbeat', () => {
+  it('renews all of an owner’s locks and skips the write when seen just now', async () => {
+    await coord(repo, ['reserve', 'a.ts', '--ttl', '1m'], as('alice'));
+    await coord(repo, ['claim', 'issue-1', '--ttl', '2m'], as('alice'));
+    const at = inFuture(50_000);
+    const beat = await coord(repo, ['heartbeat'], as('alice', { IC_NOW: at }));
+    expect(beat.json).toMatchObject({ ok: true, owner: 'alice', renewed: 2, skipped: false });
+    const soon = await coord(repo, ['heartbeat'], as('alice', { IC_NOW: inFuture(52_000) }));
+    expect(soon.json.skipped).toBe(true);
+    const locks = (await coord(repo, ['list', '--active'], { env: { IC_NOW: inFuture(100_000) } })).json.locks;
+    expect(locks.map((l: any) => l.pattern).sort()).toEqual(['a.ts', 'issue-1']);
+  });
+});
+
+describe('events', () => {
+  it('filters by id and duration, limits, and advances a consumer cursor', async () => {
+    for (const pattern of ['a', 'b', 'c']) await coord(repo, ['reserve', pattern], as('alice'));
+    const all = (await coord(repo, ['events'])).json.events;
+    expect(all.map((e: any) => e.type)).toEqual(['reserved', 'reserved', 'reserved']);
+    expect(Object.keys(all[0])).toEqual(expect.arrayContaining(['id', 'type', 'lock_id', 'scope', 'owner', 'pattern', 'reason', 'created_at']));
+    expect((await coord(repo, ['events', '--since', String(all[0].id)])).json.events).toHaveLength(2);
+    expect((await coord(repo, ['events', '--since', '1h'])).json.events).toHaveLength(3);
+    expect((await coord(repo, ['events', '--limit', '1'])).json.events).toHaveLength(1);
+    expect((await coord(repo, ['events', '--limit', '0'])).exitCode).toBe(65);
+    const first = await coord(repo, ['events', '--consumer', 'ci', '--limit', '2']);
+    expect(first.json.events.map((e: any) => e.pattern)).toEqual(['a', 'b']);
+    const second = await coord(repo, ['events', '--consumer', 'ci']);
+    expect(second.json.events.map((e: any) => e.pattern)).toEqual(['c']);
+    expect((await coord(repo, ['events', '--consumer', 'ci'])).json.events).toEqual([]);
+  });
+
+  it('delivers each event once to concurrent readers of one consumer', async () => {
+    for (let i = 0; i < 20; i++) await coord(repo, ['reserve', `f${i}`], as('alice'));
+    const readers = await Promise.all(Array.from({ length: 8 }, () => coord(repo, ['events', '--consumer', 'shared', '--limit', '3'])));
+    const more = await coord(repo, ['events', '--consumer', 'shared', '--limit', '100']);
+    const ids = [...readers.flatMap((r) => r.json.events.map((e: any) => e.id)), ...more.json.events.map((e: any) => e.id)];
+    expect(ids).toHaveLength(20);
+    expect(new Set(ids).size).toBe(20);
+  });
+
+  it('follows new events as JSON lines until SIGINT', async () => {
+    const follower = execa(COORD_BIN, ['events', '--follow'], { cwd: repo.dir, env: cleanEnv({ IC_POLL_MS: '50' }), extendEnv: false, reject: false });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await coord(repo, ['reserve', 'x'], as('alice'));
+    await coord(repo, ['reserve', 'y'], as('alice'));
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    follower.kill('SIGINT');
+    const result = await follower;
+    expect(result.exitCode).toBe(0);
+    const lines = String(result.stdout).trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((e) => e.pattern)).toEqual(['x', 'y']);
+  });
+});
+
+describe('stats', () => {
+  it('counts tries, grants, conflicts, waits and the contended patterns', async () => {
+    await coord(repo, ['reserve', 'src/**'], as('alice'));
+    await coord(repo, ['reserve', 'src/a.ts'], as('bob'));
+    await coord(repo, ['reserve', 'src/b.ts'], as('carol'));
+    await coord(repo, ['reserve', 'src/**'], as('alice'));
+    const stats = (await coord(repo, ['stats'])).json;
+    expect(stats).toMatchObject({ ok: true, tries: 4, grants: 1, renewals: 1, conflicts: 2, denied_tries: 2, waits: 0, expiries: 0 });
+    expect(stats.conflict_rate).toBeCloseTo(0.5);
+    expect(stats.most_contended_patterns[0]).toEqual({ pattern: 'src/**', conflicts: 2 });
+    expect(stats.most_blocking_owners[0]).toEqual({ owner: 'alice', conflicts: 2 });
+    const recent = (await coord(repo, ['stats', '--since', '1s'], { env: { IC_NOW: inFuture(3_600_000) } })).json;
+    expect(recent.tries).toBe(0);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
