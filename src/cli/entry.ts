@@ -5,7 +5,6 @@ import { failure, toIcError, type Reply } from './reply';
 
 export interface Io {
   json: boolean;
-  color: boolean;
 }
 
 // The only writer to stdout: one JSON document when piped or with --json, a human summary on a terminal.
@@ -28,7 +27,6 @@ export function run(argv: string[]): void {
   ignoreBrokenPipe();
   const io: Io = {
     json: argv.includes('--json') || !process.stdout.isTTY,
-    color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR && process.env.TERM !== 'dumb',
   };
   let replied = false;
   const emit = (reply: Reply) => {

@@ -1,16 +1,5 @@
 import type { LockView } from '../core/lock';
 
-export interface Style {
-  color: boolean;
-}
-
-const CODES = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
-
-// Colours only on a terminal and never under NO_COLOR (https://no-color.org).
-export function paint(style: Style, color: keyof typeof CODES, text: string): string {
-  return style.color ? `\u001b[${CODES[color]}m${text}\u001b[0m` : text;
-}
-
 // A plain left-aligned table; the last column is not padded.
 export function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));

@@ -49,9 +49,9 @@ export function viewLock(lock: Lock): LockView {
     owner: lock.owner,
     mode: lock.mode,
     reason: lock.reason,
-    release_reason: lock.release_reason,
     created_at: formatTime(lock.created_at),
     expires_at: formatTime(lock.expires_at),
     released_at: formatNullableTime(lock.released_at),
+    release_reason: lock.release_reason,
   };
 }
