@@ -16,6 +16,9 @@ import { whoCommand } from './commands/who';
 import { heartbeatCommand } from './commands/heartbeat';
 import { eventsCommand } from './commands/events';
 import { statsCommand } from './commands/stats';
+import { hookCommand } from './commands/hook';
+import { installCommand, uninstallCommand } from './commands/install';
+import { statuslineCommand } from './commands/statusline';
 
 export const VERSION = '0.1.0';
 
@@ -36,7 +39,7 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
   const commands = [
     reserveCommand, checkCommand, releaseCommand, renewCommand, listCommand, verifyCommand, overlapCommand,
     transferCommand, sweepCommand, lockCommand, unlockCommand, claimCommand, unclaimCommand, whoCommand,
-    heartbeatCommand, eventsCommand, statsCommand,
+    heartbeatCommand, eventsCommand, statsCommand, hookCommand, installCommand, uninstallCommand, statuslineCommand,
   ];
   for (const make of commands) {
     coordination.addCommand(configure(make(emit)));

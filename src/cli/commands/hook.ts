@@ -1,0 +1,26 @@
+import { Command } from 'commander';
+import { IcError } from '../../core/errors';
+import { HOOK_NAMES, isHookName, runHook } from '../../hooks/run';
+import { readStdinSync } from '../../hooks/stdin';
+import { withCommonOptions, type CommonOptions } from '../common';
+import { failure, type Reply } from '../reply';
+
+// `ic coord hook NAME`: the agent's wire format in and out (not ic's JSON envelope), always exit 0 or 1.
+export function hookCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('hook'))
+    .description(`run an agent or git hook: ${HOOK_NAMES.join(', ')} (reads the hook payload on stdin)`)
+    .argument('<name>', 'which hook')
+    .action((name: string, options: CommonOptions) => {
+      if (!isHookName(name)) {
+        emit(failure(new IcError('USAGE', `unknown hook "${name}"; hooks are ${HOOK_NAMES.join(', ')}`, { hint: 'Try: ic coord install' })));
+        return;
+      }
+      const env = options.db ? { ...process.env, IC_DB: options.db } : process.env;
+      // git passes no payload (and its stdin may be a terminal): only agent hooks read stdin.
+      const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
+      const result = runHook(name, input, env, process.cwd());
+      if (result.stdout) process.stdout.write(result.stdout);
+      if (result.stderr) process.stderr.write(result.stderr);
+      process.exitCode = result.exitCode;
+    });
+}

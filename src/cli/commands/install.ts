@@ -1,0 +1,48 @@
+import { Command } from 'commander';
+import { ALL_TARGETS, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
+import { withCommonOptions, type CommonOptions } from '../common';
+import { success, type Reply } from '../reply';
+
+interface InstallOptions extends CommonOptions {
+  claude?: boolean;
+  codex?: boolean;
+  git?: boolean;
+  dryRun?: boolean;
+}
+
+function withTargetOptions(command: Command): Command {
+  return withCommonOptions(command)
+    .option('--claude', 'Claude Code: .claude/settings.json (PreToolUse, SessionStart, SessionEnd)')
+    .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch)')
+    .option('--git', 'git pre-commit guard in `git rev-parse --git-path hooks` (chains an existing hook)')
+    .option('--dry-run', 'print what would change, write nothing');
+}
+
+// No flag means all three.
+function targetsOf(options: InstallOptions): Target[] {
+  const chosen = ALL_TARGETS.filter((target) => options[target]);
+  return chosen.length > 0 ? chosen : [...ALL_TARGETS];
+}
+
+export function installCommand(emit: (reply: Reply) => void): Command {
+  return withTargetOptions(new Command('install'))
+    .description('install the hooks (no flag: all of them); running it again changes nothing')
+    .action((options: InstallOptions) => emit(applyPlan(planInstall({ cwd: process.cwd(), targets: targetsOf(options) }), Boolean(options.dryRun), 'installed')));
+}
+
+export function uninstallCommand(emit: (reply: Reply) => void): Command {
+  return withTargetOptions(new Command('uninstall'))
+    .description('remove the hooks install added and restore what they replaced')
+    .action((options: InstallOptions) => emit(applyPlan(planUninstall({ cwd: process.cwd(), targets: targetsOf(options) }), Boolean(options.dryRun), 'uninstalled')));
+}
+
+function applyPlan(changes: Change[], dryRun: boolean, verb: string): Reply {
+  if (!dryRun) for (const change of changes) change.apply();
+  const changed = changes.map((change) => ({ file: change.file, action: change.action }));
+  const human = () => {
+    if (changed.length === 0) return `nothing to change: already ${verb}`;
+    const lines = changed.map((c) => `  ${c.action.padEnd(9)} ${c.file}`);
+    return `${dryRun ? 'would change (dry run, nothing written)' : verb}:\n${lines.join('\n')}`;
+  };
+  return success({ changed, dry_run: dryRun }, human);
+}

@@ -1,0 +1,56 @@
+import type { Conflict } from '../core/conflict';
+import { isIcError } from '../core/errors';
+import { formatTime } from '../core/time';
+import type { EditOutcome } from './edit';
+
+// What the agent is told: go ahead (maybe with a notice for the person), or do not edit, with why.
+export type Decision = { kind: 'allow'; notice?: string } | { kind: 'deny'; reason: string; notice?: string };
+
+export const ALLOW: Decision = { kind: 'allow' };
+
+// Conflicts become a deny an agent can act on; untrackable paths become a notice, never a block.
+export function decideEdit(outcome: EditOutcome, now: number): Decision {
+  const notice = outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined;
+  if (outcome.kind !== 'conflict') return notice ? { kind: 'allow', notice } : ALLOW;
+  return { kind: 'deny', reason: denyReason(outcome.conflicts, now), ...(notice ? { notice } : {}) };
+}
+
+function untrackableNotice(paths: { path: string; why: string }[]): string {
+  const first = paths[0]!;
+  return `ic: not reserved (ic cannot name this path: ${first.why}): ${JSON.stringify(first.path)}${paths.length > 1 ? ` and ${paths.length - 1} more` : ''}`;
+}
+
+// Who holds it, which pattern, until when, and what to do instead.
+export function denyReason(conflicts: readonly Conflict[], now: number): string {
+  const lines = conflicts.map((conflict) => {
+    const held = conflict.held;
+    const when =
+      conflict.state === 'lock_delay'
+        ? `its lock lapsed at ${formatTime(held.expires_at)}, but for a short lock-delay only ${held.owner} may take it back`
+        : `until ${formatTime(held.expires_at)} (${untilText(held.expires_at - now)}) unless released sooner`;
+    const why = held.reason ? ` (reason: ${held.reason})` : '';
+    return `${JSON.stringify(conflict.example)} is reserved by ${held.owner}: ${held.mode} lock ${held.id} on pattern ${JSON.stringify(held.pattern)}${why}, ${when}.`;
+  });
+  const holders = [...new Set(conflicts.map((c) => c.held.owner))].join(', ');
+  return [
+    `ic: another agent is working on ${conflicts.length === 1 ? 'this file' : 'these files'}; the edit was not made.`,
+    ...lines,
+    `Do not edit ${conflicts.length === 1 ? 'it' : 'them'} now: work on something else and retry later, or ask ${holders} to release it (run \`coord who\` to see who holds what).`,
+  ].join('\n');
+}
+
+function untilText(ms: number): string {
+  if (ms <= 0) return 'now';
+  if (ms < 60_000) return `in ${Math.ceil(ms / 1000)}s`;
+  if (ms < 3_600_000) return `in ${Math.round(ms / 60_000)}m`;
+  return `in ${(ms / 3_600_000).toFixed(1)}h`;
+}
+
+// ic could not answer: fail open with a notice, or closed when IC_HOOK_FAIL=closed.
+export function decideFailure(error: unknown, failClosed: boolean): Decision {
+  const what = isIcError(error) ? `${error.code}: ${error.message}` : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  if (failClosed) {
+    return { kind: 'deny', reason: `ic could not check this edit (${what}). IC_HOOK_FAIL=closed, so edits are refused until \`ic doctor\` reports a healthy database.` };
+  }
+  return { kind: 'allow', notice: `ic: edit allowed without a reservation because ic could not check it (${what}); run \`ic doctor\`.` };
+}

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { matchPath } from '../core/glob';
+import type { Lock } from '../core/lock';
+import { formatTime } from '../core/time';
+import { createContext, readTransaction, resolveProject } from '../coord/context';
+import { locateDb } from '../store/discover';
+import { listLocks, withoutBase } from '../store/locks';
+
+// Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
+// unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which execFileSync passes through.
+export function stagedPaths(cwd: string, env: NodeJS.ProcessEnv): string[] {
+  const out = execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  return out.toString('utf8').split('\0').filter((path) => path !== '');
+}
+
+export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string {
+  return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+}
+
+export interface HeldPath {
+  path: string;
+  lock: Lock;
+}
+
+// Each staged path that an active exclusive file lock of another owner matches (the first such lock).
+// An empty `owner` makes every holder "another owner".
+export function heldByOthers(paths: readonly string[], locks: readonly Lock[], owner: string, ignoreCase: boolean): HeldPath[] {
+  const others = locks.filter((lock) => lock.type === 'file' && lock.mode === 'exclusive' && lock.owner !== owner);
+  const held: HeldPath[] = [];
+  if (others.length === 0) return held;
+  for (const path of paths) {
+    let key = path.normalize('NFC');
+    if (ignoreCase) key = key.toLowerCase();
+    const lock = others.find((candidate) => matchPath(candidate.pattern, key));
+    if (lock) held.push({ path, lock });
+  }
+  return held;
+}
+
+export interface GuardResult {
+  held: HeldPath[];
+  checked: number;
+}
+
+// The guard's question for one repository: which staged paths do other owners hold right now?
+export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string): GuardResult {
+  const top = gitTopLevel(cwd, env);
+  const project = resolveProject(top);
+  const dbLocation = locateDb({ env, cwd: top, projectRoot: project.projectRoot });
+  if (!existsSync(dbLocation.path)) return { held: [], checked: 0 };
+  const paths = stagedPaths(top, env);
+  if (paths.length === 0) return { held: [], checked: 0 };
+  const ctx = createContext({ cwd: top, env, write: false });
+  try {
+    const locks = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).map(withoutBase));
+    return { held: heldByOthers(paths, locks, owner, ctx.ignoreCase), checked: paths.length };
+  } finally {
+    ctx.db.close();
+  }
+}
+
+// A path as printed: raw when plain, JSON-quoted when it holds anything a terminal could misshow.
+export function displayPath(path: string): string {
+  return /[\u0000-\u001f\u007f"\\]|^\s|\s$|^-/.test(path) ? JSON.stringify(path) : path;
+}
+
+// The stderr report: path, holder, pattern, expiry, then what to do.
+export function guardReport(held: readonly HeldPath[], mode: 'block' | 'warn', owner: string): string {
+  const lines = held.map(({ path, lock }) => `  ${displayPath(path)}  held by ${lock.owner} (pattern ${JSON.stringify(lock.pattern)}, lock ${lock.id}, until ${formatTime(lock.expires_at)})`);
+  const head =
+    mode === 'block'
+      ? `ic: commit refused: ${held.length} staged path${held.length === 1 ? ' is' : 's are'} reserved by another agent${owner ? ` (you are ${owner})` : ' (IC_OWNER is not set, so every holder counts as another agent)'}:`
+      : `ic: warning: ${held.length} staged path${held.length === 1 ? ' is' : 's are'} reserved by another agent (committing anyway, IC_GUARD=warn):`;
+  const tail =
+    mode === 'block'
+      ? [
+          'Wait for the holder to finish, unstage these paths (git restore --staged -- PATH), or ask the holder to release them; `coord who` shows who holds what.',
+          'To commit anyway: IC_GUARD=warn git commit ... (reports only) or IC_GUARD=off (skips the check).',
+        ]
+      : [];
+  return [head, ...lines, ...tail].join('\n');
+}

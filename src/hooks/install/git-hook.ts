@@ -1,0 +1,43 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { shellQuote } from '../session';
+
+export const GUARD_MARKER = '# ic-commit-guard';
+export const BACKUP_SUFFIX = '.ic-backup';
+
+// Where git runs hooks from: `git rev-parse --git-path hooks` honours core.hooksPath (husky) and linked
+// worktrees (their hooks live in the common directory).
+export function gitHooksDir(top: string): string {
+  const out = execFileSync('git', ['rev-parse', '--git-path', 'hooks'], { cwd: top, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+  return isAbsolute(out) ? out : resolve(top, out);
+}
+
+export function isGuard(text: string): boolean {
+  return text.includes(GUARD_MARKER);
+}
+
+// How the replaced hook is called: directly, or (husky 9 stubs, which find the user's script by their
+// own file name) sourced with $0 still naming `pre-commit`.
+export function chainMode(previous: string | undefined): 'exec' | 'same-name' {
+  if (previous === undefined) return 'exec';
+  return /^\s*\.\s+"?\$(\{0%\/\*\}|\(dirname (-- )?"\$0"\))\/h"?\s*$/m.test(previous) ? 'same-name' : 'exec';
+}
+
+// The installed hook: the template with the bin path (single-quoted) and the chain mode filled in.
+export function renderGuard(template: string, icBin: string, mode: 'exec' | 'same-name'): string {
+  return template.replace(/^ic_bin=.*$/m, () => `ic_bin=${shellQuote(icBin)}`).replace(/^chain_mode=.*$/m, () => `chain_mode=${shellQuote(mode)}`);
+}
+
+export function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+export function hookPaths(hooksDir: string): { hook: string; backup: string } {
+  const hook = join(hooksDir, 'pre-commit');
+  return { hook, backup: `${hook}${BACKUP_SUFFIX}` };
+}

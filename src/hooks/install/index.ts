@@ -1,0 +1,1 @@
+export { ALL_TARGETS, planInstall, planUninstall, type Change, type Target } from './plan';

@@ -1,0 +1,126 @@
+import { isIcError } from '../core/errors';
+import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
+import { reserveEdit } from './edit';
+import { claudeEditEvent, codexEditEvent, type EditEvent } from './events';
+import { checkStaged, guardReport } from './git-guard';
+import { ownerForSession } from './identity';
+import { noticeOutput, preToolUseOutput } from './output';
+import { parsePayload, stringField, type Payload } from './payload';
+import { exportOwner, releaseSession } from './session';
+import { envWithDeadline, hookSettings } from './settings';
+
+export const HOOK_NAMES = ['claude-pre-edit', 'claude-session-start', 'claude-session-end', 'codex-pre-edit', 'git-pre-commit'] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+export interface HookResult {
+  stdout: string;
+  stderr: string;
+  /** 0, or 1 for a refused commit: never 2, which Claude Code reads as "block". */
+  exitCode: 0 | 1;
+}
+
+export interface HookInput {
+  text: string;
+  truncated?: boolean;
+}
+
+export function isHookName(name: string): name is HookName {
+  return (HOOK_NAMES as readonly string[]).includes(name);
+}
+
+// One hook invocation, without commander and without touching process state: the CLI (or a fast path in
+// the entry point) reads stdin, calls this, and writes the result.
+export function runHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
+  try {
+    switch (name) {
+      case 'claude-pre-edit':
+        return runPreEdit(input, env, cwd, claudeEditEvent);
+      case 'codex-pre-edit':
+        return runPreEdit(input, env, cwd, codexEditEvent);
+      case 'claude-session-start':
+        return runSessionStart(input, env);
+      case 'claude-session-end':
+        return runSessionEnd(input, env, cwd);
+      case 'git-pre-commit':
+        return runGitPreCommit(env, cwd);
+    }
+  } catch (error) {
+    // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
+    const failClosed = hookSettings(env).failClosed;
+    if (name === 'git-pre-commit') return { stdout: '', stderr: `ic: the commit guard failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    if (name === 'claude-pre-edit' || name === 'codex-pre-edit') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
+    return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };
+  }
+}
+
+function describe(error: unknown): string {
+  if (isIcError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEvent: (payload: Payload) => EditEvent): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: edit not checked: ${parsed.problem}` });
+  const event = toEvent(parsed.value);
+  if (event.kind === 'ignore') return reply(ALLOW);
+  if (event.kind === 'malformed') return reply({ kind: 'allow', notice: `ic: edit not checked: ${event.problem}` });
+  const settings = hookSettings(env);
+  try {
+    const outcome = reserveEdit({ owner: event.owner, cwd: event.cwd ?? cwd, paths: event.paths }, envWithDeadline(env, settings.timeoutMs - 1_000));
+    return reply(decideEdit(outcome, Date.now()));
+  } catch (error) {
+    return reply(decideFailure(error, settings.failClosed));
+  }
+}
+
+function reply(decision: Decision): HookResult {
+  return { stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 };
+}
+
+// SessionStart: export the session's owner to its Bash commands through $CLAUDE_ENV_FILE, once.
+function runSessionStart(input: HookInput, env: NodeJS.ProcessEnv): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { stdout: noticeOutput(`ic: session not registered: ${parsed.problem}`), stderr: '', exitCode: 0 };
+  const sessionId = stringField(parsed.value, 'session_id');
+  if (sessionId === undefined) return { stdout: noticeOutput('ic: session not registered: the hook input has no session_id'), stderr: '', exitCode: 0 };
+  const owner = ownerForSession('claude', sessionId);
+  const envFile = env.CLAUDE_ENV_FILE;
+  if (!envFile) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; Bash commands of this session will not carry IC_OWNER=${owner}\n`, exitCode: 0 };
+  exportOwner(envFile, owner);
+  return { stdout: sessionContext(owner), stderr: '', exitCode: 0 };
+}
+
+// One line of context so the agent knows what a denied edit means and who it is to others.
+function sessionContext(owner: string): string {
+  const additionalContext = `ic coordination is on: this session is owner ${owner}. Each edit reserves its file; a denied edit means another agent holds that file, so work on something else or ask it (\`coord who\`).`;
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`;
+}
+
+// SessionEnd: release the session's locks and claims quickly (Claude Code gives these hooks little time).
+function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
+  const sessionId = stringField(parsed.value, 'session_id');
+  if (sessionId === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
+  const owner = ownerForSession('claude', sessionId);
+  const released = releaseSession(stringField(parsed.value, 'cwd') ?? cwd, owner, envWithDeadline(env, 1_000));
+  return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${owner}\n` : '', exitCode: 0 };
+}
+
+// git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.
+function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const mode = (env.IC_GUARD ?? '').toLowerCase();
+  if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
+  const owner = env.IC_OWNER ?? '';
+  const settings = hookSettings(env);
+  let result;
+  try {
+    result = checkStaged(cwd, envWithDeadline(env, settings.timeoutMs - 1_000), owner);
+  } catch (error) {
+    if (settings.failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
+    return { stdout: '', stderr: `ic: warning: the commit guard could not check this commit (${describe(error)}); committing anyway\n`, exitCode: 0 };
+  }
+  if (result.held.length === 0) return { stdout: '', stderr: '', exitCode: 0 };
+  const warn = mode === 'warn';
+  return { stdout: '', stderr: `${guardReport(result.held, warn ? 'warn' : 'block', owner)}\n`, exitCode: warn ? 0 : 1 };
+}

@@ -1,0 +1,42 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { claudeEdit } from '../hooks/fixtures';
+
+describe('ic coord statusline', () => {
+  let repo: TempRepo;
+  beforeAll(() => {
+    repo = makeTempRepo('ic-statusline-');
+  });
+  afterAll(() => repo.cleanup());
+
+  it('is short, plain text even when piped, and idle without a database', async () => {
+    const result = await ic(repo, ['coord', 'statusline']);
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: idle' });
+  });
+
+  it('counts agents, files held (yours) and who is waiting, from Claude\'s statusLine JSON', async () => {
+    await coord(repo, ['reserve', 'a.ts', 'b.ts', '--owner', 'claude-me']);
+    await coord(repo, ['reserve', 'c.ts', '--owner', 'alice']);
+    await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: claudeEdit(repo.dir, 'bob', join(repo.dir, 'c.ts')) });
+    const input = JSON.stringify({ session_id: 'me', hook_event_name: 'Status', cwd: repo.dir, workspace: { current_dir: repo.dir, project_dir: repo.dir }, model: { id: 'x' } });
+    const result = await ic(repo, ['coord', 'statusline'], { input, cwd: '/' });
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: 2 agents · 3 files held (2 yours) · 1 waiting' });
+    const json = await ic(repo, ['coord', 'statusline', '--json'], { input });
+    expect(json.json).toMatchObject({ ok: true, agents: 2, files: 3, waiting: 1, mine: 2 });
+  });
+
+  it('never fails loudly', async () => {
+    const broken = makeTempRepo('ic-statusline-broken-');
+    try {
+      mkdirSync(join(broken.dir, '.ic'));
+      writeFileSync(broken.db, 'not a database'.repeat(20));
+      const result = await ic(broken, ['coord', 'statusline'], { input: 'garbage' });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe('ic: ?');
+    } finally {
+      broken.cleanup();
+    }
+  });
+});

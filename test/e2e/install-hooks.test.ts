@@ -1,0 +1,209 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
+import { git, writeFile, writeScript } from '../hooks/git';
+
+const BIN = realpathSync(IC_BIN);
+const Q = `'${BIN.replace(/'/g, `'\\''`)}'`;
+const repos: TempRepo[] = [];
+function repo(): TempRepo {
+  const r = makeTempRepo('ic-install-');
+  repos.push(r);
+  return r;
+}
+afterEach(() => {
+  while (repos.length) repos.pop()!.cleanup();
+});
+
+function snapshot(files: string[]): Record<string, string | null> {
+  return Object.fromEntries(files.map((f) => [f, existsSync(f) ? `${statSync(f).mode.toString(8)}:${readFileSync(f, 'utf8')}` : null]));
+}
+
+// The installed hook runs even when ic is not on PATH (only node is).
+const noIcOnPath = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
+
+describe('ic coord install / uninstall', () => {
+  it('writes exactly this config; installing twice changes nothing', async () => {
+    const r = repo();
+    const first = await ic(r, ['coord', 'install']);
+    expect(first.exitCode).toBe(0);
+    expect(first.json).toMatchObject({ ok: true, dry_run: false });
+    const settings = join(r.dir, '.claude', 'settings.json');
+    const codex = join(r.dir, '.codex', 'hooks.json');
+    const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
+    expect(first.json.changed).toEqual([
+      { file: settings, action: 'created' },
+      { file: codex, action: 'created' },
+      { file: hook, action: 'created' },
+    ]);
+    expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
+      hooks: {
+        PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }],
+        SessionStart: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-start`, timeout: 10 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-end`, timeout: 5 }] }],
+      },
+    });
+    expect(JSON.parse(readFileSync(codex, 'utf8'))).toEqual({
+      hooks: { PreToolUse: [{ matcher: 'apply_patch', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] }] },
+    });
+    const template = readFileSync(join(REPO_ROOT, 'scripts', 'git-pre-commit.sh'), 'utf8');
+    expect(readFileSync(hook, 'utf8')).toBe(template.replace("ic_bin='ic'", `ic_bin=${Q}`));
+    expect(statSync(hook).mode & 0o111).not.toBe(0);
+    const before = snapshot([settings, codex, hook]);
+    const mtimes = [settings, codex, hook].map((f) => statSync(f).mtimeMs);
+    const second = await ic(r, ['coord', 'install']);
+    expect(second.json).toEqual({ ok: true, changed: [], dry_run: false });
+    expect(snapshot([settings, codex, hook])).toEqual(before);
+    expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
+    const gone = await ic(r, ['coord', 'uninstall']);
+    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed']);
+    expect(existsSync(join(r.dir, '.claude'))).toBe(false);
+    expect(existsSync(join(r.dir, '.codex'))).toBe(false);
+    expect(existsSync(hook)).toBe(false);
+  });
+
+  it('--dry-run writes nothing; flags pick targets', async () => {
+    const r = repo();
+    const dry = await ic(r, ['coord', 'install', '--dry-run']);
+    expect(dry.json.dry_run).toBe(true);
+    expect(dry.json.changed).toHaveLength(3);
+    expect(existsSync(join(r.dir, '.claude'))).toBe(false);
+    expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    const codexOnly = await ic(r, ['coord', 'install', '--codex']);
+    expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json')]);
+  });
+
+  it('keeps the user\'s settings and pre-existing hook; both hooks run; uninstall restores byte for byte', async () => {
+    const r = repo();
+    const settings = join(r.dir, '.claude', 'settings.json');
+    const userSettings = '{\n  "permissions": {\n    "allow": ["Bash(npm test)"]\n  },\n  "hooks": {\n    "PreToolUse": [\n      {\n        "matcher": "Bash",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "echo user-hook"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
+    writeFile(r.dir, '.claude/settings.json', userSettings);
+    const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
+    writeScript(hook, '#!/bin/sh\necho ran >> "$(git rev-parse --show-toplevel)/previous-hook-ran"\n');
+    const before = snapshot([settings, hook]);
+    const install = await ic(r, ['coord', 'install', '--claude', '--git']);
+    expect(install.json.changed).toEqual([
+      { file: settings, action: 'updated' },
+      { file: `${hook}.ic-backup`, action: 'backed_up' },
+      { file: hook, action: 'created' },
+    ]);
+    const merged = JSON.parse(readFileSync(settings, 'utf8'));
+    expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
+    expect(merged.hooks.PreToolUse[0].hooks[0].command).toBe('echo user-hook');
+    expect((await ic(r, ['coord', 'install', '--claude', '--git'])).json.changed).toEqual([]);
+
+    await coord(r, ['reserve', 'held.ts', '--owner', 'alice']);
+    writeFile(r.dir, 'held.ts');
+    await git(r.dir, ['add', 'held.ts']);
+    const blocked = await git(r.dir, ['commit', '-q', '-m', 'x'], { IC_OWNER: 'bob', ...noIcOnPath });
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.stderr).toContain('alice');
+    expect(readFileSync(join(r.dir, 'previous-hook-ran'), 'utf8')).toBe('ran\n');
+
+    const uninstall = await ic(r, ['coord', 'uninstall', '--claude', '--git']);
+    expect(uninstall.json.changed).toEqual([
+      { file: settings, action: 'updated' },
+      { file: hook, action: 'restored' },
+    ]);
+    expect(snapshot([settings, hook, `${hook}.ic-backup`])).toEqual({ ...before, [`${hook}.ic-backup`]: null });
+    expect((await ic(r, ['coord', 'uninstall'])).json.changed).toEqual([]);
+  });
+
+  it('refuses to touch a settings file that is not JSON', async () => {
+    const r = repo();
+    writeFile(r.dir, '.claude/settings.json', '{ "broken": ');
+    const result = await ic(r, ['coord', 'install']);
+    expect(result.exitCode).toBe(65);
+    expect(result.json.error.code).toBe('INVALID_INPUT');
+    expect(readFileSync(join(r.dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "broken": ');
+    expect(existsSync(join(r.dir, '.codex'))).toBe(false);
+  });
+
+  it('husky-style core.hooksPath: .husky/pre-commit still runs, and comes back on uninstall', async () => {
+    const r = repo();
+    await git(r.dir, ['config', 'core.hooksPath', '.husky']);
+    const userHook = join(r.dir, '.husky', 'pre-commit');
+    writeScript(userHook, '#!/usr/bin/env sh\necho husky >> husky-ran\n');
+    const before = snapshot([userHook]);
+    const install = await ic(r, ['coord', 'install', '--git']);
+    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook]);
+    await coord(r, ['reserve', 'x.ts', '--owner', 'alice']);
+    writeFile(r.dir, 'x.ts');
+    await git(r.dir, ['add', 'x.ts']);
+    expect((await git(r.dir, ['commit', '-q', '-m', 'x'], { IC_OWNER: 'bob' })).exitCode).toBe(1);
+    expect(readFileSync(join(r.dir, 'husky-ran'), 'utf8')).toBe('husky\n');
+    expect((await git(r.dir, ['commit', '-q', '-m', 'x'], { IC_OWNER: 'alice' })).exitCode).toBe(0);
+    await ic(r, ['coord', 'uninstall', '--git']);
+    expect(snapshot([userHook])).toEqual(before);
+  });
+
+  it('husky 9 (core.hooksPath .husky/_ with a stub that finds the script by its own name) keeps working', async () => {
+    const r = repo();
+    await git(r.dir, ['config', 'core.hooksPath', '.husky/_']);
+    writeScript(join(r.dir, '.husky', '_', 'pre-commit'), '#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n');
+    writeScript(join(r.dir, '.husky', '_', 'h'), '#!/usr/bin/env sh\nn=$(basename "$0")\ns=$(dirname "$(dirname "$0")")/$n\n[ ! -f "$s" ] && exit 0\nsh -e "$s" "$@"\n');
+    writeScript(join(r.dir, '.husky', 'pre-commit'), 'echo husky9 >> husky9-ran\n');
+    await ic(r, ['coord', 'install', '--git']);
+    expect(readFileSync(join(r.dir, '.husky', '_', 'pre-commit'), 'utf8')).toContain("chain_mode='same-name'");
+    writeFile(r.dir, 'y.ts');
+    await git(r.dir, ['add', 'y.ts']);
+    expect((await git(r.dir, ['commit', '-q', '-m', 'y'], { IC_OWNER: 'bob' })).exitCode).toBe(0);
+    expect(readFileSync(join(r.dir, 'husky9-ran'), 'utf8')).toBe('husky9\n');
+  });
+
+  it('a linked worktree installs into the shared hooks directory', async () => {
+    const r = repo();
+    writeFile(r.dir, 'a.txt');
+    await git(r.dir, ['add', 'a.txt']);
+    await git(r.dir, ['commit', '-q', '-m', 'a']);
+    const linked = `${r.dir}-linked`;
+    await git(r.dir, ['worktree', 'add', '-q', linked]);
+    try {
+      const result = await ic(r, ['coord', 'install', '--git'], { cwd: linked });
+      expect(result.json.changed).toEqual([{ file: join(r.dir, '.git', 'hooks', 'pre-commit'), action: 'created' }]);
+    } finally {
+      execFileSync('rm', ['-rf', linked]);
+    }
+  });
+});
+
+describe('scripts/*.sh', () => {
+  const scripts = ['git-pre-commit.sh'].map((name) => join(REPO_ROOT, 'scripts', name));
+  const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
+
+  it('shellcheck is available in CI', () => {
+    if (process.env.CI) expect(hasShellcheck, 'install shellcheck (apt-get install -y shellcheck)').toBe(true);
+  });
+
+  it.skipIf(!hasShellcheck)('every script and the installed hook pass shellcheck', async () => {
+    const r = repo();
+    await ic(r, ['coord', 'install', '--git']);
+    const result = spawnSync('shellcheck', ['--shell=bash', ...scripts, join(r.dir, '.git', 'hooks', 'pre-commit')], { encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('the installed hook runs under bash --noprofile --norc -euo pipefail', async () => {
+    const r = repo();
+    await ic(r, ['coord', 'install', '--git']);
+    writeFileSync(join(r.dir, 'f.txt'), 'x');
+    await git(r.dir, ['add', 'f.txt']);
+    const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
+    const run = (env: Record<string, string>) => spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', hook], { cwd: r.dir, encoding: 'utf8', env: { PATH: noIcOnPath.PATH, HOME: r.dir, ...env } });
+    expect(run({ IC_OWNER: 'bob' }).status).toBe(0);
+    await coord(r, ['reserve', 'f.txt', '--owner', 'alice']);
+    const blocked = run({ IC_OWNER: 'bob' });
+    expect(blocked.status).toBe(1);
+    expect(blocked.stderr).toContain('alice');
+    expect(run({ IC_OWNER: 'bob', IC_GUARD: 'off' }).status).toBe(0);
+    // ic missing: fail open with a warning, or closed on request.
+    const template = join(REPO_ROOT, 'scripts', 'git-pre-commit.sh');
+    const missing = spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', template], { cwd: r.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+    expect(missing.status).toBe(0);
+    expect(missing.stderr).toContain('could not run');
+    const closed = spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', template], { cwd: r.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', IC_HOOK_FAIL: 'closed' } });
+    expect(closed.status).toBe(1);
+  });
+});

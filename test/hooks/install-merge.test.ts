@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { claudeEntries, codexEntries, hookCommand } from '../../src/hooks/install/entries';
+import { chainMode, isGuard, renderGuard } from '../../src/hooks/install/git-hook';
+import { mergeHookEntries, removeHookEntries } from '../../src/hooks/install/json-hooks';
+
+const bin = "/opt/my tools/it's/bin/ic";
+
+describe('hook entries', () => {
+  it('quote the bin path for the shell', () => {
+    expect(hookCommand(bin, 'claude-pre-edit')).toBe("'/opt/my tools/it'\\''s/bin/ic' coord hook claude-pre-edit");
+  });
+});
+
+describe('mergeHookEntries / removeHookEntries', () => {
+  const userSettings = `${JSON.stringify({ model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo hi' }] }], Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2)}\n`;
+
+  it('adds our entries next to the user\'s and is idempotent', () => {
+    const once = mergeHookEntries(userSettings, claudeEntries(bin), 'settings.json');
+    const parsed = JSON.parse(once);
+    expect(parsed.model).toBe('opus');
+    expect(parsed.hooks.PreToolUse).toHaveLength(2);
+    expect(parsed.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
+    expect(parsed.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    expect(parsed.hooks.SessionStart[0].hooks[0].command).toContain('claude-session-start');
+    expect(parsed.hooks.SessionEnd[0].hooks[0].command).toContain('claude-session-end');
+    expect(mergeHookEntries(once, claudeEntries(bin), 'settings.json')).toBe(once);
+  });
+
+  it('removes exactly what it added', () => {
+    const once = mergeHookEntries(userSettings, claudeEntries(bin), 'settings.json');
+    expect(removeHookEntries(once, ['claude-pre-edit', 'claude-session-start', 'claude-session-end'], 'settings.json')).toBe(userSettings);
+  });
+
+  it('replaces an entry whose bin path moved instead of adding a second one', () => {
+    const old = mergeHookEntries(undefined, codexEntries('/old/bin/ic'), 'hooks.json');
+    const moved = JSON.parse(mergeHookEntries(old, codexEntries('/new/bin/ic'), 'hooks.json'));
+    expect(moved.hooks.PreToolUse).toEqual([{ matcher: 'apply_patch', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] }]);
+  });
+
+  it('keeps the file\'s indent and final newline; a file it created goes away again', () => {
+    const tabbed = '{\n\t"a": 1\n}';
+    const merged = mergeHookEntries(tabbed, codexEntries(bin), 'x.json');
+    expect(merged).toMatch(/^\{\n\t"a": 1,\n\t"hooks"/);
+    expect(merged.endsWith('}')).toBe(true);
+    expect(removeHookEntries(merged, ['codex-pre-edit'], 'x.json')).toBe(tabbed);
+    expect(removeHookEntries(mergeHookEntries(undefined, codexEntries(bin), 'x.json'), ['codex-pre-edit'], 'x.json')).toBeNull();
+  });
+
+  it('refuses a file that is not JSON rather than overwrite it', () => {
+    expect(() => mergeHookEntries('{ nope', codexEntries(bin), 'x.json')).toThrow(/not valid JSON/);
+    expect(() => mergeHookEntries('{"hooks": []}', codexEntries(bin), 'x.json')).toThrow(/not an object/);
+  });
+});
+
+describe('git guard template', () => {
+  it('fills in the quoted bin and the chain mode', () => {
+    const text = renderGuard("# ic-commit-guard\nic_bin='ic'\nchain_mode='exec'\n", bin, 'same-name');
+    expect(text).toContain("ic_bin='/opt/my tools/it'\\''s/bin/ic'\n");
+    expect(text).toContain("chain_mode='same-name'\n");
+    expect(isGuard(text)).toBe(true);
+  });
+  it('recognises husky 9 stubs, which need $0 kept', () => {
+    expect(chainMode('#!/usr/bin/env sh\n. "$(dirname "$0")/h"\n')).toBe('same-name');
+    expect(chainMode('#!/usr/bin/env sh\n. "${0%/*}/h"\n')).toBe('same-name');
+    expect(chainMode('#!/usr/bin/env sh\n. "$(dirname -- "$0")/_/husky.sh"\nnpm test\n')).toBe('exec');
+    expect(chainMode(undefined)).toBe('exec');
+  });
+});
