@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { IcError } from '../core/errors';
+import { lastTransactionTimings } from '../coord/timing';
 import { buildProgram, fromCommanderError } from './program';
 import { failure, toIcError, type Reply } from './reply';
 
@@ -25,6 +26,7 @@ function ignoreBrokenPipe(): void {
 
 export function run(argv: string[]): void {
   ignoreBrokenPipe();
+  if (process.env.IC_TIMING === '1') reportTimingsAtExit();
   const io: Io = {
     json: argv.includes('--json') || !process.stdout.isTTY,
   };
@@ -39,6 +41,14 @@ export function run(argv: string[]): void {
     if (replied) return;
     reportError(error, io);
   }
+}
+
+// For the benchmark: how long this process waited for, and then held, the write lock.
+function reportTimingsAtExit(): void {
+  process.on('exit', () => {
+    const timings = lastTransactionTimings();
+    process.stderr.write(`ic-timing ${JSON.stringify({ lock_wait_ms: timings.lockWaitMs, held_ms: timings.heldMs, uptime_ms: performance.now() })}\n`);
+  });
 }
 
 function reportError(error: unknown, io: Io): void {

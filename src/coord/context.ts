@@ -5,6 +5,7 @@ import { parseDuration } from '../core/duration';
 import { canonicalDir, findGitInfo, gitIgnoresCase, locateDb, type DbLocation } from '../store/discover';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
+import { recordTransaction } from './timing';
 
 export interface ContextOptions {
   cwd: string;
@@ -72,8 +73,17 @@ export function createContext(options: ContextOptions): CoordContext {
 
 // One IMMEDIATE transaction with one clock reading: expiry is judged after the write lock is held.
 export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
+  const requested = performance.now();
+  let started = requested;
   try {
-    return ctx.db.transaction(() => work(ctx.clock())).immediate();
+    const result = ctx.db
+      .transaction(() => {
+        started = performance.now(); // BEGIN IMMEDIATE has returned: the write lock is ours
+        return work(ctx.clock());
+      })
+      .immediate();
+    recordTransaction({ lockWaitMs: started - requested, heldMs: performance.now() - started });
+    return result;
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }

@@ -34,17 +34,24 @@ export function basePrefixes(base: string): string[] {
 
 // Locks that may bind a request in (scope, type) with this literal base: unreleased ones whose base is a
 // prefix of ours or lies below it, plus locks swept as expired recently enough to be in their lock-delay.
+// Separate SELECTs joined by UNION ALL, because SQLite will not use the base index for an OR of the two;
+// callers deduplicate by id.
 export function findCandidates(db: Database.Database, q: { scope: string; type: LockType; base: string; delayCutoff: number }): StoredLock[] {
   const isFile = q.type === 'file';
   const prefixes = isFile ? basePrefixes(q.base) : [q.base]; // names and claims compare by equality
-  const placeholders = prefixes.map(() => '?').join(', ');
-  const below = isFile && q.base !== '' ? [`${q.base}/`, `${q.base}0`] : null; // '0' sorts right after '/'
-  const sql =
-    `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND released_at IS NULL AND (base IN (${placeholders})` +
-    (below ? ' OR (base >= ? AND base < ?)' : isFile && q.base === '' ? ' OR 1' : '') +
-    `) UNION SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND release_reason = 'expired' AND expires_at > ?`;
-  const params = [q.scope, q.type, ...prefixes, ...(below ?? []), q.scope, q.type, q.delayCutoff];
-  return statement(db, sql).all(...params) as StoredLock[];
+  const unreleased = `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND released_at IS NULL`;
+  const parts = [`${unreleased} AND base IN (${prefixes.map(() => '?').join(', ')})`];
+  const params: unknown[] = [q.scope, q.type, ...prefixes];
+  if (isFile && q.base === '') {
+    parts[0] = unreleased; // a pattern with no literal base may overlap anything in the scope
+    params.splice(2);
+  } else if (isFile) {
+    parts.push(`${unreleased} AND base >= ? AND base < ?`); // strictly below our base: '0' sorts right after '/'
+    params.push(q.scope, q.type, `${q.base}/`, `${q.base}0`);
+  }
+  parts.push(`SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND release_reason = 'expired' AND expires_at > ?`);
+  params.push(q.scope, q.type, q.delayCutoff);
+  return statement(db, parts.join(' UNION ALL ')).all(...params) as StoredLock[];
 }
 
 // The same owner's unreleased lock on exactly this (scope, type, pattern): reserving it again renews it.

@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+// Benchmarks for `ic`, reported as ratios against baselines measured in the same run on the same machine
+// (never as absolute times: machines differ, ratios travel). Not part of `npm test`.
+//
+//   npm run bench                 # everything, default run counts
+//   npm run bench -- --runs 15    # fewer process launches per figure (faster, noisier)
+//   npm run bench -- --only hook  # one group: hook | scale | throughput | concurrent | glob
+//
+// Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
+// the named baseline; the target column says what the ratio must be and whether it is met.
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const ROOT = resolve(new URL('.', import.meta.url).pathname, '..');
+const IC = join(ROOT, 'bin', 'ic');
+const api = require(join(ROOT, 'dist', 'api.cjs'));
+const Database = require('better-sqlite3');
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const RUNS = Number(flag('runs', '40'));
+const ONLY = flag('only', '');
+const rows = [];
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const summary = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+
+function timeProcess(command, commandArgs, options = {}) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(command, commandArgs, { encoding: 'utf8', ...options });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (result.status !== 0 && !options.allowFailure) throw new Error(`${command} ${commandArgs.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return { ms, result };
+}
+
+// Interleaves the measured commands run by run, so drift on a busy machine hits all of them alike.
+function measureInterleaved(cases, runs = RUNS) {
+  const samples = cases.map(() => []);
+  for (let i = 0; i < 3; i++) for (const c of cases) timeProcess(...c.cmd(i));
+  for (let run = 0; run < runs; run++) {
+    cases.forEach((c, index) => samples[index].push(timeProcess(...c.cmd(run)).ms));
+  }
+  return samples.map(summary);
+}
+
+function report(name, stats, baselineName, baseline, target) {
+  const ratio = baseline ? stats.median / baseline.median : undefined;
+  const ok = target && ratio !== undefined ? (target.max !== undefined ? ratio <= target.max : ratio >= target.min) : undefined;
+  rows.push({ name, ...stats, baselineName, ratio, target: target?.text, ok });
+}
+
+function makeRepo() {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-bench-')));
+  execFileSync('git', ['init', '-q', dir]);
+  return dir;
+}
+
+// Fills a database with `count` active file locks from 20 owners spread over many directories.
+function seed(dir, count) {
+  const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+  const owners = Array.from({ length: 20 }, (_, i) => `agent-${i}`);
+  for (let i = 0; i < count; i++) {
+    const owner = owners[i % owners.length];
+    const pattern = i % 10 === 0 ? `pkg${i % 97}/gen${i}/**` : `pkg${i % 97}/src/mod${Math.floor(i / 97)}/file${i}.ts`;
+    const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+    if (!outcome.granted) throw new Error(`seed conflict at ${pattern}`);
+  }
+  ctx.db.close();
+}
+
+const payload = (dir, session, file) => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' } });
+const hookCmd = (dir, session, file) => [IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, input: payload(dir, session, file), env: { ...process.env, IC_OWNER: '' } }];
+const nodeFloor = () => [process.execPath, ['-e', '0'], {}];
+
+function checkAllowed(dir) {
+  const { result } = timeProcess(...hookCmd(dir, 'bench-session', 'app/editing.ts'));
+  if (result.stdout.includes('"deny"')) throw new Error(`bench hook was denied: ${result.stdout}`);
+}
+
+function benchHook() {
+  const dir = makeRepo();
+  seed(dir, 1000);
+  checkAllowed(dir);
+  const [floor, hook, reserve] = measureInterleaved([
+    { cmd: nodeFloor },
+    { cmd: () => hookCmd(dir, 'bench-session', 'app/editing.ts') },
+    { cmd: () => [IC, ['coord', 'reserve', 'app/cli-editing.ts'], { cwd: dir, env: { ...process.env, IC_OWNER: 'bench-cli' } }] },
+  ]);
+  report('node -e 0', floor);
+  report('hook claude-pre-edit, 1,000 locks (renew path)', hook, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
+  report('coord reserve (CLI), 1,000 locks', reserve, 'node -e 0', floor);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function benchScale() {
+  const small = makeRepo();
+  const large = makeRepo();
+  seed(small, 100);
+  seed(large, 10_000);
+  checkAllowed(small);
+  checkAllowed(large);
+  const [atSmall, atLarge] = measureInterleaved([{ cmd: () => hookCmd(small, 'bench-session', 'app/editing.ts') }, { cmd: () => hookCmd(large, 'bench-session', 'app/editing.ts') }]);
+  report('hook at 100 locks', atSmall);
+  report('hook at 10,000 locks', atLarge, 'hook at 100 locks', atSmall, { max: 1.1, text: '≤ 1.10×' });
+  rmSync(small, { recursive: true, force: true });
+  rmSync(large, { recursive: true, force: true });
+}
+
+function benchThroughput() {
+  const dir = makeRepo();
+  seed(dir, 10_000);
+  const ops = 3000;
+  const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+  const icSamples = [];
+  for (let round = 0; round < 5; round++) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < ops; i++) {
+      const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [`bench/r${round}/f${i}.ts`], owner: 'bench', mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+      if (!outcome.granted) throw new Error('throughput conflict');
+    }
+    icSamples.push((Number(process.hrtime.bigint() - started) / 1e6) / ops);
+  }
+  ctx.db.close();
+
+  // Baseline: the least a reserve can do in SQLite: one IMMEDIATE transaction, one indexed select, one insert.
+  const raw = new Database(join(dir, 'raw.db'));
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.exec('CREATE TABLE locks (id INTEGER PRIMARY KEY, scope TEXT, base TEXT, pattern TEXT, owner TEXT, expires_at INTEGER, released_at INTEGER); CREATE INDEX active ON locks (scope, base) WHERE released_at IS NULL;');
+  const insert = raw.prepare('INSERT INTO locks (scope, base, pattern, owner, expires_at) VALUES (?, ?, ?, ?, ?)');
+  raw.transaction(() => {
+    for (let i = 0; i < 10_000; i++) insert.run('/s', `pkg${i % 97}`, `pkg${i % 97}/f${i}`, `agent-${i % 20}`, Date.now() + 3_600_000);
+  })();
+  const select = raw.prepare('SELECT * FROM locks WHERE scope = ? AND base = ? AND released_at IS NULL');
+  const once = raw.transaction((i) => {
+    select.all('/s', `bench/${i}`);
+    insert.run('/s', `bench/${i}`, `bench/${i}`, 'bench', Date.now() + 3_600_000);
+  });
+  const rawSamples = [];
+  for (let round = 0; round < 5; round++) {
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < ops; i++) once.immediate(round * ops + i);
+    rawSamples.push((Number(process.hrtime.bigint() - started) / 1e6) / ops);
+  }
+  raw.close();
+  const rawStats = summary(rawSamples);
+  const icStats = summary(icSamples);
+  report('raw IMMEDIATE select+insert (ms/op)', rawStats);
+  // Throughput ratio = raw time per op / ic time per op (higher is better).
+  rows.push({ name: 'in-process reserve at 10,000 locks (ms/op)', ...icStats, baselineName: 'raw', ratio: rawStats.median / icStats.median, target: 'throughput ≥ 0.5× raw', ok: rawStats.median / icStats.median >= 0.5 });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function benchConcurrent() {
+  const dir = makeRepo();
+  seed(dir, 1000);
+  const runOne = (i) =>
+    new Promise((resolvePromise) => {
+      const started = process.hrtime.bigint();
+      const child = spawn(IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, env: { ...process.env, IC_OWNER: '', IC_TIMING: '1' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => {
+        const timing = /ic-timing (\{.*\})/.exec(stderr);
+        resolvePromise({ code, stdout, stderr, ms: Number(process.hrtime.bigint() - started) / 1e6, timing: timing ? JSON.parse(timing[1]) : null });
+      });
+      child.stdin.end(payload(dir, `session-${i}`, `app/concurrent/f${i}.ts`));
+    });
+  const rounds = 5;
+  const all = [];
+  for (let round = 0; round < rounds; round++) all.push(...(await Promise.all(Array.from({ length: 32 }, (_, i) => runOne(round * 32 + i)))));
+  const busy = all.filter((r) => r.code !== 0 || /BUSY|database is locked|systemMessage/.test(r.stdout + r.stderr));
+  const waits = all.map((r) => r.timing?.lock_wait_ms ?? 0);
+  rows.push({ name: `32 concurrent hooks × ${rounds}: wall ms per call`, ...summary(all.map((r) => r.ms)), target: 'no BUSY surfaced', ok: busy.length === 0, note: `${busy.length} of ${all.length} surfaced BUSY or failed` });
+  rows.push({ name: '  … of which waiting for the write lock (ms)', ...summary(waits) });
+  rows.push({ name: '  … holding the write lock (ms)', ...summary(all.map((r) => r.timing?.held_ms ?? 0)) });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function benchGlob() {
+  const typical = [
+    ['src/**', 'src/app/main.ts'],
+    ['src/**/*.{ts,tsx}', 'src/components/Button.tsx'],
+    ['packages/*/src/**', 'packages/web/src/index.ts'],
+    ['*.ts', '*.js'],
+    ['src/a*', 'src/*b'],
+    ['docs/**/*.md', 'src/**'],
+    ['**/*.test.ts', 'test/e2e/**'],
+    ['lib/[a-m]*/index.ts', 'lib/[n-z]*/index.ts'],
+  ];
+  const hard = [
+    ['**/a*b*c*d*e*f*g*h*/**/x*y*z*', '**/*h*g*f*e*d*c*b*a*/**/*z*y*x'],
+    ['{a,b,c,d}/{e,f,g,h}/{i,j,k,l}/**/*.{ts,tsx,js,jsx}', '**/{i,j,k,l}/**/[a-z]*[0-9]*.?s*'],
+    ['**/**/**/**/*a*', '*/*/*/*/*/*/*/*/b'],
+    ['[!a-y]*[!b-z]*[!c-x]*[!d-w]*[!e-v]*', '*[a-e]*[a-e]*[a-e]*[a-e]*[a-e]'],
+  ];
+  const time = (pairs, reps) => {
+    const samples = [];
+    for (const [a, b] of pairs) {
+      for (let i = 0; i < 5; i++) api.overlaps(a, b);
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < reps; i++) api.overlaps(a, b);
+      samples.push(Number(process.hrtime.bigint() - started) / 1e6 / reps);
+    }
+    return summary(samples);
+  };
+  const accepted = hard.filter(([a, b]) => {
+    try {
+      api.normalizePattern(a, { root: '/r' });
+      api.normalizePattern(b, { root: '/r' });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  rows.push({ name: 'overlap decision, typical pairs (ms)', ...time(typical, 2000) });
+  rows.push({ name: `overlap decision, hard accepted pairs (${accepted.length}) (ms)`, ...time(accepted, 50), target: 'worst < 1 ms', ok: time(accepted, 50).max < 1 });
+}
+
+const fmt = (n) => (n === undefined ? '' : n < 0.1 ? n.toFixed(4) : n.toFixed(2));
+const groups = { hook: benchHook, scale: benchScale, throughput: benchThroughput, concurrent: benchConcurrent, glob: benchGlob };
+for (const [name, fn] of Object.entries(groups)) {
+  if (ONLY && ONLY !== name) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  await fn();
+}
+console.log(`ic bench — node ${process.version}, ${RUNS} runs per process figure, medians in ms\n`);
+const width = Math.max(...rows.map((r) => r.name.length));
+console.log(`${'figure'.padEnd(width)}  ${'median'.padStart(8)}  ${'min'.padStart(8)}  ${'max'.padStart(8)}  ratio     target`);
+for (const r of rows) {
+  const verdict = r.ok === undefined ? '' : r.ok ? ' ✓' : ' ✗';
+  const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`;
+  console.log(`${r.name.padEnd(width)}  ${fmt(r.median).padStart(8)}  ${fmt(r.min).padStart(8)}  ${fmt(r.max).padStart(8)}  ${ratio.padEnd(8)}  ${r.target ?? ''}${verdict}${r.note ? `  (${r.note})` : ''}`);
+}
+if (rows.some((r) => r.ok === false)) process.exitCode = 1;

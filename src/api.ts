@@ -1,0 +1,9 @@
+// The programmatic surface, for benchmarks, fuzzers and embedding: the same use cases the CLI runs.
+export { createContext, writeTransaction, readTransaction, type CoordContext } from './coord/context';
+export { reserveOnce } from './coord/reserve';
+export { check } from './coord/check';
+export { release } from './coord/release';
+export { sweep } from './coord/sweep';
+export { canonicalFilePattern } from './coord/paths';
+export { overlaps, matchPath, normalizePattern, literalBase } from './core/glob';
+export { lastTransactionTimings } from './coord/timing';
