@@ -61,9 +61,16 @@ export function classSet(ranges: ReadonlyArray<readonly [number, number]>, negat
   return negated ? complement(positive) : positive;
 }
 
-// A one-character set, for literals.
+const singles = new Map<number, CharSet>();
+
+// A one-character set, for literals (shared per code point: patterns are mostly literal characters).
 export function single(cp: number): CharSet {
-  return intersect([[cp, cp]], UNIVERSE);
+  let set = singles.get(cp);
+  if (set === undefined) {
+    set = intersect([[cp, cp]], UNIVERSE);
+    if (singles.size < 4096) singles.set(cp, set);
+  }
+  return set;
 }
 
 // Membership test used by the segment matcher.
@@ -85,6 +92,9 @@ const PREFERRED = 'xabcdefghijklmnopqrstuvwyz0123456789_-XABCDEFGHIJKLMNOPQRSTUV
 // Picks a readable witness from a set, excluding `.` (dots are chosen separately): `x` if allowed, else a
 // letter or digit, else the lowest printable code point; undefined when only `.` (or nothing) remains.
 export function pickWitness(set: CharSet): number | undefined {
+  const only = set.length === 1 ? set[0]! : undefined;
+  if (only !== undefined && only[0] === only[1]) return only[0] === DOT ? undefined : only[0];
+  if (contains(set, 0x78)) return 0x78;
   for (const ch of PREFERRED) {
     const cp = ch.codePointAt(0)!;
     if (contains(set, cp)) return cp;

@@ -5,12 +5,12 @@ import { IcError } from '../errors';
 export const LIMITS = {
   length: 1024, // UTF-16 units of the raw input, before anything else
   segments: 64, // `/`-separated parts of the raw text
-  segmentLength: 128, // characters and wildcards in one segment of any brace expansion
+  segmentLength: 255, // characters and wildcards in one segment of any brace expansion (file names reach 255)
   wildcards: 32, // `*` runs, `?`, `[…]` classes
   globstars: 4, // runs of two or more `*`
   braceDepth: 4, // nesting of `{…}`
-  expansions: 64, // alternatives after expanding every brace
-  expandedSegments: 256, // segments summed over all expansions
+  expansions: 16, // alternatives after expanding every brace (each pair of alternatives is work)
+  expandedSegments: 128, // segments summed over all expansions
 } as const;
 
 export type LimitName = keyof typeof LIMITS;

@@ -1,5 +1,6 @@
 import { type CharSet, DOT, UNIVERSE, contains, intersect, pickWitness } from './charset';
 import type { Item } from './expand';
+import { intersectFixed, intersectMixed, intersectStarred } from './segment-linear';
 
 // What the name typed so far looks like: empty, ".", "..", or anything else. Only the last is a valid
 // segment name, so the search must track it to refuse witnesses like "..".
@@ -9,6 +10,7 @@ const TWO_DOTS = 2;
 const NAME = 3;
 
 const NO_CHAR = -1;
+const SMALL_PRODUCT = 100; // below this the search is cheap and finds the shortest witness
 const UNKNOWN = -2;
 
 // Per-item facts used on every edge: its set, a readable non-dot witness, and whether `.` is allowed.
@@ -29,6 +31,13 @@ function describe(item: Item): ItemInfo {
 // Breadth-first search over the product of the two character automata (positions × name shape),
 // choosing characters symbolically from set intersections.
 export function intersectSegments(a: readonly Item[], b: readonly Item[]): string | undefined {
+  if (a.length > 2 && b.length > 2 && (a.length + 1) * (b.length + 1) > SMALL_PRODUCT) {
+    const aStars = a.some((item) => item.kind === 'star');
+    const bStars = b.some((item) => item.kind === 'star');
+    if (aStars && bStars) return intersectStarred(a, b);
+    if (!aStars && !bStars) return intersectFixed(a, b);
+    return aStars ? intersectMixed(b, a) : intersectMixed(a, b);
+  }
   const shortest = search(a, b, true);
   if (shortest === undefined || !shortest.startsWith('.')) return shortest;
   return search(a, b, false) ?? shortest;
@@ -90,7 +99,7 @@ function search(a: readonly Item[], b: readonly Item[], leadingDot: boolean): st
     else if (y.star) witness = x.witness;
     else witness = pairWitness(i, j);
     if (witness !== NO_CHAR) discover(ni, nj, NAME, s, witness);
-    if (x.dot && y.dot && (leadingDot || k !== EMPTY)) discover(ni, nj, k === NAME ? NAME : k + 1, s, DOT);
+    if (x.dot && y.dot && (leadingDot || k !== EMPTY)) discover(ni, nj, k === EMPTY ? ONE_DOT : k === ONE_DOT ? TWO_DOTS : NAME, s, DOT);
   }
   return found < 0 ? undefined : spell(found, parent, via);
 }

@@ -1,0 +1,69 @@
+import type { CompiledPattern } from './compile';
+import type { Segment } from './expand';
+
+// The segment-level automaton of a whole pattern: its brace readings merged into a minimal DAG (shared
+// prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as `a/x/**`.
+// Positions: 2n is DAG node n; 2n+1 is "inside a `**` that leads to node n" (loops on any segment).
+export interface Automaton {
+  start: number;
+  accepting: Uint8Array; // by position
+  moves: Array<Array<{ segment: Segment | undefined; to: number }>>; // consuming moves; undefined = any segment
+  skips: number[][]; // epsilon moves
+}
+
+interface TrieNode {
+  end: boolean;
+  edges: Map<string, { segment: Segment; child: TrieNode }>;
+}
+
+const cache = new WeakMap<CompiledPattern, Automaton>();
+
+// Builds (once per compiled pattern) the minimal DAG and its position automaton.
+export function automatonOf(pattern: CompiledPattern): Automaton {
+  const hit = cache.get(pattern);
+  if (hit !== undefined) return hit;
+  const root: TrieNode = { end: false, edges: new Map() };
+  for (const alt of pattern.alternatives) {
+    let node = root;
+    for (const segment of alt.segments) {
+      let edge = node.edges.get(segment.key);
+      if (edge === undefined) {
+        edge = { segment, child: { end: false, edges: new Map() } };
+        node.edges.set(segment.key, edge);
+      }
+      node = edge.child;
+    }
+    node.end = true;
+  }
+  const ids = new Map<string, number>();
+  const nodes: Array<{ end: boolean; edges: Array<{ segment: Segment; to: number }> }> = [];
+  // Post-order: a node's identity is its end flag plus its labelled edges to already-merged children.
+  const merge = (node: TrieNode): number => {
+    const edges = [...node.edges.values()].map((e) => ({ segment: e.segment, to: merge(e.child) }));
+    const signature = `${node.end ? 1 : 0}|${edges.map((e) => `${e.segment.key}\u0000${e.to}`).sort().join('\u0001')}`;
+    let id = ids.get(signature);
+    if (id === undefined) {
+      id = nodes.length;
+      ids.set(signature, id);
+      nodes.push({ end: node.end, edges });
+    }
+    return id;
+  };
+  const start = 2 * merge(root);
+  const size = 2 * nodes.length;
+  const accepting = new Uint8Array(size);
+  const moves: Automaton['moves'] = Array.from({ length: size }, () => []);
+  const skips: number[][] = Array.from({ length: size }, () => []);
+  nodes.forEach((node, n) => {
+    if (node.end) accepting[2 * n] = 1;
+    moves[2 * n + 1]!.push({ segment: undefined, to: 2 * n + 1 });
+    skips[2 * n + 1]!.push(2 * n);
+    for (const { segment, to } of node.edges) {
+      if (segment.kind === 'globstar') skips[2 * n]!.push(2 * to + 1);
+      else moves[2 * n]!.push({ segment, to: 2 * to });
+    }
+  });
+  const automaton = { start, accepting, moves, skips };
+  cache.set(pattern, automaton);
+  return automaton;
+}

@@ -1,0 +1,97 @@
+import { describe, expect, test } from 'vitest';
+import { normalizePattern } from '../../../src/core/glob';
+import { IcError } from '../../../src/core/errors';
+
+const ROOT = '/tmp/x/repo';
+const DIRS = new Set(['src', 'src/app', 'docs/é']);
+const isDirectory = (p: string): boolean => DIRS.has(p);
+
+// [name, input, expected, options]
+const CASES: Array<[string, string, string, { ignoreCase?: boolean; dirs?: boolean }?]> = [
+  ['plain relative', 'src/a.ts', 'src/a.ts'],
+  ['dot slash and double slashes', './src//a.ts', 'src/a.ts'],
+  ['inner dot segments', 'src/./a/./b.ts', 'src/a/b.ts'],
+  ['dot dot cancels a literal', 'a/../b', 'b'],
+  ['dot dot inside a deeper path', 'src/a/../b/*.ts', 'src/b/*.ts'],
+  ['absolute inside the root', '/tmp/x/repo/src/a.ts', 'src/a.ts'],
+  ['absolute glob inside the root', '/tmp/x/repo/src/**/*.ts', 'src/**/*.ts'],
+  ['the root itself', '/tmp/x/repo', '**'],
+  ['the root with trailing slash', '/tmp/x/repo/', '**'],
+  ['absolute with dot dot back in', '/tmp/x/other/../repo/a', 'a'],
+  ['dot means the whole scope', '.', '**'],
+  ['dot slash means the whole scope', './', '**'],
+  ['trailing slash means the directory', 'src/', 'src/**'],
+  ['trailing slash after a glob', 'packages/*/', 'packages/*/**'],
+  ['trailing slash after globstar adds nothing', 'src/**/', 'src/**'],
+  ['braces then trailing slash', '{a,b}/', '{a,b}/**'],
+  ['existing directory widens', 'src', 'src/**', { dirs: true }],
+  ['existing nested directory widens', 'src/app', 'src/app/**', { dirs: true }],
+  ['a file stays a file', 'src/a.ts', 'src/a.ts', { dirs: true }],
+  ['globs are not widened', 'sr*', 'sr*', { dirs: true }],
+  ['NFC: decomposed é becomes composed', 'docs/e\u0301.md', 'docs/\u00e9.md'],
+  ['NFC applies before the directory check', 'docs/e\u0301', 'docs/\u00e9/**', { dirs: true }],
+  ['ignoreCase folds to lower case', 'SRC/App.TS', 'src/app.ts', { ignoreCase: true }],
+  ['ignoreCase folds classes', '[A-Z]*.MD', '[a-z]*.md', { ignoreCase: true }],
+  ['ignoreCase matches the root case-insensitively', '/TMP/X/REPO/A', 'a', { ignoreCase: true }],
+  ['case kept by default', 'README.md', 'README.md'],
+  ['needless escapes dropped', '\\a\\b.ts', 'ab.ts'],
+  ['needed escapes kept', '\\*.ts', '\\*.ts'],
+  ['brackets of Next.js routes', 'app/\\[id\\]/page.tsx', 'app/\\[id\\]/page.tsx'],
+  ['parentheses are literal', 'app/(group)/page.tsx', 'app/(group)/page.tsx'],
+  ['escaped extglob opener stays escaped', '+\\(a)', '+\\(a)'],
+  ['leading escaped bang', '\\!important', '\\!important'],
+  ['caret class kept as written', '[^a]', '[!a]'],
+  ['a stray ] is a literal', 'a]', 'a\\]'],
+  ['comma outside braces is literal', 'a,b', 'a,b'],
+  ['brace with slash is kept', '{src/a,lib}/*.ts', '{src/a,lib}/*.ts'],
+  ['globstar kept', '**/*.ts', '**/*.ts'],
+];
+
+describe('normalizePattern', () => {
+  test.each(CASES)('%s: %s → %s', (_name, input, expected, opts) => {
+    const result = normalizePattern(input, {
+      root: ROOT,
+      ignoreCase: opts?.ignoreCase,
+      isDirectory: opts?.dirs === true ? isDirectory : undefined,
+    });
+    expect(result).toBe(expected);
+    // Normal forms are fixed points.
+    expect(normalizePattern(result, { root: ROOT, ignoreCase: opts?.ignoreCase })).toBe(result);
+  });
+
+  test('decomposed and composed spellings normalize to the same pattern', () => {
+    expect(normalizePattern('caf\u0065\u0301/*', { root: ROOT })).toBe(normalizePattern('caf\u00e9/*', { root: ROOT }));
+  });
+
+  test.each([
+    ['dot dot above the root', '../a', 'OUTSIDE_SCOPE'],
+    ['absolute elsewhere', '/etc/hosts', 'OUTSIDE_SCOPE'],
+    ['absolute parent of the root', '/tmp/x', 'OUTSIDE_SCOPE'],
+    ['absolute with a glob in the root part', '/tmp/*/repo/a', 'OUTSIDE_SCOPE'],
+    ['dot dot after a wildcard', 'src/*/../a', 'INVALID_PATTERN'],
+    ['dot dot after globstar', '**/../a', 'INVALID_PATTERN'],
+  ])('%s: %s → %s', (_name, input, code) => {
+    expect(() => normalizePattern(input, { root: ROOT })).toThrow(IcError);
+    try {
+      normalizePattern(input, { root: ROOT });
+    } catch (e) {
+      expect((e as IcError).code).toBe(code);
+    }
+  });
+
+  test('refusal messages say what to write instead', () => {
+    const message = (p: string): string => {
+      try {
+        normalizePattern(p, { root: ROOT });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    };
+    expect(message('+(a|b)')).toMatch(/\{a,b\}/);
+    expect(message('[[:digit:]]')).toMatch(/POSIX/);
+    expect(message('{1..3}')).toMatch(/\{1,2,3\}/);
+    expect(message('!a')).toMatch(/negated/);
+    expect(message('[a')).toMatch(/\\\[/);
+  });
+});
