@@ -1,7 +1,8 @@
 -- Locks of every type (file, named, claim). Times are epoch milliseconds.
 CREATE TABLE locks (
   id             TEXT PRIMARY KEY,
-  token          INTEGER NOT NULL UNIQUE,
+  -- Fencing token from counters.fencing_token: unique by construction, so no index is paid for on insert.
+  token          INTEGER NOT NULL,
   type           TEXT NOT NULL CHECK (type IN ('file', 'named', 'claim')),
   scope          TEXT NOT NULL,
   pattern        TEXT NOT NULL,
@@ -32,8 +33,10 @@ CREATE TABLE counters (
 ) STRICT;
 INSERT INTO counters (name, value) VALUES ('fencing_token', 0);
 
+-- Event ids only grow: purges always keep the newest event, so SQLite never hands out a used rowid again
+-- (without AUTOINCREMENT's extra write to sqlite_sequence on every insert).
 CREATE TABLE events (
-  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  id         INTEGER PRIMARY KEY,
   type       TEXT NOT NULL,
   lock_id    TEXT,
   scope      TEXT NOT NULL,

@@ -1,7 +1,6 @@
-import { CommanderError } from 'commander';
+import type { CommanderError } from 'commander';
 import { IcError } from '../core/errors';
 import { lastTransactionTimings } from '../coord/timing';
-import { buildProgram, fromCommanderError } from './program';
 import { failure, toIcError, type Reply } from './reply';
 
 export interface Io {
@@ -30,6 +29,9 @@ export function run(argv: string[]): void {
   const io: Io = {
     json: argv.includes('--json') || !process.stdout.isTTY,
   };
+  if (isBareHookCall(argv)) return runHookFast(argv[2]!);
+  // Loaded here, not at the top: the hook fast path above never pays for commander and the command tree.
+  const { buildProgram } = require('./program') as typeof import('./program');
   let replied = false;
   const emit = (reply: Reply) => {
     replied = true;
@@ -51,8 +53,25 @@ function reportTimingsAtExit(): void {
   });
 }
 
+// `coord hook NAME` with nothing else runs on every agent edit: it skips commander altogether.
+function isBareHookCall(argv: string[]): boolean {
+  return argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && /^[a-z-]+$/.test(argv[2]!);
+}
+
+function runHookFast(name: string): void {
+  const { isHookName, runHook } = require('../hooks/run') as typeof import('../hooks/run');
+  if (!isHookName(name)) return run(['coordination', 'hook', name, '--json']);
+  const { readStdinSync } = require('../hooks/stdin') as typeof import('../hooks/stdin');
+  const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
+  const result = runHook(name, input, process.env, process.cwd());
+  if (result.stdout) process.stdout.write(result.stdout);
+  if (result.stderr) process.stderr.write(result.stderr);
+  process.exitCode = result.exitCode;
+}
+
 function reportError(error: unknown, io: Io): void {
-  if (error instanceof CommanderError) {
+  if (isCommanderError(error)) {
+    const { fromCommanderError } = require('./program') as typeof import('./program');
     const translated = fromCommanderError(error);
     if (translated === 'exit-0') {
       process.exitCode = 0;
@@ -67,4 +86,9 @@ function reportError(error: unknown, io: Io): void {
     process.stderr.write(`ic: ${error.message}\n`);
   }
   writeReply(failure(icError), io);
+}
+
+function isCommanderError(error: unknown): error is CommanderError {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
 }

@@ -3,7 +3,7 @@ import { newId } from '../core/ids';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
 import { literalBase } from '../core/glob';
 import { insertEvent } from '../store/events';
-import { findCandidates, findOwnLock, insertLock, markReleased, nextToken, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { findCandidates, insertLock, markReleased, nextToken, setExpiry, withoutBase, type StoredLock } from '../store/locks';
 import type { Database } from 'better-sqlite3';
 import { writeTransaction, type CoordContext } from './context';
 
@@ -50,7 +50,7 @@ export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: { f
       if (attempt.first) for (const conflict of conflicts) recordConflict(ctx, conflict, input.owner, now);
       return { granted: false, conflicts };
     }
-    const locks = requests.map((request) => grantOrRenew(ctx, request, input, now));
+    const locks = requests.map((request) => grantOrRenew(ctx, request, input, now, ownLock(candidates, request)));
     if (!attempt.first) {
       insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: requests[0]?.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
     }
@@ -58,9 +58,18 @@ export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: { f
   });
 }
 
-function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number): Lock {
+// The requester's own unreleased lock on exactly this pattern is among the candidates (same base): no extra query.
+function ownLock(candidates: readonly StoredLock[], request: LockRequest): StoredLock | undefined {
+  let own: StoredLock | undefined;
+  for (const lock of candidates) {
+    if (lock.released_at !== null || lock.owner !== request.owner || lock.pattern !== request.pattern || lock.type !== request.type) continue;
+    if (!own || lock.token > own.token) own = lock;
+  }
+  return own;
+}
+
+function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number, own: StoredLock | undefined): Lock {
   const base = baseOf(request.type, request.pattern);
-  const own = findOwnLock(ctx.db, { scope: request.scope, type: request.type, pattern: request.pattern, owner: request.owner, base });
   const expiresAt = now + input.ttlMs;
   if (own && own.expires_at > now) {
     setExpiry(ctx.db, own.id, expiresAt, input.ttlMs, request.mode);

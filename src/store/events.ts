@@ -33,12 +33,14 @@ export function insertEvent(db: Database.Database, event: NewEvent): number {
   return Number(result.lastInsertRowid);
 }
 
+// Deletes events older than the cutoff but always keeps the newest one: event ids (and consumer cursors)
+// rely on SQLite never reusing a rowid below the current maximum.
 export function purgeEvents(db: Database.Database, before: number): number {
-  return statement(db, 'DELETE FROM events WHERE created_at < ?').run(before).changes;
+  return statement(db, 'DELETE FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').run(before).changes;
 }
 
 export function countEventsBefore(db: Database.Database, before: number): number {
-  return (statement(db, 'SELECT COUNT(*) AS n FROM events WHERE created_at < ?').get(before) as { n: number }).n;
+  return (statement(db, 'SELECT COUNT(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before) as { n: number }).n;
 }
 
 export interface EventQuery {

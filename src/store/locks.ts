@@ -54,14 +54,6 @@ export function findCandidates(db: Database.Database, q: { scope: string; type: 
   return statement(db, parts.join(' UNION ALL ')).all(...params) as StoredLock[];
 }
 
-// The same owner's unreleased lock on exactly this (scope, type, pattern): reserving it again renews it.
-export function findOwnLock(db: Database.Database, q: { scope: string; type: LockType; pattern: string; owner: string; base: string }): StoredLock | undefined {
-  return statement(
-    db,
-    `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND base = ? AND pattern = ? AND owner = ? AND released_at IS NULL ORDER BY token DESC LIMIT 1`,
-  ).get(q.scope, q.type, q.base, q.pattern, q.owner) as StoredLock | undefined;
-}
-
 export function setExpiry(db: Database.Database, id: string, expiresAt: number, ttlMs: number, mode: LockMode): void {
   statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE id = ?').run(expiresAt, ttlMs, mode, id);
 }
