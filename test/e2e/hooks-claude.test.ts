@@ -110,8 +110,14 @@ describe('hook claude-pre-edit: hostile file names end to end', () => {
     expect((await hook(repo, 'claude-pre-edit', claudeEdit(repo.dir, 'beta', join(repo.dir, 'app/i/page.tsx')))).stdout).toBe('');
   });
 
-  it('a name past the pattern limits (250 characters in one segment) is allowed with a notice', async () => {
-    const result = await hook(repo, 'claude-pre-edit', claudeEdit(repo.dir, 'alpha', join(repo.dir, `${'y'.repeat(250)}.ts`)));
+  it('a 250-character file name is reserved like any other', async () => {
+    const long = join(repo.dir, `${'y'.repeat(247)}.ts`);
+    expect((await hook(repo, 'claude-pre-edit', claudeEdit(repo.dir, 'alpha', long))).stdout).toBe('');
+    expect(denyOf((await hook(repo, 'claude-pre-edit', claudeEdit(repo.dir, 'beta', long))).stdout)).toContain('claude-alpha');
+  });
+
+  it('a name past the pattern limits (300 characters in one segment) is allowed with a notice', async () => {
+    const result = await hook(repo, 'claude-pre-edit', claudeEdit(repo.dir, 'alpha', join(repo.dir, `${'y'.repeat(300)}.ts`)));
     expect(result.exitCode).toBe(0);
     expect(result.json.systemMessage).toContain('not reserved');
   });
