@@ -64,9 +64,22 @@ function runHookFast(name: string): void {
   const { readStdinSync } = require('../hooks/stdin') as typeof import('../hooks/stdin');
   const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
   const result = runHook(name, input, process.env, process.cwd());
-  if (result.stdout) process.stdout.write(result.stdout);
-  if (result.stderr) process.stderr.write(result.stderr);
+  writeQuietly(1, result.stdout);
+  writeQuietly(2, result.stderr);
   process.exitCode = result.exitCode;
+}
+
+// Straight to the descriptor: process.stdout would load Node's net/tty machinery for one write.
+// A reader that went away (EPIPE) is not an error worth a stack trace.
+function writeQuietly(fd: number, text: string): void {
+  if (!text) return;
+  const { writeSync } = require('node:fs') as typeof import('node:fs');
+  const bytes = Buffer.from(text);
+  try {
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+  }
 }
 
 function reportError(error: unknown, io: Io): void {

@@ -1,4 +1,4 @@
-import { readSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 
 export const STDIN_CAP_BYTES = 64 * 1024 * 1024;
 
@@ -10,7 +10,7 @@ export interface StdinText {
 // Reads all of stdin synchronously (hooks are one-shot: no event loop needed), up to `cap` bytes.
 // A terminal, a closed descriptor or a non-blocking pipe that never fills reads as what arrived so far.
 export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText {
-  if (process.stdin.isTTY) return { text: '', truncated: false };
+  if (isTerminalOrMissing()) return { text: '', truncated: false };
   const chunks: Buffer[] = [];
   let total = 0;
   const buffer = Buffer.alloc(64 * 1024);
@@ -37,4 +37,14 @@ export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText 
     total += n;
   }
   return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+}
+
+// A terminal (or /dev/null) carries no payload. fstat, not process.stdin.isTTY: touching process.stdin
+// loads Node's net and tty modules, a measurable share of a hook's start-up.
+function isTerminalOrMissing(): boolean {
+  try {
+    return fstatSync(0).isCharacterDevice();
+  } catch {
+    return true;
+  }
 }
