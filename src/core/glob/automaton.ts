@@ -4,10 +4,13 @@ import type { Segment } from './expand';
 // The segment-level automaton of a whole pattern: its brace readings merged into a minimal DAG (shared
 // prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as `a/x/**`.
 // Positions: 2n is DAG node n; 2n+1 is "inside a `**` that leads to node n" (loops on any segment).
+// Moves name their segment by a small id into `segments` (id 0 = any segment), so a search can memoize
+// segment pairs in a flat array instead of hashing keys.
 export interface Automaton {
   start: number;
   accepting: Uint8Array; // by position
-  moves: Array<Array<{ segment: Segment | undefined; to: number }>>; // consuming moves; undefined = any segment
+  moves: Array<Array<{ id: number; to: number }>>; // consuming moves
+  segments: Array<Segment | undefined>; // distinct segments by id; undefined = any segment
   skips: number[][]; // epsilon moves
 }
 
@@ -54,16 +57,27 @@ export function automatonOf(pattern: CompiledPattern): Automaton {
   const accepting = new Uint8Array(size);
   const moves: Automaton['moves'] = Array.from({ length: size }, () => []);
   const skips: number[][] = Array.from({ length: size }, () => []);
+  const segments: Array<Segment | undefined> = [undefined];
+  const segmentIds = new Map<string, number>();
   nodes.forEach((node, n) => {
     if (node.end) accepting[2 * n] = 1;
-    moves[2 * n + 1]!.push({ segment: undefined, to: 2 * n + 1 });
+    moves[2 * n + 1]!.push({ id: 0, to: 2 * n + 1 });
     skips[2 * n + 1]!.push(2 * n);
     for (const { segment, to } of node.edges) {
-      if (segment.kind === 'globstar') skips[2 * n]!.push(2 * to + 1);
-      else moves[2 * n]!.push({ segment, to: 2 * to });
+      if (segment.kind === 'globstar') {
+        skips[2 * n]!.push(2 * to + 1);
+        continue;
+      }
+      let id = segmentIds.get(segment.key);
+      if (id === undefined) {
+        id = segments.length;
+        segmentIds.set(segment.key, id);
+        segments.push(segment);
+      }
+      moves[2 * n]!.push({ id, to: 2 * to });
     }
   });
-  const automaton = { start, accepting, moves, skips };
+  const automaton = { start, accepting, moves, segments, skips };
   cache.set(pattern, automaton);
   return automaton;
 }

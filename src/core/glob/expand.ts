@@ -19,6 +19,19 @@ export interface Alternative {
 type FlatAtom = Exclude<Atom, { kind: 'brace' }>;
 
 export const GLOBSTAR: Segment = { kind: 'globstar', key: '**' };
+const STAR: Item = { kind: 'star' };
+const setItems = new WeakMap<CharSet, Item>();
+
+// The item for a set, shared by every position using that set (literals and classes are interned in
+// charset.ts), so a long segment costs an array of pointers rather than an object per character.
+function setItem(set: CharSet): Item {
+  let item = setItems.get(set);
+  if (item === undefined) {
+    item = { kind: 'set', set };
+    setItems.set(set, item);
+  }
+  return item;
+}
 
 // Every brace-free reading of a sequence, in order (braces multiply; the complexity limits bound the count).
 export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
@@ -63,22 +76,22 @@ function toSegment(atoms: readonly FlatAtom[]): Segment {
   for (const atom of atoms) {
     if (atom.kind === 'star') {
       if (items[items.length - 1]?.kind !== 'star') {
-        items.push({ kind: 'star' });
+        items.push(STAR);
         key += '*';
       }
       literal = undefined;
     } else if (atom.kind === 'any') {
-      items.push({ kind: 'set', set: UNIVERSE });
+      items.push(setItem(UNIVERSE));
       key += '?';
       literal = undefined;
     } else if (atom.kind === 'class') {
       const set = classSet(atom.ranges, atom.negated);
-      items.push({ kind: 'set', set });
+      items.push(setItem(set));
       key += `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
       literal = undefined;
     } else if (atom.kind === 'char') {
       const ch = String.fromCodePoint(atom.cp);
-      items.push({ kind: 'set', set: single(atom.cp) });
+      items.push(setItem(single(atom.cp)));
       key += '*?[\\'.includes(ch) ? `\\${ch}` : ch;
       if (literal !== undefined) literal += ch;
     }
