@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { matchPath } from '../core/glob';
 import type { Lock } from '../core/lock';
@@ -10,12 +9,12 @@ import { listLocks, withoutBase } from '../store/locks';
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
 // unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which execFileSync passes through.
 export function stagedPaths(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const out = execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = childProcess().execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
   return out.toString('utf8').split('\0').filter((path) => path !== '');
 }
 
 export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string {
-  return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+  return childProcess().execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
 }
 
 export interface HeldPath {
@@ -80,4 +79,9 @@ export function guardReport(held: readonly HeldPath[], mode: 'block' | 'warn', o
         ]
       : [];
   return [head, ...lines, ...tail].join('\n');
+}
+
+// Required on use: node:child_process pulls in Node's net stack, which every edit hook would pay for.
+function childProcess(): typeof import('node:child_process') {
+  return require('node:child_process') as typeof import('node:child_process');
 }

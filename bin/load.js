@@ -1,0 +1,46 @@
+'use strict';
+// Loads dist/ic.cjs through a V8 code cache kept beside it, so a short-lived call (a hook on every edit)
+// skips most of the JavaScript compilation. Any problem with the cache falls back to a plain require.
+const fs = require('fs');
+const path = require('path');
+const vm = require('vm');
+const Module = require('module');
+
+const bundle = path.join(__dirname, '..', 'dist', 'ic.cjs');
+const cacheFile = `${bundle}.${process.version}-${process.arch}.cache`;
+
+function loadWithCache() {
+  const source = fs.readFileSync(bundle, 'utf8');
+  let cachedData;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
+  const module = { exports: {}, filename: bundle, id: bundle };
+  script.runInThisContext().call(module.exports, module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle));
+  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCache(script));
+  return module.exports;
+}
+
+// Written at exit, so the functions this run compiled are in it; tmp + rename keeps racing writers whole.
+function writeCache(script) {
+  try {
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, script.createCachedData());
+    fs.renameSync(tmp, cacheFile);
+  } catch {
+    // a read-only install simply runs without a cache
+  }
+}
+
+module.exports = function load() {
+  if (process.env.IC_CODE_CACHE === '0') return require(bundle);
+  try {
+    return loadWithCache();
+  } catch (error) {
+    if (error && error.code === 'ENOENT') throw error;
+    return require(bundle);
+  }
+};
