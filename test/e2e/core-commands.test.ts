@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { execa } from 'execa';
+import { COORD_BIN, cleanEnv, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -300,6 +301,17 @@ describe('exit codes and bad input', () => {
       const result = await ic(repo, args);
       expect(result.exitCode, args.join(' ')).not.toBe(2);
     }
+  });
+});
+
+describe('broken pipes', () => {
+  it('exits quietly when the reader of stdout has gone away', async () => {
+    for (let i = 0; i < 30; i++) await coord(repo, ['reserve', `f${i}.ts`], as('alice'));
+    const child = execa(COORD_BIN, ['list'], { cwd: repo.dir, env: cleanEnv(), extendEnv: false, reject: false, stdout: 'pipe' });
+    child.stdout!.destroy();
+    const result = await child;
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stderr)).toBe('');
   });
 });
 
