@@ -3,7 +3,7 @@ import { Option } from 'commander';
 import type { Conflict } from '../core/conflict';
 import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
-import { createContext, resolveProject, type CoordContext } from '../coord/context';
+import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
 
 export interface CommonOptions {
   db?: string;
@@ -34,17 +34,17 @@ export function optionalOwner(options: CommonOptions, env: NodeJS.ProcessEnv): s
 }
 
 // Where the command acts, known before any database work (patterns are validated against it first).
-export function projectFor(options: CommonOptions): ReturnType<typeof resolveProject> {
+export function projectFor(options: CommonOptions): Project {
   return resolveProject(process.cwd(), options.scope);
 }
 
-export function openContext(options: CommonOptions, write: boolean): CoordContext {
-  return createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write });
+export function openContext(options: CommonOptions, write: boolean, project?: Project): CoordContext {
+  return createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write, project });
 }
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
-export function withContext<T>(options: CommonOptions, write: boolean, work: (ctx: CoordContext) => T): T {
-  const ctx = openContext(options, write);
+export function withContext<T>(options: CommonOptions, write: boolean, work: (ctx: CoordContext) => T, project?: Project): T {
+  const ctx = openContext(options, write, project);
   try {
     return work(ctx);
   } finally {

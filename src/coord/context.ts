@@ -15,6 +15,14 @@ export interface ContextOptions {
   /** Writers open (and create) the file; readers of a missing file see an empty database. */
   write: boolean;
   clock?: Clock;
+  /** The project and scope, when the caller has already resolved them (saves a second walk up the tree). */
+  project?: Project;
+}
+
+export interface Project {
+  projectRoot: string;
+  scope: string;
+  ignoreCase: boolean;
 }
 
 // Everything a use case needs: the open database, the scope it acts in, and one clock.
@@ -55,7 +63,7 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
 }
 
 // The project root is the git work tree (or the working directory outside git); --scope overrides the scope.
-export function resolveProject(cwd: string, scopeFlag?: string): { projectRoot: string; scope: string; ignoreCase: boolean } {
+export function resolveProject(cwd: string, scopeFlag?: string): Project {
   const git = findGitInfo(cwd);
   const projectRoot = git ? git.root : canonicalDir(cwd);
   const scope = scopeFlag ? canonicalDir(scopeFlag.startsWith('/') ? scopeFlag : `${cwd}/${scopeFlag}`) : projectRoot;
@@ -65,7 +73,7 @@ export function resolveProject(cwd: string, scopeFlag?: string): { projectRoot: 
 export function createContext(options: ContextOptions): CoordContext {
   const clock = options.clock ?? clockFromEnv(options.env);
   const lockDelayMs = lockDelayFromEnv(options.env);
-  const project = resolveProject(options.cwd, options.scopeFlag);
+  const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
   const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectRoot: project.projectRoot });
   const db = openDb(dbLocation.path, { write: options.write, busyTimeoutMs: busyTimeoutFromEnv(options.env), now: clock() });
   return { db, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env, ...project };

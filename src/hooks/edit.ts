@@ -21,7 +21,7 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
   const project = resolveProject(request.cwd);
   const { patterns, untrackable } = literalPatterns(project, request.cwd, request.paths);
   if (patterns.length === 0) return { kind: 'outside', untrackable };
-  const ctx = createContext({ cwd: request.cwd, env, write: true });
+  const ctx = createContext({ cwd: request.cwd, env, write: true, project });
   try {
     const outcome = reserveOnce(ctx, {
       type: 'file',

@@ -22,5 +22,5 @@ function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boo
     const free = conflicts.length === 0;
     // "Not free" is an answer, not a failure: ok stays true and the exit code says no.
     return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c)}`).join('\n')}`), free ? 0 : 1);
-  });
+  }, project);
 }

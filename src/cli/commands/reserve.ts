@@ -49,7 +49,7 @@ export function runReserve(rawPatterns: string[], options: ReserveOptions): Repl
       timedOut = result.timedOut;
     }
     return replyForOutcome(outcome, timedOut);
-  });
+  }, project);
 }
 
 export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Reply {
