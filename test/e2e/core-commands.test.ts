@@ -134,6 +134,8 @@ describe('check', () => {
     expect(free.json).toEqual({ ok: true, free: true, conflicts: [] });
     const own = await coord(repo, ['check', 'src/a.ts'], as('alice'));
     expect(own.json.free).toBe(true);
+    const anyone = await coord(repo, ['check', 'src/a.ts']);
+    expect(anyone.json.free).toBe(false);
     const after = await coord(repo, ['events']);
     expect(after.json.events).toEqual(before.json.events);
   });

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { check } from '../../coord/check';
 import { canonicalFilePattern } from '../../coord/paths';
-import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { describeConflict, optionalOwner, ownerOption, projectFor, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function checkCommand(emit: (reply: Reply) => void): Command {
@@ -14,7 +14,8 @@ export function checkCommand(emit: (reply: Reply) => void): Command {
 }
 
 function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boolean }): Reply {
-  const owner = resolveOwner(options, process.env);
+  // Without an owner the question is "is it free for anyone new?": every holder counts ('' is no owner).
+  const owner = optionalOwner(options, process.env) ?? '';
   const project = projectFor(options);
   const patterns = rawPatterns.map((pattern) => canonicalFilePattern(project, pattern));
   return withContext(options, false, (ctx) => {
