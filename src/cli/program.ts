@@ -16,6 +16,7 @@ import { whoCommand } from './commands/who';
 import { heartbeatCommand } from './commands/heartbeat';
 import { eventsCommand } from './commands/events';
 import { statsCommand } from './commands/stats';
+import { doctorCommand } from './commands/doctor';
 import { hookCommand } from './commands/hook';
 import { installCommand, uninstallCommand } from './commands/install';
 import { statuslineCommand } from './commands/statusline';
@@ -45,6 +46,7 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
     coordination.addCommand(configure(make(emit)));
   }
   program.addCommand(configure(initCommand(emit)));
+  program.addCommand(configure(doctorCommand(emit)));
   return program;
 }
 

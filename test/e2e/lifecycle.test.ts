@@ -157,8 +157,8 @@ describe('named locks', () => {
     writeFileSync(log, '');
     const body = (name: string) => `echo start-${name} >> "${log}"; sleep 0.4; echo end-${name} >> "${log}"`;
     const [a, b] = await Promise.all([
-      coord(repo, ['lock', 'tests', '--wait', '20s', '--', 'sh', '-c', body('a')], as('alice')),
-      coord(repo, ['lock', 'tests', '--wait', '20s', '--', 'sh', '-c', body('b')], as('bob')),
+      coord(repo, ['lock', 'tests', '--wait', '60s', '--', 'sh', '-c', body('a')], as('alice')),
+      coord(repo, ['lock', 'tests', '--wait', '60s', '--', 'sh', '-c', body('b')], as('bob')),
     ]);
     expect([a.exitCode, b.exitCode]).toEqual([0, 0]);
     const lines = readFileSync(log, 'utf8').trim().split('\n');

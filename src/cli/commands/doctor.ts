@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { IcError } from '../../core/errors';
+import { clockFromEnv, resolveProject } from '../../coord/context';
+import { locateDb } from '../../store/discover';
+import { diagnose, type HealthReport } from '../../store/health';
+import { withCommonOptions, type CommonOptions } from '../common';
+import { failure, success, type Reply } from '../reply';
+
+export function doctorCommand(emit: (reply: Reply) => void): Command {
+  return withCommonOptions(new Command('doctor'))
+    .description('check the database: location, file system, integrity, schema, journal mode, lock counts, and what to do')
+    .action((options: CommonOptions) => emit(runDoctor(options)));
+}
+
+// Exit codes: 0 healthy; 1 usable but something needs attention (an answer, like `check`'s "not free":
+// ok stays true); 69 ic cannot use the database (ok false, error DB_UNAVAILABLE, with the full report).
+// Doctor never creates, migrates or converts the database.
+function runDoctor(options: CommonOptions): Reply {
+  const project = resolveProject(process.cwd(), options.scope);
+  const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectRoot: project.projectRoot });
+  const report = diagnose(location, process.env, clockFromEnv(process.env)());
+  const json = { healthy: report.status === 'healthy', ...report };
+  if (report.status === 'unusable') {
+    const first = report.checks.find((check) => !check.ok && check.severity === 'error')!;
+    const error = new IcError('DB_UNAVAILABLE', `${first.name}: ${first.detail}; ${first.fix ?? 'see the checks'}`, { path: location.path, check: first.name, hint: first.fix });
+    return failure(error, json, () => humanReport(report));
+  }
+  return success(json, () => humanReport(report), report.status === 'healthy' ? 0 : 1);
+}
+
+function humanReport(report: HealthReport): string {
+  const width = Math.max(...report.checks.map((check) => check.name.length));
+  const lines = report.checks.map((check) => {
+    const mark = check.ok ? 'ok  ' : check.severity === 'error' ? 'FAIL' : 'warn';
+    const fix = check.ok || !check.fix ? '' : `\n${' '.repeat(width + 8)}fix: ${check.fix}`;
+    return `${mark}  ${check.name.padEnd(width)}  ${check.detail}${fix}`;
+  });
+  const verdict = report.status === 'healthy' ? 'healthy' : report.status === 'problems' ? 'usable, with problems (see fix)' : 'UNUSABLE (see fix)';
+  return [`database ${report.db.path}: ${verdict}`, ...lines].join('\n');
+}

@@ -1,0 +1,207 @@
+import Database from 'better-sqlite3';
+import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DbLocation } from './discover';
+import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
+import { LATEST_VERSION } from './migrations';
+
+// One finding of `ic doctor`. An `error` means ic cannot use the database; a `warning` means it works
+// but something needs attention. `fix` says what to do and is present exactly when ok is false.
+export interface HealthCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+  severity?: 'error' | 'warning';
+}
+
+export interface LockCounts {
+  active: number;
+  lapsed: number;
+  released: number;
+  expired: number;
+  force_released: number;
+  total: number;
+}
+
+export interface HealthReport {
+  status: 'healthy' | 'problems' | 'unusable';
+  db: { path: string; source: DbLocation['source']; exists: boolean; size_bytes: number | null };
+  schema_version: number | null;
+  latest_schema_version: number;
+  journal_mode: string | null;
+  integrity: string | null;
+  filesystem: { type: string; mount_point: string | null; network: boolean };
+  counts: { locks: LockCounts; events: number } | null;
+  checks: HealthCheck[];
+}
+
+const SQLITE_HEADER = 'SQLite format 3\u0000';
+
+// Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
+export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number): HealthReport {
+  const path = location.path;
+  const checks: HealthCheck[] = [];
+  const exists = existsSync(path);
+  const fs = detectFileSystem(dirname(path), env);
+  const report: HealthReport = {
+    status: 'healthy',
+    db: { path, source: location.source, exists, size_bytes: exists ? safeSize(path) : null },
+    schema_version: null,
+    latest_schema_version: LATEST_VERSION,
+    journal_mode: null,
+    integrity: null,
+    filesystem: { type: fs.type, mount_point: fs.mountPoint, network: fs.network },
+    counts: null,
+    checks,
+  };
+  checks.push(
+    exists
+      ? { name: 'location', ok: true, detail: `${path} (chosen by ${location.source})` }
+      : { name: 'location', ok: true, detail: `no database at ${path} yet (chosen by ${location.source}); the first write creates it, or run \`ic init\`` },
+  );
+  checks.push(fileSystemCheck(fs, env));
+  checks.push(writableCheck(path, exists));
+  if (exists) inspect(path, now, report);
+  const failed = checks.filter((check) => !check.ok);
+  report.status = failed.some((check) => check.severity === 'error') ? 'unusable' : failed.length ? 'problems' : 'healthy';
+  return report;
+}
+
+function safeSize(path: string): number | null {
+  try {
+    return statSync(path).size;
+  } catch {
+    return null;
+  }
+}
+
+function fileSystemCheck(fs: FileSystemInfo, env: NodeJS.ProcessEnv): HealthCheck {
+  const where = fs.mountPoint ? `${fs.type} (mounted at ${fs.mountPoint})` : fs.type;
+  if (!fs.network) return { name: 'filesystem', ok: true, detail: `${where}${fs.type === 'unknown' ? ': mount table not available, assumed local' : ', local'}` };
+  if (networkFsAllowed(env)) return { name: 'filesystem', ok: true, detail: `${where} is a network file system; allowed by IC_ALLOW_NETWORK_FS=1 (safe only if every process using it runs on this host)` };
+  return {
+    name: 'filesystem',
+    ok: false,
+    severity: 'error',
+    detail: `${where} is a network file system: SQLite's WAL mode needs shared memory and reliable locks that it does not provide, so ic refuses to write there`,
+    fix: 'put the database on a local disk (IC_DB=/path/on/local/disk/ic.db or --db), or set IC_ALLOW_NETWORK_FS=1 if every process using it runs on this one host',
+  };
+}
+
+// Writers need the directory (for -wal and -shm) and the file writable; checks the nearest existing ancestor
+// when the directory does not exist yet (the first write creates it).
+function writableCheck(path: string, exists: boolean): HealthCheck {
+  let dir = dirname(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  const targets = exists ? [dir, path, `${path}-wal`, `${path}-shm`].filter((p) => p === dir || existsSync(p)) : [dir];
+  for (const target of targets) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'error';
+      const why = code === 'EROFS' ? 'is on a read-only file system' : code === 'EPERM' ? 'refuses writes (immutable?)' : code === 'EACCES' ? 'is not writable by this user' : `is not writable (${code})`;
+      return { name: 'writable', ok: false, severity: 'error', detail: `${target} ${why}: every write command will fail`, fix: code === 'EACCES' ? `make ${target} writable (chmod/chown), or set IC_DB to a writable path` : 'set IC_DB (or --db) to a path on a writable local disk' };
+    }
+  }
+  return { name: 'writable', ok: true, detail: `${targets.join(', ')} writable` };
+}
+
+function readHeader(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(16);
+    const read = readSync(fd, buffer, 0, 16, 0);
+    return buffer.subarray(0, read).toString('latin1');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Opens the existing file (read-write, so that SQLite can recover a hot journal or WAL left by a killed
+// process, exactly as the next ic command would) and runs the read-only checks.
+function inspect(path: string, now: number, report: HealthReport): void {
+  const checks = report.checks;
+  const moveAside = `move it aside (mv ${path} ${path}.bad) and run \`ic init\` for a fresh one; agents re-reserve on their next edit`;
+  let header: string;
+  try {
+    header = readHeader(path);
+  } catch (error) {
+    checks.push({ name: 'readable', ok: false, severity: 'error', detail: `cannot read ${path}: ${(error as Error).message}`, fix: `make ${path} readable by this user` });
+    return;
+  }
+  if (header.length > 0 && header !== SQLITE_HEADER) {
+    checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is not a SQLite database (it starts with ${JSON.stringify(header.slice(0, 16))})`, fix: moveAside });
+    return;
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true, timeout: 2_000 });
+  } catch (error) {
+    checks.push({ name: 'open', ok: false, severity: 'error', detail: `SQLite cannot open ${path}: ${(error as Error).message}`, fix: `check the permissions of ${path} and ${dirname(path)}` });
+    return;
+  }
+  try {
+    runChecks(db, path, now, report, moveAside);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    const corrupt = code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
+    checks.push({
+      name: corrupt ? 'integrity' : 'open',
+      ok: false,
+      severity: 'error',
+      detail: `reading ${path} failed: ${(error as Error).message} (${code || 'error'})`,
+      fix: corrupt ? recoverAdvice(path) : code.startsWith('SQLITE_BUSY') ? 'another process holds the database; run `ic doctor` again' : `check ${path} and its directory, or ${moveAside}`,
+    });
+  } finally {
+    db.close();
+  }
+}
+
+function recoverAdvice(path: string): string {
+  return `stop the agents, keep a copy (cp ${path} ${path}.bak), then recover what SQLite can (sqlite3 ${path} .recover | sqlite3 ${path}.new && mv ${path}.new ${path}), or move it aside and run \`ic init\``;
+}
+
+function runChecks(db: Database.Database, path: string, now: number, report: HealthReport, moveAside: string): void {
+  const checks = report.checks;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  report.schema_version = version;
+  const integrity = (db.pragma('integrity_check(20)') as { integrity_check: string }[]).map((row) => row.integrity_check);
+  report.integrity = integrity.join('; ');
+  if (integrity.length !== 1 || integrity[0] !== 'ok') {
+    checks.push({ name: 'integrity', ok: false, severity: 'error', detail: `integrity_check found problems: ${report.integrity.slice(0, 500)}`, fix: recoverAdvice(path) });
+    return;
+  }
+  checks.push({ name: 'integrity', ok: true, detail: 'integrity_check: ok' });
+  if (version > LATEST_VERSION) {
+    checks.push({ name: 'schema', ok: false, severity: 'error', detail: `schema version ${version} is newer than this ic supports (${LATEST_VERSION})`, fix: 'upgrade ic to the version the other agents use' });
+  } else if (version < LATEST_VERSION) {
+    checks.push({ name: 'schema', ok: true, detail: `schema version ${version}; the next write migrates it to ${LATEST_VERSION}` });
+  } else {
+    checks.push({ name: 'schema', ok: true, detail: `schema version ${version} (latest)` });
+  }
+  const mode = String(db.pragma('journal_mode', { simple: true }));
+  report.journal_mode = mode;
+  checks.push(
+    mode === 'wal'
+      ? { name: 'journal_mode', ok: true, detail: 'wal' }
+      : { name: 'journal_mode', ok: false, severity: 'warning', detail: `${mode}: readers and the writer block each other`, fix: 'run `ic init` (any write switches the database to WAL)' },
+  );
+  const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name));
+  if (version >= 1 && (!tables.has('locks') || !tables.has('events'))) {
+    checks.push({ name: 'tables', ok: false, severity: 'error', detail: `schema version ${version} but the locks or events table is missing`, fix: moveAside });
+    return;
+  }
+  if (!tables.has('locks')) return;
+  const locks = db
+    .prepare(
+      `SELECT COALESCE(SUM(released_at IS NULL AND expires_at > @now), 0) AS active, COALESCE(SUM(released_at IS NULL AND expires_at <= @now), 0) AS lapsed,
+        COALESCE(SUM(release_reason = 'released'), 0) AS released, COALESCE(SUM(release_reason = 'expired'), 0) AS expired,
+        COALESCE(SUM(release_reason = 'force_released'), 0) AS force_released, COUNT(*) AS total FROM locks`,
+    )
+    .get({ now }) as LockCounts;
+  const events = (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
+  report.counts = { locks, events };
+  const lapsed = locks.lapsed ? `, ${locks.lapsed} lapsed (inactive; \`ic coord sweep\` marks them expired)` : '';
+  checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
+}
