@@ -6,7 +6,9 @@ const shared = {
   platform: 'node',
   target: 'node20',
   format: 'cjs',
-  external: ['better-sqlite3'],
+  // better-sqlite3's JavaScript is bundled (so the code cache covers it too); its native addon is loaded
+  // by path (src/store/driver.ts), and `bindings`, which would search for it, is never called.
+  external: ['bindings', 'better-sqlite3/package.json'],
   sourcemap: 'linked',
   logLevel: 'warning',
   loader: { '.sql': 'text' },

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 
 export type Agent = 'claude' | 'codex';
 
@@ -8,6 +7,6 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
 // from an inherited $IC_OWNER, so parallel sessions stay distinct owners. Odd ids are hashed: the result is
 // always a valid owner and safe in an env file.
 export function ownerForSession(agent: Agent, sessionId: string): string {
-  const id = SAFE_ID.test(sessionId) ? sessionId : createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
+  const id = SAFE_ID.test(sessionId) ? sessionId : (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
   return `${agent}-${id}`;
 }

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './driver';
 import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
@@ -136,7 +137,7 @@ function inspect(path: string, now: number, report: HealthReport): void {
   }
   let db: Database.Database;
   try {
-    db = new Database(path, { fileMustExist: true, timeout: 2_000 });
+    db = openSqlite(path, { fileMustExist: true, timeout: 2_000 });
   } catch (error) {
     checks.push({ name: 'open', ok: false, severity: 'error', detail: `SQLite cannot open ${path}: ${(error as Error).message}`, fix: `check the permissions of ${path} and ${dirname(path)}` });
     return;

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from './driver';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { IcError } from '../core/errors';
@@ -25,7 +26,7 @@ export function openDb(path: string, options: OpenOptions): Database.Database {
       refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
       makeDirectory(dirname(path));
     }
-    const db = new Database(path, { timeout: options.busyTimeoutMs, fileMustExist: !options.write });
+    const db = openSqlite(path, { timeout: options.busyTimeoutMs, fileMustExist: !options.write });
     try {
       configure(db, path, options);
       return db;
@@ -94,7 +95,7 @@ function configure(db: Database.Database, path: string, options: OpenOptions): v
 
 // A read of a database that does not exist yet answers from an empty in-memory one: no file is created.
 function openEmpty(now: number): Database.Database {
-  const db = new Database(':memory:');
+  const db = openSqlite(':memory:');
   migrate(db, ':memory:', now);
   return db;
 }
