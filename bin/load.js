@@ -1,15 +1,21 @@
 'use strict';
-// Loads dist/ic.cjs through a V8 code cache kept beside it, so a short-lived call (a hook on every edit)
-// skips most of the JavaScript compilation. Any problem with the cache falls back to a plain require.
+// Loads a bundle from dist/ through a V8 code cache kept beside it, so a short-lived call (a hook on
+// every edit) skips most of the JavaScript compilation. Any problem with the cache falls back to a plain
+// require. A bare `coord hook NAME` gets the small hook bundle; everything else the full CLI.
 const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
 const Module = require('module');
 
-const bundle = path.join(__dirname, '..', 'dist', 'ic.cjs');
-const cacheFile = `${bundle}.${process.version}-${process.arch}.cache`;
+const HOOKS = ['claude-pre-edit', 'claude-session-start', 'claude-session-end', 'codex-pre-edit', 'git-pre-commit'];
 
-function loadWithCache() {
+function bundleFor(argv) {
+  const bareHook = argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && HOOKS.includes(argv[2]);
+  return path.join(__dirname, '..', 'dist', bareHook ? 'hook.cjs' : 'ic.cjs');
+}
+
+function loadWithCache(bundle) {
+  const cacheFile = `${bundle}.${process.version}-${process.arch}.cache`;
   const source = fs.readFileSync(bundle, 'utf8');
   let cachedData;
   try {
@@ -20,12 +26,12 @@ function loadWithCache() {
   const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
   const module = { exports: {}, filename: bundle, id: bundle };
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle));
-  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCache(script));
+  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCache(script, cacheFile));
   return module.exports;
 }
 
 // Written at exit, so the functions this run compiled are in it; tmp + rename keeps racing writers whole.
-function writeCache(script) {
+function writeCache(script, cacheFile) {
   try {
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, script.createCachedData());
@@ -35,10 +41,11 @@ function writeCache(script) {
   }
 }
 
-module.exports = function load() {
+module.exports = function load(argv) {
+  const bundle = bundleFor(argv);
   if (process.env.IC_CODE_CACHE === '0') return require(bundle);
   try {
-    return loadWithCache();
+    return loadWithCache(bundle);
   } catch (error) {
     if (error && error.code === 'ENOENT') throw error;
     return require(bundle);

@@ -29,7 +29,8 @@ export function run(argv: string[]): void {
   const io: Io = {
     json: argv.includes('--json') || !process.stdout.isTTY,
   };
-  if (isBareHookCall(argv)) return runHookFast(argv[2]!);
+  const hookCall = require('./hook-call') as typeof import('./hook-call');
+  if (hookCall.isBareHookCall(argv)) return hookCall.runHookCall(argv[2]!);
   // Loaded here, not at the top: the hook fast path above never pays for commander and the command tree.
   const { buildProgram } = require('./program') as typeof import('./program');
   let replied = false;
@@ -51,35 +52,6 @@ function reportTimingsAtExit(): void {
     const timings = lastTransactionTimings();
     process.stderr.write(`ic-timing ${JSON.stringify({ lock_wait_ms: timings.lockWaitMs, held_ms: timings.heldMs, uptime_ms: performance.now() })}\n`);
   });
-}
-
-// `coord hook NAME` with nothing else runs on every agent edit: it skips commander altogether.
-function isBareHookCall(argv: string[]): boolean {
-  return argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && /^[a-z-]+$/.test(argv[2]!);
-}
-
-function runHookFast(name: string): void {
-  const { isHookName, runHook } = require('../hooks/run') as typeof import('../hooks/run');
-  if (!isHookName(name)) return run(['coordination', 'hook', name, '--json']);
-  const { readStdinSync } = require('../hooks/stdin') as typeof import('../hooks/stdin');
-  const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
-  const result = runHook(name, input, process.env, process.cwd());
-  writeQuietly(1, result.stdout);
-  writeQuietly(2, result.stderr);
-  process.exitCode = result.exitCode;
-}
-
-// Straight to the descriptor: process.stdout would load Node's net/tty machinery for one write.
-// A reader that went away (EPIPE) is not an error worth a stack trace.
-function writeQuietly(fd: number, text: string): void {
-  if (!text) return;
-  const { writeSync } = require('node:fs') as typeof import('node:fs');
-  const bytes = Buffer.from(text);
-  try {
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
-  }
 }
 
 function reportError(error: unknown, io: Io): void {

@@ -1,0 +1,31 @@
+import { writeSync } from 'node:fs';
+import { isHookName, runHook } from '../hooks/run';
+import { readStdinSync } from '../hooks/stdin';
+
+// `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
+// (dist/hook.cjs) and skips commander altogether. bin/load.js makes the same test on argv.
+export function isBareHookCall(argv: string[]): boolean {
+  return argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && isHookName(argv[2]!);
+}
+
+// Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
+export function runHookCall(name: string): void {
+  if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
+  const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
+  const result = runHook(name, input, process.env, process.cwd());
+  writeQuietly(1, result.stdout);
+  writeQuietly(2, result.stderr);
+  process.exitCode = result.exitCode;
+}
+
+// Straight to the descriptor: process.stdout would load Node's net/tty machinery for one write.
+// A reader that went away (EPIPE) is not an error worth a stack trace.
+function writeQuietly(fd: number, text: string): void {
+  if (!text) return;
+  const bytes = Buffer.from(text);
+  try {
+    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+  }
+}
