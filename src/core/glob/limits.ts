@@ -11,6 +11,7 @@ export const LIMITS = {
   braceDepth: 4, // nesting of `{…}`
   expansions: 16, // alternatives after expanding every brace (each pair of alternatives is work)
   expandedSegments: 128, // segments summed over all expansions
+  expandedLength: 2048, // characters and wildcards summed over all expansions (bounds the worst pair under 1 ms)
 } as const;
 
 export type LimitName = keyof typeof LIMITS;
@@ -19,25 +20,28 @@ const NONE = -Infinity;
 const CAP = 1e15;
 
 // What one brace-free stretch of pattern expands to, summarised so concatenation and union stay O(1):
-// n expansions, t slashes over all of them, and the longest whole (slash-free) / head / tail / inner segment.
+// n expansions, t slashes and c items over all of them, and the longest whole (slash-free) / head / tail /
+// inner segment.
 interface Shape {
   n: number;
   t: number;
+  c: number;
   whole: number;
   head: number;
   tail: number;
   inner: number;
 }
 
-const EMPTY: Shape = { n: 1, t: 0, whole: 0, head: NONE, tail: NONE, inner: NONE };
-const ITEM: Shape = { n: 1, t: 0, whole: 1, head: NONE, tail: NONE, inner: NONE };
-const SLASH: Shape = { n: 1, t: 1, whole: NONE, head: 0, tail: 0, inner: NONE };
+const EMPTY: Shape = { n: 1, t: 0, c: 0, whole: 0, head: NONE, tail: NONE, inner: NONE };
+const ITEM: Shape = { n: 1, t: 0, c: 1, whole: 1, head: NONE, tail: NONE, inner: NONE };
+const SLASH: Shape = { n: 1, t: 1, c: 0, whole: NONE, head: 0, tail: 0, inner: NONE };
 
 // Sequencing two stretches: every expansion of x followed by every expansion of y.
 function concat(x: Shape, y: Shape): Shape {
   return {
     n: Math.min(CAP, x.n * y.n),
     t: Math.min(CAP, x.t * y.n + y.t * x.n),
+    c: Math.min(CAP, x.c * y.n + y.c * x.n),
     whole: x.whole + y.whole,
     head: Math.max(x.head, x.whole + y.head),
     tail: Math.max(y.tail, x.tail + y.whole),
@@ -51,6 +55,7 @@ function union(x: Shape | undefined, y: Shape): Shape {
   return {
     n: Math.min(CAP, x.n + y.n),
     t: Math.min(CAP, x.t + y.t),
+    c: Math.min(CAP, x.c + y.c),
     whole: Math.max(x.whole, y.whole),
     head: Math.max(x.head, y.head),
     tail: Math.max(x.tail, y.tail),
@@ -142,6 +147,7 @@ export function measureComplexity(pattern: string): Record<LimitName, number> {
     braceDepth,
     expansions: seq.n,
     expandedSegments: Math.min(CAP, seq.t + seq.n),
+    expandedLength: seq.c,
   };
 }
 
@@ -154,6 +160,7 @@ const DESCRIPTIONS: Record<LimitName, string> = {
   braceDepth: 'levels of nested braces',
   expansions: 'brace expansions',
   expandedSegments: 'path segments across all brace expansions',
+  expandedLength: 'characters across all brace expansions',
 };
 
 // Refuses a pattern past any limit with TOO_COMPLEX before any other work, length first so a 1 MB input costs nothing.

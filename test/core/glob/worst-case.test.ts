@@ -10,6 +10,8 @@ import type { Item } from '../../../src/core/glob/expand';
 import { segmentsMeet } from '../../../src/core/glob/segment-meet';
 import { intersectSegments } from '../../../src/core/glob/segment-overlap';
 import PAIRS from './worst-pairs.json';
+import REFUSED from './refused-pairs.json';
+import { IcError } from '../../../src/core/errors';
 
 const OPTIONS = { root: '/r' };
 const pairs = PAIRS as Array<[string, string, string, boolean]>;
@@ -28,6 +30,31 @@ describe('worst accepted pairs', () => {
     if (result.overlap) {
       expect(matchPath(a, result.example!)).toBe(true);
       expect(matchPath(b, result.example!)).toBe(true);
+    }
+  });
+});
+
+// The former worst pairs (16 expansions of ~255-character segments, 1-1.2 ms to decide cold) now stop at
+// the expandedLength limit, which is what keeps the worst accepted pair under 1 ms.
+describe('pairs past the expanded-length limit', () => {
+  test.each(REFUSED as Array<[string, string, string, boolean]>)('%s', (_name, rawA, rawB) => {
+    const refused = [rawA, rawB].filter((raw) => {
+      try {
+        normalizePattern(raw, OPTIONS);
+        return false;
+      } catch (error) {
+        expect(error).toBeInstanceOf(IcError);
+        expect((error as IcError).code).toBe('TOO_COMPLEX');
+        expect((error as IcError).details.limit).toBe('expandedLength');
+        return true;
+      }
+    });
+    expect(refused.length).toBeGreaterThan(0);
+  });
+
+  test('real patterns stay far below it', () => {
+    for (const raw of ['packages/{a,b,c,d}/src/**/*.{ts,tsx,js,jsx}', '**/*.{js,jsx,ts,tsx,json,md}', '{src,lib,test}/**/*.{ts,tsx}']) {
+      expect(() => normalizePattern(raw, OPTIONS)).not.toThrow();
     }
   });
 });
