@@ -1,6 +1,6 @@
 import type { CommanderError } from 'commander';
 import { IcError } from '../core/errors';
-import { lastTransactionTimings } from '../coord/timing';
+import { reportTimingsAtExit } from './timing-report';
 import { failure, toIcError, type Reply } from './reply';
 
 export interface Io {
@@ -26,11 +26,11 @@ function ignoreBrokenPipe(): void {
 export function run(argv: string[]): void {
   ignoreBrokenPipe();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
+  const hookCall = require('./hook-call') as typeof import('./hook-call');
+  if (hookCall.isBareHookCall(argv)) return hookCall.runHookCall(argv[2]!);
   const io: Io = {
     json: argv.includes('--json') || !process.stdout.isTTY,
   };
-  const hookCall = require('./hook-call') as typeof import('./hook-call');
-  if (hookCall.isBareHookCall(argv)) return hookCall.runHookCall(argv[2]!);
   // Loaded here, not at the top: the hook fast path above never pays for commander and the command tree.
   const { buildProgram } = require('./program') as typeof import('./program');
   let replied = false;
@@ -44,14 +44,6 @@ export function run(argv: string[]): void {
     if (replied) return;
     reportError(error, io);
   }
-}
-
-// For the benchmark: how long this process waited for, and then held, the write lock.
-function reportTimingsAtExit(): void {
-  process.on('exit', () => {
-    const timings = lastTransactionTimings();
-    process.stderr.write(`ic-timing ${JSON.stringify({ lock_wait_ms: timings.lockWaitMs, held_ms: timings.heldMs, uptime_ms: performance.now() })}\n`);
-  });
 }
 
 function reportError(error: unknown, io: Io): void {
