@@ -2,6 +2,11 @@ import { IcError } from '../core/errors';
 
 const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED_SHAREDCACHE']);
 
+export function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && BUSY_CODES.has(code);
+}
+
 // Turns a driver error into the contract's codes: busy is retryable (75), a broken file is unusable (69).
 export function translateDbError(error: unknown, dbPath: string): unknown {
   if (error instanceof IcError) return error;

@@ -3,7 +3,7 @@ import { openSqlite } from './driver';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { IcError } from '../core/errors';
-import { translateDbError } from './errors';
+import { isBusyError, translateDbError } from './errors';
 import { detectFileSystem, networkFsAllowed } from './filesystem';
 import { migrate } from './migrate';
 
@@ -28,7 +28,7 @@ export function openDb(path: string, options: OpenOptions): Database.Database {
     }
     const db = openSqlite(path, { timeout: options.busyTimeoutMs, fileMustExist: !options.write });
     try {
-      configure(db, path, options);
+      configureRetryingBusy(db, path, options);
       return db;
     } catch (error) {
       db.close();
@@ -80,6 +80,21 @@ function refuseNetworkFileSystem(path: string, env: NodeJS.ProcessEnv): void {
     `refusing to write the database at ${path}: it is on a network file system (${fs.type} at ${fs.mountPoint}), where SQLite's WAL mode does not work (it needs shared memory and reliable locks that network file systems do not provide, so locks could be granted twice); put the database on a local disk with IC_DB or --db, or set IC_ALLOW_NETWORK_FS=1 if every process using it runs on this one host`,
     { path, filesystem: fs.type, mount_point: fs.mountPoint, hint: 'Try: IC_DB=/tmp/ic-project.db or set IC_ALLOW_NETWORK_FS=1' },
   );
+}
+
+// Two processes creating one database at once can meet SQLite's locks where its busy handler does not
+// wait (switching to WAL, WAL recovery): every step of configure is idempotent or its own transaction, so
+// it is retried with jitter until the busy timeout, like any other wait for the database.
+function configureRetryingBusy(db: Database.Database, path: string, options: OpenOptions): void {
+  const giveUpAt = Date.now() + options.busyTimeoutMs;
+  for (;;) {
+    try {
+      return configure(db, path, options);
+    } catch (error) {
+      if (!isBusyError(error) || Date.now() >= giveUpAt) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.random() * 20);
+    }
+  }
 }
 
 function configure(db: Database.Database, path: string, options: OpenOptions): void {

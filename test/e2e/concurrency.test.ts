@@ -44,4 +44,18 @@ describe('many processes at once', () => {
     const reservedIds = new Set(events.filter((e: any) => e.type === 'reserved').map((e: any) => e.lock_id));
     for (const id of grantedIds) expect(reservedIds.has(id)).toBe(true);
   }, 120_000);
+
+  it('lets many processes create a new database at once without a BUSY', async () => {
+    for (let round = 0; round < 6; round++) {
+      const fresh = makeTempRepo();
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => coord(fresh, i % 2 ? ['lock', `job-${i}`, '--wait', '30s', '--', 'true'] : ['reserve', `f${i}.ts`], { env: { IC_OWNER: `agent-${i}` } })),
+        );
+        for (const result of results) expect(result.exitCode, result.stdout + result.stderr).toBe(0);
+      } finally {
+        fresh.cleanup();
+      }
+    }
+  }, 120_000);
 });
