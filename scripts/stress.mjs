@@ -2,21 +2,7 @@
 // stress with faults (test/reliability/stress-run.ts) at full size. Prints the counts; exits 1 on any
 // violation and keeps the run's directory (database + history.jsonl) for inspection.
 import { parseArgs } from 'node:util';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const repoPath = (path) => join(root, path);
-
-// The harness is TypeScript shared with npm test: bundle it next to node_modules so better-sqlite3 resolves.
-async function loadHarness(entry) {
-  const outfile = repoPath(`node_modules/.cache/ic-reliability/${entry.replace(/\W+/g, '-')}.cjs`);
-  await build({ entryPoints: [repoPath(entry)], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['better-sqlite3'], logLevel: 'warning' });
-  return createRequire(import.meta.url)(outfile);
-}
+import { loadHarness, snapshotBin } from './harness.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -33,15 +19,6 @@ const { values } = parseArgs({
   },
 });
 const harness = await loadHarness('test/reliability/stress-run.ts');
-// A long run must test one build: others may rebuild dist/ meanwhile, so run a private copy of it.
-function snapshotBin() {
-  const dir = repoPath(`node_modules/.cache/ic-reliability/bin-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  cpSync(repoPath('bin'), join(dir, 'bin'), { recursive: true });
-  cpSync(repoPath('dist'), join(dir, 'dist'), { recursive: true });
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'bin/ic');
-}
 if (values.recheck) {
   // Check a kept run's directory again (history.jsonl + database), e.g. after a checker fix.
   const result = harness.recheckRun(values.recheck, { seconds: values.seconds ? Number(values.seconds) : undefined });

@@ -121,3 +121,17 @@ export function pickWitness(set: CharSet): number | undefined {
   }
   return undefined;
 }
+
+// Whether two sets share a character, without building the intersection.
+export function meets(x: CharSet, y: CharSet): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < x.length && j < y.length) {
+    const p = x[i]!;
+    const q = y[j]!;
+    if (p[0] <= q[1] && q[0] <= p[1]) return true;
+    if (p[1] < q[1]) i++;
+    else j++;
+  }
+  return false;
+}

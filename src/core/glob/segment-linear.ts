@@ -1,4 +1,4 @@
-import { type CharSet, DOT, UNIVERSE, contains, intersect, pickWitness } from './charset';
+import { type CharSet, DOT, UNIVERSE, contains, intersect, meets, pickWitness } from './charset';
 import type { Item } from './expand';
 
 // Linear-time overlap deciders for long segments, where the product search of segment-overlap.ts would be
@@ -136,19 +136,6 @@ export function intersectMixed(fixed: readonly Item[], starred: readonly Item[])
   return String.fromCodePoint(...cps);
 }
 
-// Whether two sets share a character, without building the intersection.
-function meets(x: CharSet, y: CharSet): boolean {
-  let i = 0;
-  let j = 0;
-  while (i < x.length && j < y.length) {
-    const p = x[i]!;
-    const q = y[j]!;
-    if (p[0] <= q[1] && q[0] <= p[1]) return true;
-    if (p[1] < q[1]) i++;
-    else j++;
-  }
-  return false;
-}
 
 // The text of a run of single-character items (one UTF-16 unit each), else undefined; lets literal
 // chunks be placed with indexOf.

@@ -1,4 +1,4 @@
-import { type CharSet, DOT, UNIVERSE, complement, intersect } from './charset';
+import { type CharSet, DOT, UNIVERSE, complement, intersect, meets } from './charset';
 import type { Item } from './expand';
 
 // Yes/no overlap of two segment patterns, without building a witness: the segment-level search asks this
@@ -36,19 +36,6 @@ function hasStar(items: readonly Item[]): boolean {
   return false;
 }
 
-// Whether two sets share a character, without building the intersection.
-export function meets(x: CharSet, y: CharSet): boolean {
-  let i = 0;
-  let j = 0;
-  while (i < x.length && j < y.length) {
-    const p = x[i]!;
-    const q = y[j]!;
-    if (p[0] <= q[1] && q[0] <= p[1]) return true;
-    if (p[1] < q[1]) i++;
-    else j++;
-  }
-  return false;
-}
 
 // Whether an item can meet another (a star stands for one character of a non-empty run here).
 function itemsMeet(x: Item, y: Item): boolean {
