@@ -123,6 +123,13 @@ function expectWellBehaved(result: RunResult, what: string, opts: { hook: boolea
   expect(() => JSON.parse(result.stdout), `not JSON: ${context}`).not.toThrow();
 }
 
+// A statusline that ran prints one plain line for Claude Code (JSON only with --json); usage errors are JSON.
+function expectStatusLine(result: RunResult, what: string): void {
+  const context = `${what}\nexit ${result.exitCode}\nstdout: ${result.stdout.slice(0, 500)}\nstderr: ${result.stderr.slice(0, 500)}`;
+  expect(result.stdout, context).toMatch(/^ic: [^\n]*$/);
+  expect(`${result.stdout}\n${result.stderr}`, `stack trace: ${context}`).not.toMatch(STACK);
+}
+
 describe('hostile input through the real bin', () => {
   it(`random argv and environment (${CLI_RUNS} runs)`, async () => {
     await fc.assert(
@@ -130,7 +137,9 @@ describe('hostile input through the real bin', () => {
         const before = dump();
         const result = await runBin(IC_BIN, args, { cwd: repo.dir, env: { ...env, HOME: home }, timeout: 20_000 });
         const what = `ic ${JSON.stringify(args)} env ${JSON.stringify(env)}`;
-        expectWellBehaved(result, what, { hook: false });
+        const statusLine = ['coordination', 'coord'].includes(args[0]!) && args[1] === 'statusline' && !args.includes('--json') && result.exitCode === 0;
+        if (statusLine) expectStatusLine(result, what);
+        else expectWellBehaved(result, what, { hook: false });
         if (result.exitCode !== 0) expect(dump(), `a failed command changed the database: ${what}\n${result.stdout}`).toBe(before);
       }),
       { numRuns: CLI_RUNS, seed: SEED, endOnFailure: true },
