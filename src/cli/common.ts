@@ -60,5 +60,6 @@ export function viewConflict(conflict: Conflict): Record<string, unknown> {
 export function describeConflict(conflict: Conflict): string {
   const held = conflict.held;
   const until = conflict.state === 'lock_delay' ? `lapsed at ${new Date(held.expires_at).toISOString()} (lock-delay)` : `until ${new Date(held.expires_at).toISOString()}`;
+  if (held.type !== 'file') return `${held.type === 'claim' ? 'claim' : 'lock'} "${held.pattern}" is held by ${held.owner} (${held.id}) ${until}`;
   return `${conflict.pattern} conflicts with ${held.owner}'s ${held.mode} lock ${held.id} on ${held.pattern} ${until}; both match ${conflict.example}`;
 }
