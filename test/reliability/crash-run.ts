@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { seeded } from '../support/random';
 
 export interface CrashOptions {
   bin: string;
@@ -38,16 +39,6 @@ export interface CrashResult {
 
 export const DEFAULT_CRASH: Omit<CrashOptions, 'bin'> = { kills: 500, seed: 1, parallel: 2, maxDelayMs: 0, freshEvery: 25 };
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Outcome {
   killed: boolean;

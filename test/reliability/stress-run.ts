@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkHistory, reserveTag, type EventRow, type Invocation, type LockRow, type StressOp } from '../support/replay';
+import { seeded } from '../support/random';
 
 // Overlapping on purpose: `**`, classes, braces, `?`, nested globstars, disjoint islands.
 export const PATTERN_POOL: readonly string[] = [
@@ -43,17 +44,6 @@ export interface StressResult {
 
 export const DEFAULT_STRESS: Omit<StressOptions, 'bin'> = { ops: 2000, procs: 16, owners: 8, seed: 1, faultEveryMs: 150, sweepEveryMs: 400, lockDelayMs: 1000 };
 
-// mulberry32: a seeded generator, so a failing run can be replayed with the same choices.
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let stopRequested = false;
 
