@@ -40,7 +40,7 @@ function canonicalizeAbsoluteInput(input: string): string {
 // Turns what a user or hook typed into the stored key for a file pattern: normalised, relative to the
 // scope, with symlinked directories in its literal base resolved so aliases of one file collide.
 export function canonicalFilePattern(ctx: PatternContext, input: string): string {
-  validateComplexity(input);
+  validateComplexity(input); // before the file-system work below, not only inside normalizePattern
   const options = {
     root: ctx.scope,
     ignoreCase: ctx.ignoreCase,
