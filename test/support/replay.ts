@@ -1,14 +1,7 @@
 import { overlaps } from '../../src/core/glob';
 
-export interface ReplayEvent {
-  id: number;
-  type: string;
-  lock_id: string | null;
-  scope: string;
-  owner: string;
-  pattern: string | null;
-  detail: Record<string, unknown> | null;
-}
+// An event as `coord events` prints it: the stored row (EventRow below) with its detail parsed.
+export type ReplayEvent = Omit<EventRow, 'reason' | 'created_at' | 'detail'> & { detail: Record<string, unknown> | null };
 
 interface Held {
   id: string;
