@@ -79,17 +79,28 @@ export function createContext(options: ContextOptions): CoordContext {
   return { db, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env, ...project };
 }
 
+const runners = new WeakMap<Database.Database, Database.Transaction<(work: () => unknown) => unknown>>();
+
+// One transaction function per connection, given the work as an argument: better-sqlite3 builds a new
+// wrapper (several closures and property definitions) for every db.transaction() call.
+function transactionRunner(db: Database.Database): Database.Transaction<(work: () => unknown) => unknown> {
+  let runner = runners.get(db);
+  if (!runner) {
+    runner = db.transaction((work: () => unknown) => work());
+    runners.set(db, runner);
+  }
+  return runner;
+}
+
 // One IMMEDIATE transaction with one clock reading: expiry is judged after the write lock is held.
 export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
   const requested = performance.now();
   let started = requested;
   try {
-    const result = ctx.db
-      .transaction(() => {
-        started = performance.now(); // BEGIN IMMEDIATE has returned: the write lock is ours
-        return work(ctx.clock());
-      })
-      .immediate();
+    const result = transactionRunner(ctx.db).immediate(() => {
+      started = performance.now(); // BEGIN IMMEDIATE has returned: the write lock is ours
+      return work(ctx.clock());
+    }) as T;
     recordTransaction({ lockWaitMs: started - requested, heldMs: performance.now() - started });
     return result;
   } catch (error) {
@@ -100,7 +111,7 @@ export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T)
 // Reads run in one deferred transaction so that they see one consistent snapshot.
 export function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
   try {
-    return ctx.db.transaction(() => work(ctx.clock())).deferred();
+    return transactionRunner(ctx.db).deferred(() => work(ctx.clock())) as T;
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }

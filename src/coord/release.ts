@@ -37,7 +37,7 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
     const releaseOne = (lock: StoredLock) => {
       const forced = lock.owner !== input.owner;
       const why = forced ? 'force_released' : (input.releaseReason ?? 'released');
-      if (!markReleased(ctx.db, lock.id, now, why)) return false;
+      if (!markReleased(ctx.db, lock.seq, now, why)) return false;
       insertEvent(ctx.db, {
         type: forced ? 'force_released' : 'released',
         lock_id: lock.id,
@@ -61,7 +61,7 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
     if (input.pattern !== undefined || input.all) {
       // --force with a pattern takes whoever holds it; --all is always the owner's own locks.
       const owner = input.force && !input.all ? undefined : input.owner;
-      const byPattern = listLocks(ctx.db, { scope: ctx.scope, owner, pattern: input.pattern, type: input.type }).filter((lock) => lock.released_at === null);
+      const byPattern = listLocks(ctx.db, { scope: ctx.scope, owner, pattern: input.pattern, type: input.type, unreleased: true });
       for (const lock of byPattern) if (!result.released.some((done) => done.id === lock.id)) releaseOne(lock);
     }
     return result;

@@ -1,9 +1,8 @@
 import { findConflicts, type Conflict, type LockRequest } from '../core/conflict';
-import { newId } from '../core/ids';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
 import { literalBase } from '../core/glob';
-import { insertEvent } from '../store/events';
-import { findCandidates, insertLock, markReleased, nextToken, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { insertEvent, nextEventId } from '../store/events';
+import { allocateLockKey, findCandidates, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
 import type { Database } from 'better-sqlite3';
 import { writeTransaction, type CoordContext } from './context';
 
@@ -72,14 +71,18 @@ function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInp
   const base = baseOf(request.type, request.pattern);
   const expiresAt = now + input.ttlMs;
   if (own && own.expires_at > now) {
-    setExpiry(ctx.db, own.id, expiresAt, input.ttlMs, request.mode);
+    setExpiry(ctx.db, own.seq, expiresAt, input.ttlMs, request.mode);
     insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now });
     return withoutBase({ ...own, expires_at: expiresAt, mode: request.mode });
   }
   if (own) expireLock(ctx, own, now);
+  const next = nextEventId(ctx.db);
+  const token = next.id; // the fencing token is the id of the event that records the grant
+  const key = allocateLockKey(ctx.db, next);
   const lock: StoredLock = {
-    id: newId(),
-    token: nextToken(ctx.db),
+    seq: key.seq,
+    id: key.id,
+    token,
     type: request.type,
     scope: request.scope,
     pattern: request.pattern,
@@ -94,13 +97,13 @@ function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInp
     release_reason: null,
   };
   insertLock(ctx.db, lock);
-  insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now });
+  insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now }, token);
   return withoutBase(lock);
 }
 
 // Marks one lapsed lock as expired with its single `expired` event (a no-op if a sweep got there first).
-export function expireLock(ctx: Pick<CoordContext, 'db'>, lock: Lock, now: number): boolean {
-  if (!markReleased(ctx.db, lock.id, now, 'expired')) return false;
+export function expireLock(ctx: Pick<CoordContext, 'db'>, lock: StoredLock, now: number): boolean {
+  if (!markReleased(ctx.db, lock.seq, now, 'expired')) return false;
   insertEvent(ctx.db, { type: 'expired', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: { expired_at: lock.expires_at } });
   return true;
 }

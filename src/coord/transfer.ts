@@ -1,7 +1,7 @@
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
-import { insertEvent } from '../store/events';
-import { listLocks, nextToken, reassign, withoutBase } from '../store/locks';
+import { insertEvent, nextEventId } from '../store/events';
+import { listLocks, reassign, withoutBase } from '../store/locks';
 import { writeTransaction, type CoordContext } from './context';
 
 // Hands A's active locks in the scope (or only those on one pattern or name) to B in one transaction,
@@ -15,9 +15,9 @@ export function transfer(ctx: CoordContext, input: { from: string; to: string; p
       throw new IcError('NOT_FOUND', `${input.from} holds no active locks${what} in ${ctx.scope}`, { from: input.from });
     }
     return held.map((lock) => {
-      const token = nextToken(ctx.db);
-      reassign(ctx.db, lock.id, input.to, token);
-      insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail: { from: input.from, previous_token: lock.token, token } });
+      const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
+      reassign(ctx.db, lock.seq, input.to, token);
+      insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail: { from: input.from, previous_token: lock.token, token } }, token);
       return withoutBase({ ...lock, owner: input.to, token });
     });
   });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createContext, readTransaction, resolveProject } from '../coord/context';
 import { locateDb } from '../store/discover';
+import { firstEventIdSince } from '../store/events';
 import { listLocks } from '../store/locks';
 import { statement } from '../store/statements';
 import { ownerForSession } from './identity';
@@ -25,16 +26,19 @@ export function statusCounts(cwd: string, env: NodeJS.ProcessEnv, me?: string): 
     return readTransaction(ctx, (now) => {
       const active = listLocks(ctx.db, { scope: ctx.scope, activeAt: now });
       const files = active.filter((lock) => lock.type === 'file');
-      const rows = statement(
+      const activeIds = new Set(active.map((lock) => lock.id));
+      // Conflicts in the window whose owner was granted nothing since; the window starts at an event id
+      // found by time (events have no time index), so a clock stepped back can hide a conflict from this hint.
+      const refused = statement(
         ctx.db,
-        "SELECT COUNT(DISTINCT c.owner) AS n FROM events c WHERE c.type = 'conflict' AND c.scope = ? AND c.created_at >= ? " +
-          "AND NOT EXISTS (SELECT 1 FROM events g WHERE g.owner = c.owner AND g.scope = c.scope AND g.type IN ('reserved', 'renewed', 'waited') AND g.id > c.id) " +
-          'AND EXISTS (SELECT 1 FROM locks l WHERE l.id = c.lock_id AND l.released_at IS NULL AND l.expires_at > ?)',
-      ).get(ctx.scope, now - WAITING_WINDOW_MS, now) as { n: number };
+        "SELECT DISTINCT c.owner, c.lock_id FROM events c WHERE c.id >= ? AND c.type = 'conflict' AND c.scope = ? AND c.created_at >= ? " +
+          "AND NOT EXISTS (SELECT 1 FROM events g WHERE g.id > c.id AND g.owner = c.owner AND g.scope = c.scope AND g.type IN ('reserved', 'renewed', 'waited'))",
+      ).all(firstEventIdSince(ctx.db, now - WAITING_WINDOW_MS), ctx.scope, now - WAITING_WINDOW_MS) as { owner: string; lock_id: string }[];
+      const waiting = new Set(refused.filter((row) => activeIds.has(row.lock_id)).map((row) => row.owner));
       return {
         agents: new Set(active.map((lock) => lock.owner)).size,
         files: files.length,
-        waiting: rows.n,
+        waiting: waiting.size,
         mine: me ? files.filter((lock) => lock.owner === me).length : 0,
       };
     });

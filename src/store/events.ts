@@ -19,8 +19,11 @@ export interface StoredEvent extends Omit<NewEvent, 'detail'> {
   detail: string | null;
 }
 
-export function insertEvent(db: Database.Database, event: NewEvent): number {
-  const result = statement(db, 'INSERT INTO events (type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(
+// Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
+// every other event takes SQLite's next rowid, which is the same number.
+export function insertEvent(db: Database.Database, event: NewEvent, id: number | null = null): number {
+  const result = statement(db, 'INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+    id,
     event.type,
     event.lock_id,
     event.scope,
@@ -31,6 +34,35 @@ export function insertEvent(db: Database.Database, event: NewEvent): number {
     event.detail ? JSON.stringify(event.detail) : null,
   );
   return Number(result.lastInsertRowid);
+}
+
+// The id the next token-assigning event will get: above every event id, every lock key and every token
+// handed out before tokens were event ids (counters.fencing_token, schema 1). It only grows, because
+// purges keep the newest event and lock keys never exceed event ids; call it inside the write
+// transaction that inserts that event. `storedIds` says whether any lock has an id that is not derived
+// from its key (see store/locks.ts), so that the common grant needs no second lookup.
+export function nextEventId(db: Database.Database): { id: number; storedIds: boolean } {
+  const sql =
+    "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT value FROM counters WHERE name = 'fencing_token'), 0), coalesce((SELECT max(seq) FROM locks), 0)) + 1 AS id, " +
+    'EXISTS (SELECT 1 FROM locks WHERE seq < 0) AS storedIds';
+  const row = statement(db, sql).get() as { id: number; storedIds: number };
+  return { id: row.id, storedIds: row.storedIds === 1 };
+}
+
+// The first event id whose time is at or after `since`, found by bisecting the ids: commit order and
+// clock agree on one host (`now` is read inside the write transaction), so created_at grows with id
+// unless the clock is stepped back. For hints that must stay cheap; exact answers filter every event.
+export function firstEventIdSince(db: Database.Database, since: number): number {
+  const at = statement(db, 'SELECT id, created_at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
+  const last = statement(db, 'SELECT max(id) AS id FROM events').get() as { id: number | null };
+  let [low, high] = [0, (last.id ?? 0) + 1]; // the answer lies in (low, high]
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    const row = at.get(middle) as { id: number; created_at: number } | undefined;
+    if (!row || row.created_at >= since) high = middle;
+    else low = row.id;
+  }
+  return high;
 }
 
 // Deletes events older than the cutoff but always keeps the newest one: event ids (and consumer cursors)

@@ -1,26 +1,57 @@
 import type Database from 'better-sqlite3';
 import type { Lock, LockMode, LockType } from '../core/lock';
+import { idForSeq, MAX_DERIVED_SEQ, randomId, seqForId } from '../core/ids';
 import { statement } from './statements';
 
 export interface StoredLock extends Lock {
+  /** The row's key: > 0 when id is derived from it, < 0 when id is stored (schema 2, see its migration). */
+  seq: number;
   base: string;
   ttl_ms: number;
 }
 
-const COLUMNS = 'id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason';
+const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason';
 
-// Takes the next fencing token: strictly increasing across the database and never reused.
-export function nextToken(db: Database.Database): number {
-  const row = statement(db, "UPDATE counters SET value = value + 1 WHERE name = 'fencing_token' RETURNING value").get() as { value: number };
-  return row.value;
+// The key and public id of the lock granted by the event `next.id` (see nextEventId, which puts that id
+// above every key): the key is the event id and the id is derived from it, unless a stored id already
+// spells that id or the key is past the derived range. Then the lock gets a fresh random id, kept under a
+// negative key where locks_by_stored_id finds it.
+export function allocateLockKey(db: Database.Database, next: { id: number; storedIds: boolean }): { seq: number; id: string } {
+  if (next.id <= MAX_DERIVED_SEQ) {
+    const id = idForSeq(next.id);
+    if (!next.storedIds || !statement(db, 'SELECT 1 FROM locks WHERE seq < 0 AND id = ?').get(id)) return { seq: next.id, id };
+  }
+  let id = randomId();
+  while (getLock(db, id)) id = randomId();
+  const lowest = (statement(db, 'SELECT min(coalesce(min(seq), 0), 0) AS seq FROM locks').get() as { seq: number }).seq;
+  return { seq: lowest - 1, id };
 }
 
+// Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
 export function insertLock(db: Database.Database, lock: StoredLock): void {
-  statement(db, `INSERT INTO locks (${COLUMNS}) VALUES (@id, @token, @type, @scope, @pattern, @base, @owner, @mode, @reason, @created_at, @expires_at, @ttl_ms, @released_at, @release_reason)`).run(lock);
+  statement(db, `INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    lock.seq,
+    lock.id,
+    lock.token,
+    lock.type,
+    lock.scope,
+    lock.pattern,
+    lock.base,
+    lock.owner,
+    lock.mode,
+    lock.reason,
+    lock.created_at,
+    lock.expires_at,
+    lock.ttl_ms,
+    lock.released_at,
+    lock.release_reason,
+  );
 }
 
+// By derived id (decode it to the key) or by stored id (the small index of negative keys).
 export function getLock(db: Database.Database, id: string): StoredLock | undefined {
-  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
+  const seq = seqForId(id) ?? 0; // no row has key 0
+  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE seq = ? AND id = ? UNION ALL SELECT ${COLUMNS} FROM locks WHERE seq < 0 AND id = ?`).get(seq, id, id) as StoredLock | undefined;
 }
 
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.
@@ -39,38 +70,50 @@ export function basePrefixes(base: string): string[] {
 export function findCandidates(db: Database.Database, q: { scope: string; type: LockType; base: string; delayCutoff: number }): StoredLock[] {
   const isFile = q.type === 'file';
   const prefixes = isFile ? basePrefixes(q.base) : [q.base]; // names and claims compare by equality
-  const unreleased = `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND released_at IS NULL`;
-  const parts = [`${unreleased} AND base IN (${prefixes.map(() => '?').join(', ')})`];
-  const params: unknown[] = [q.scope, q.type, ...prefixes];
   if (isFile && q.base === '') {
-    parts[0] = unreleased; // a pattern with no literal base may overlap anything in the scope
-    params.splice(2);
-  } else if (isFile) {
-    parts.push(`${unreleased} AND base >= ? AND base < ?`); // strictly below our base: '0' sorts right after '/'
-    params.push(q.scope, q.type, `${q.base}/`, `${q.base}0`);
+    // A pattern with no literal base may overlap anything in the scope.
+    return statement(db, candidatesSql('everything', 0)).all(q.scope, q.type, q.scope, q.type, q.delayCutoff) as StoredLock[];
   }
-  parts.push(`SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND release_reason = 'expired' AND expires_at > ?`);
-  params.push(q.scope, q.type, q.delayCutoff);
-  return statement(db, parts.join(' UNION ALL ')).all(...params) as StoredLock[];
+  if (!isFile) return statement(db, candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.delayCutoff) as StoredLock[];
+  return statement(db, candidatesSql('related', prefixes.length)).all(q.scope, q.type, ...prefixes, q.scope, q.type, `${q.base}/`, `${q.base}0`, q.scope, q.type, q.delayCutoff) as StoredLock[];
 }
 
-export function setExpiry(db: Database.Database, id: string, expiresAt: number, ttlMs: number, mode: LockMode): void {
-  statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE id = ?').run(expiresAt, ttlMs, mode, id);
+// The SQL of findCandidates depends only on the kind of base and the number of its prefixes; building it
+// once per shape keeps the hot path free of string work.
+const candidateSql = new Map<string, string>();
+
+function candidatesSql(kind: 'everything' | 'equal' | 'related', prefixCount: number): string {
+  const key = `${kind}:${prefixCount}`;
+  let sql = candidateSql.get(key);
+  if (sql) return sql;
+  const unreleased = `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND released_at IS NULL`;
+  const parts = kind === 'everything' ? [unreleased] : [`${unreleased} AND base IN (${Array.from({ length: prefixCount }, () => '?').join(', ')})`];
+  if (kind === 'related') parts.push(`${unreleased} AND base >= ? AND base < ?`); // strictly below our base: '0' sorts right after '/'
+  parts.push(`SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND release_reason = 'expired' AND expires_at > ?`);
+  sql = parts.join(' UNION ALL ');
+  candidateSql.set(key, sql);
+  return sql;
+}
+
+export function setExpiry(db: Database.Database, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): void {
+  statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?').run(expiresAt, ttlMs, mode, seq);
 }
 
 // Marks a lock released once; returns false when it already was (so no second event is written).
-export function markReleased(db: Database.Database, id: string, at: number, reason: string): boolean {
-  return statement(db, 'UPDATE locks SET released_at = ?, release_reason = ? WHERE id = ? AND released_at IS NULL').run(at, reason, id).changes === 1;
+export function markReleased(db: Database.Database, seq: number, at: number, reason: string): boolean {
+  return statement(db, 'UPDATE locks SET released_at = ?, release_reason = ? WHERE seq = ? AND released_at IS NULL').run(at, reason, seq).changes === 1;
 }
 
-export function reassign(db: Database.Database, id: string, owner: string, token: number): void {
-  statement(db, 'UPDATE locks SET owner = ?, token = ? WHERE id = ?').run(owner, token, id);
+export function reassign(db: Database.Database, seq: number, owner: string, token: number): void {
+  statement(db, 'UPDATE locks SET owner = ?, token = ? WHERE seq = ?').run(owner, token, seq);
 }
 
 export interface LockFilter {
   scope?: string;
   owner?: string;
   type?: LockType;
+  /** Only locks not released yet (expired or not): lets the query use the unreleased-lock index. */
+  unreleased?: boolean;
   /** Only locks active at this instant. */
   activeAt?: number;
   /** Only locks expiring before this instant. */
@@ -87,6 +130,7 @@ export function listLocks(db: Database.Database, filter: LockFilter): StoredLock
   if (filter.owner !== undefined) (where.push('owner = ?'), params.push(filter.owner));
   if (filter.type !== undefined) (where.push('type = ?'), params.push(filter.type));
   if (filter.pattern !== undefined) (where.push('pattern = ?'), params.push(filter.pattern));
+  if (filter.unreleased && filter.activeAt === undefined) where.push('released_at IS NULL');
   if (filter.activeAt !== undefined) (where.push('released_at IS NULL AND expires_at > ?'), params.push(filter.activeAt));
   if (filter.expiresBefore !== undefined) (where.push('expires_at <= ?'), params.push(filter.expiresBefore));
   const sql = `SELECT ${COLUMNS} FROM locks${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY token${filter.limit ? ' LIMIT ?' : ''}`;
@@ -100,10 +144,23 @@ export function listLapsed(db: Database.Database, now: number, scope?: string): 
   return statement(db, sql).all(...(scope ? [now, scope] : [now])) as StoredLock[];
 }
 
-// base and ttl_ms are storage detail; callers outside the store see plain locks.
+// seq, base and ttl_ms are storage detail; callers outside the store see plain locks.
+// Names every field (no rest spread): this runs for every lock a command returns.
 export function withoutBase(lock: StoredLock): Lock {
-  const { base: _base, ttl_ms: _ttl, ...rest } = lock;
-  return rest;
+  return {
+    id: lock.id,
+    token: lock.token,
+    type: lock.type,
+    scope: lock.scope,
+    pattern: lock.pattern,
+    owner: lock.owner,
+    mode: lock.mode,
+    reason: lock.reason,
+    created_at: lock.created_at,
+    expires_at: lock.expires_at,
+    released_at: lock.released_at,
+    release_reason: lock.release_reason,
+  };
 }
 
 // Deletes released locks older than the cutoff (the cleanup loop for every creation loop).

@@ -103,7 +103,10 @@ function configure(db: Database.Database, path: string, options: OpenOptions): v
   // A reader of an old-schema file migrates it too: the file exists, so it will be written again.
   if (!options.write) return migrate(db, path, options.now);
   // WAL lets readers run beside the one writer; the setting is persistent, so only set it when it is not.
-  if (db.pragma('journal_mode', { simple: true }) !== 'wal') db.pragma('journal_mode = WAL');
+  if (db.pragma('journal_mode', { simple: true }) !== 'wal') {
+    db.pragma('page_size = 1024');
+    db.pragma('journal_mode = WAL');
+  }
   db.pragma('synchronous = NORMAL');
   migrate(db, path, options.now);
 }

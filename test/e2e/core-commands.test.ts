@@ -224,6 +224,9 @@ describe('renew, list, verify', () => {
     }
     expect([...tokens].sort((x, y) => x - y)).toEqual(tokens);
     expect(new Set(tokens).size).toBe(tokens.length);
+    // A grant's token is the id of its `reserved` event: the event log alone says which grant came first.
+    const reserved = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'reserved');
+    expect(reserved.map((e: any) => e.id)).toEqual(tokens);
   });
 });
 

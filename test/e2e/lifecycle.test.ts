@@ -28,6 +28,9 @@ describe('transfer', () => {
     const events = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'transferred');
     expect(events).toHaveLength(2);
     expect(events[0].detail).toMatchObject({ from: 'alice' });
+    // Each new token is the id of the event that assigned it.
+    expect(events.map((e: any) => e.id)).toEqual(moved.json.locks.map((l: any) => l.token));
+    expect(events.map((e: any) => e.detail.token)).toEqual(moved.json.locks.map((l: any) => l.token));
   });
 
   it('moves only the locks on --pattern, and refuses when nothing matches', async () => {
@@ -59,15 +62,16 @@ describe('sweep', () => {
   it('purges released locks and events older than --older-than', async () => {
     const held = await coord(repo, ['reserve', 'a'], as('alice'));
     await coord(repo, ['release', held.json.locks[0].id], as('alice'));
-    await coord(repo, ['reserve', 'b'], as('alice'));
+    const kept = await coord(repo, ['reserve', 'b'], as('alice'));
     const purge = await coord(repo, ['sweep', '--older-than', '1h'], { env: { IC_NOW: inFuture(2 * 3_600_000 + 60_000), IC_LOCK_DELAY: '0' } });
     expect(purge.json).toMatchObject({ expired: 1, purged_locks: 1 });
     expect(purge.json.purged_events).toBeGreaterThanOrEqual(3);
     const remaining = (await coord(repo, ['list'])).json.locks;
     expect(remaining.map((l: any) => l.pattern)).toEqual(['b']);
-    // Tokens are never reused after rows are purged.
+    // Tokens are never reused after rows and events are purged.
     const next = await coord(repo, ['reserve', 'c'], as('alice'));
-    expect(next.json.locks[0].token).toBe(3);
+    expect(next.json.locks[0].token).toBeGreaterThan(kept.json.locks[0].token);
+    expect(next.json.locks[0].id).not.toBe(held.json.locks[0].id);
   });
 });
 

@@ -13,15 +13,16 @@ const row = (id: string, token: number, owner: string, pattern: string, at: numb
 const inv = (id: number, op: Invocation['op'], owner: string, patterns: string[], start: number, end: number, exitCode: number | null, json: unknown, extra: Partial<Invocation> = {}): Invocation => ({
   id, op, args: [], owner, patterns, shared: false, start, end, exitCode, signal: exitCode === null ? 'SIGKILL' : null, killed: exitCode === null, stopped: false, stdout: json === undefined ? '' : JSON.stringify(json), stderr: '', ...extra,
 });
+// Events are numbered in the order given, as SQLite would; a lock's token is the id of its reserved event.
 const history = (events: EventRow[], locks: LockRow[], invocations: Invocation[] = [], lockDelayMs = 0): History => ({
-  events, locks, invocations, tokenCounter: locks.length, ttlByOwner: { a: TTL, b: TTL }, lockDelayMs,
+  events: events.map((event, index) => ({ ...event, id: index + 1 })), locks, invocations, ttlByOwner: { a: TTL, b: TTL }, lockDelayMs,
 });
 
 describe('checkHistory', () => {
   it('accepts a clean history, including a grant after the holder expired without any sweep', () => {
     const h = history(
       [ev('reserved', 'l1', 'a', 'src/**', 0, reserveTag(1, false)), ev('conflict', 'l1', 'b', 'src/a.ts', 500, null, { state: 'active' }), ev('reserved', 'l2', 'b', 'src/a.ts', 1000, reserveTag(2, false))],
-      [row('l1', 1, 'a', 'src/**', 0), row('l2', 2, 'b', 'src/a.ts', 1000)],
+      [row('l1', 1, 'a', 'src/**', 0), row('l2', 3, 'b', 'src/a.ts', 1000)],
     );
     expect(checkHistory(h).violations).toEqual([]);
   });

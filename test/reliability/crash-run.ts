@@ -91,7 +91,8 @@ export function verifyDatabase(path: string, promised: Map<string, number>): str
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
     if (!tables.has('locks')) return promised.size ? [`no locks table but ${promised.size} grants were printed`] : [];
     const rows = db.prepare('SELECT * FROM locks').all() as Record<string, unknown>[];
-    const reserved = new Set((db.prepare("SELECT lock_id FROM events WHERE type = 'reserved'").all() as { lock_id: string }[]).map((e) => e.lock_id));
+    // A grant's token is the id of its `reserved` event (schema 2), so that event is found by both.
+    const reserved = new Map((db.prepare("SELECT id, lock_id FROM events WHERE type = 'reserved'").all() as { id: number; lock_id: string }[]).map((e) => [e.lock_id, e.id]));
     const releasedEvents = new Set((db.prepare("SELECT lock_id FROM events WHERE type IN ('released', 'force_released', 'expired')").all() as { lock_id: string }[]).map((e) => e.lock_id));
     const tokens = new Map<string, number>();
     for (const row of rows) {
@@ -107,12 +108,10 @@ export function verifyDatabase(path: string, promised: Map<string, number>): str
       if ((row.released_at === null) !== (row.release_reason === null)) problems.push(`${what}: released_at and release_reason disagree`);
       if (row.released_at !== null && !isInt(row.released_at)) problems.push(`${what}: bad released_at`);
       if (!reserved.has(row.id as string)) problems.push(`${what}: no reserved event (half a transaction)`);
+      else if (reserved.get(row.id as string) !== row.token) problems.push(`${what}: token ${String(row.token)} is not the id of its reserved event (${reserved.get(row.id as string)})`);
       if (row.released_at !== null && !releasedEvents.has(row.id as string)) problems.push(`${what}: released without an event (half a transaction)`);
       tokens.set(row.id as string, row.token as number);
     }
-    const counter = (db.prepare("SELECT value FROM counters WHERE name = 'fencing_token'").get() as { value: number } | undefined)?.value ?? 0;
-    const maxToken = Math.max(0, ...tokens.values());
-    if (counter < maxToken) problems.push(`token counter ${counter} is behind the largest token ${maxToken}`);
     for (const [id, token] of promised) {
       if (!tokens.has(id)) problems.push(`LOST GRANT: ${id} (token ${token}) was printed as granted but is not in the database`);
       else if (tokens.get(id) !== token) problems.push(`grant ${id} was printed with token ${token}, the database has ${tokens.get(id)}`);

@@ -220,8 +220,8 @@ async function leaveKilled(db: string, work: string): Promise<void> {
 }
 
 const INSERT_LOCKS = `
-  const insert = db.prepare("INSERT INTO locks (id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, 'file', 's', ?, '', 'ghost', 'exclusive', ?, 0, 9e12, 1)");
-  for (let i = 0; i < 3000; i++) insert.run('g' + String(i).padStart(7, '0'), 1e6 + i, 'ghost/' + i, 'x'.repeat(200));`;
+  const insert = db.prepare("INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', 's', ?, '', 'ghost', 'exclusive', ?, 0, 9e12, 1)");
+  for (let i = 0; i < 3000; i++) insert.run(-1 - i, 'g' + String(i).padStart(7, '0'), 1e6 + i, 'ghost/' + i, 'x'.repeat(200));`;
 
 describe('a database left by a killed process', () => {
   it('mid-transaction in WAL mode: the uncommitted work is gone, the committed work stays, ic carries on', async () => {
@@ -277,8 +277,8 @@ describe('ic doctor', () => {
       healthy: true,
       status: 'healthy',
       db: { path: repo.db, source: 'nearest', exists: true },
-      schema_version: 1,
-      latest_schema_version: 1,
+      schema_version: 2,
+      latest_schema_version: 2,
       journal_mode: 'wal',
       integrity: 'ok',
       filesystem: { network: false },

@@ -219,11 +219,10 @@ function checkRun(dir: string, invocations: Invocation[], facts: RunFacts): Stre
   const conn = new Database(join(dir, '.ic', 'ic.db'));
   const events = conn.prepare('SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events ORDER BY id').all() as EventRow[];
   const locks = conn.prepare('SELECT * FROM locks').all() as LockRow[];
-  const tokenCounter = (conn.prepare("SELECT value FROM counters WHERE name = 'fencing_token'").get() as { value: number }).value;
   const integrity = conn.pragma('integrity_check', { simple: true });
   conn.close();
   const sorted = [...invocations].sort((a, b) => a.id - b.id);
-  const report = checkHistory({ events, locks, tokenCounter, invocations: sorted, ttlByOwner: facts.ttlByOwner, lockDelayMs: facts.lockDelayMs });
+  const report = checkHistory({ events, locks, invocations: sorted, ttlByOwner: facts.ttlByOwner, lockDelayMs: facts.lockDelayMs });
   if (integrity !== 'ok') report.violations.push(`integrity_check: ${String(integrity)}`);
   const counts = { ...report.counts, kills: facts.kills, stops: facts.stops, seconds: Math.round(facts.seconds), violations: report.violations.length ? Math.max(report.counts.violations ?? 0, report.violations.length) : 0 };
   return { violations: report.violations, counts, seconds: facts.seconds, dir, logFile: join(dir, 'history.jsonl') };
