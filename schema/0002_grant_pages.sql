@@ -7,9 +7,12 @@
 --    is written. Rows that carry an id not derived from their seq (every row from schema 1, and the rare
 --    new lock whose derived id a schema-1 row already has) get a negative seq and are found through
 --    locks_by_stored_id, which holds only them.
+--    The permutation is salted per database (counters.id_salt, drawn here), so two databases give their
+--    first locks different ids.
 -- 2. A fencing token is the id of the event that assigned it (`reserved` or `transferred`): strictly
---    increasing and never reused, because event ids only grow. counters.fencing_token is no longer
---    written; it stays as the floor that tokens from schema 1 reached.
+--    increasing and never reused, because event ids only grow. The schema-1 counter becomes
+--    counters.token_floor: the tokens schema 1 handed out, raised by transfers and purges so that
+--    the next token stays above every token even if events go missing.
 -- 3. The owner index is folded into the base index, which now ends in owner: queries by owner read the
 --    active locks' index entries (about a millisecond per 10,000 active locks) and touch only their rows.
 -- 4. events_created_at is dropped: only occasional commands (stats, events --since, sweep --older-than)
@@ -46,6 +49,11 @@ CREATE INDEX locks_released_at ON locks (released_at) WHERE released_at IS NOT N
 CREATE UNIQUE INDEX locks_by_stored_id ON locks (id) WHERE seq < 0;
 
 -- The floor covers every token schema 1 handed out, whatever became of the events that recorded them.
-UPDATE counters SET value = max(value, (SELECT coalesce(max(token), 0) FROM locks)) WHERE name = 'fencing_token';
+-- Renamed, so that an older ic still holding the database open fails its next grant (it can no longer
+-- take a token) instead of writing a row that this schema cannot find by id.
+UPDATE counters SET name = 'token_floor', value = max(value, (SELECT coalesce(max(token), 0) FROM locks)) WHERE name = 'fencing_token';
+
+-- Each database's own ids: abs() of the remainder, never of random() itself, which can be -2^63.
+INSERT INTO counters (name, value) VALUES ('id_salt', abs(random() % 2821109907456));
 
 DROP INDEX events_created_at;

@@ -18,13 +18,25 @@ const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason
 // negative key where locks_by_stored_id finds it.
 export function allocateLockKey(db: Database.Database, next: { id: number; storedIds: boolean }): { seq: number; id: string } {
   if (next.id <= MAX_DERIVED_SEQ) {
-    const id = idForSeq(next.id);
+    const id = idForSeq(next.id, idSalt(db));
     if (!next.storedIds || !statement(db, 'SELECT 1 FROM locks WHERE seq < 0 AND id = ?').get(id)) return { seq: next.id, id };
   }
   let id = randomId();
   while (getLock(db, id)) id = randomId();
   const lowest = (statement(db, 'SELECT min(coalesce(min(seq), 0), 0) AS seq FROM locks').get() as { seq: number }).seq;
   return { seq: lowest - 1, id };
+}
+
+const salts = new WeakMap<Database.Database, number>();
+
+// The database's id salt (drawn once by schema 2): read once per connection, since it never changes.
+function idSalt(db: Database.Database): number {
+  let salt = salts.get(db);
+  if (salt === undefined) {
+    salt = (statement(db, "SELECT value FROM counters WHERE name = 'id_salt'").get() as { value: number } | undefined)?.value ?? 0;
+    salts.set(db, salt);
+  }
+  return salt;
 }
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
@@ -50,7 +62,7 @@ export function insertLock(db: Database.Database, lock: StoredLock): void {
 
 // By derived id (decode it to the key) or by stored id (the small index of negative keys).
 export function getLock(db: Database.Database, id: string): StoredLock | undefined {
-  const seq = seqForId(id) ?? 0; // no row has key 0
+  const seq = seqForId(id, idSalt(db)) ?? 0; // no row has key 0
   return statement(db, `SELECT ${COLUMNS} FROM locks WHERE seq = ? AND id = ? UNION ALL SELECT ${COLUMNS} FROM locks WHERE seq < 0 AND id = ?`).get(seq, id, id) as StoredLock | undefined;
 }
 
@@ -168,9 +180,6 @@ export function purgeReleased(db: Database.Database, releasedBefore: number): nu
   return statement(db, 'DELETE FROM locks WHERE released_at IS NOT NULL AND released_at < ?').run(releasedBefore).changes;
 }
 
-export function countReleasedBefore(db: Database.Database, releasedBefore: number): number {
-  return (statement(db, 'SELECT COUNT(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore) as { n: number }).n;
-}
 
 // Pushes expiry out for every active lock of an owner (all scopes), each by the TTL it was taken with.
 export function extendOwnerLocks(db: Database.Database, owner: string, now: number): number {

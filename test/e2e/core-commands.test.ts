@@ -217,6 +217,21 @@ describe('renew, list, verify', () => {
     expect(later.json.why).toBe('expired');
   });
 
+  it('gives each database its own ids: a fence checked against the wrong database does not pass', async () => {
+    const other = makeTempRepo();
+    try {
+      const here = (await coord(repo, ['reserve', 'deploy.lock'], as('alice'))).json.locks[0];
+      const there = (await coord(other, ['reserve', 'deploy.lock'], as('alice'))).json.locks[0];
+      expect(there.token).toBe(here.token); // both databases' first grant
+      expect(there.id).not.toBe(here.id);
+      const crossed = await coord(other, ['verify', here.id, String(here.token)]);
+      expect(crossed.exitCode).toBe(1);
+      expect(crossed.json.why).toBe('not_found');
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('gives fencing tokens that strictly increase across the database', async () => {
     const tokens: number[] = [];
     for (const [owner, pattern] of [['a', 'x'], ['b', 'y'], ['a', 'z'], ['c', 'w']] as const) {

@@ -85,10 +85,17 @@ describe('schema 1 → 2', () => {
     expect(doctor.json).toMatchObject({ healthy: true, integrity: 'ok', schema_version: 2 });
   });
 
-  it('gives a new lock another id when a schema-1 lock already has the one derived for it, and finds both', async () => {
-    // After migration the next token-assigning event id is max(1 event, counter 7) + 1 = 8.
-    const clash = idForSeq(8);
-    writeSchema1(repo.db, repo.dir, [{ id: clash, token: 5, owner: 'alice', pattern: 'a.ts' }], 7);
+  it('gives a new lock another id when a stored id already is the one derived for it, and finds both', async () => {
+    writeSchema1(repo.db, repo.dir, [{ id: 'k3j9x0ab', token: 5, owner: 'alice', pattern: 'a.ts' }], 7);
+    expect((await coord(repo, ['list'])).exitCode).toBe(0); // migrates; draws this database's id salt
+    // The next token-assigning event id is max(1 event, floor 7) + 1 = 8; plant a stored id equal to the id
+    // that key would derive (as a schema-1 lock with that random id would be).
+    const db = new Database(repo.db);
+    const salt = (db.prepare("SELECT value FROM counters WHERE name = 'id_salt'").get() as { value: number }).value;
+    const clash = idForSeq(8, salt);
+    db.prepare("UPDATE locks SET id = ? WHERE id = 'k3j9x0ab'").run(clash);
+    db.close();
+
     const fresh = await coord(repo, ['reserve', 'b.ts'], as('bob'));
     expect(fresh.exitCode).toBe(0);
     expect(fresh.json.locks[0].token).toBe(8);
@@ -96,19 +103,45 @@ describe('schema 1 → 2', () => {
     expect(fresh.json.locks[0].id).toMatch(ID_PATTERN);
     expect((await coord(repo, ['verify', clash, '5'])).exitCode).toBe(0);
     expect((await coord(repo, ['verify', fresh.json.locks[0].id, '8'])).exitCode).toBe(0);
-    const events = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'reserved');
-    expect(events.map((e: any) => e.lock_id)).toEqual([clash, fresh.json.locks[0].id]);
     expect((await coord(repo, ['release', fresh.json.locks[0].id], as('bob'))).exitCode).toBe(0);
     expect((await coord(repo, ['release', clash], as('alice'))).exitCode).toBe(0);
   });
 
+  it('a schema-1 lock transfers, expires and binds through the lock-delay like any other', async () => {
+    writeSchema1(repo.db, repo.dir, LEGACY, 7);
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'carol']);
+    expect(moved.json.locks.map((l: any) => [l.id, l.owner])).toEqual([['k3j9x0ab', 'carol']]);
+    expect(moved.json.locks[0].token).toBeGreaterThan(7);
+    expect((await coord(repo, ['verify', 'k3j9x0ab', '1'])).json.why).toBe('token_mismatch');
+    expect((await coord(repo, ['verify', 'k3j9x0ab', String(moved.json.locks[0].token)])).exitCode).toBe(0);
+
+    const afterExpiry = new Date(Date.now() + HOUR + 10_000).toISOString();
+    const swept = await coord(repo, ['sweep'], { env: { IC_NOW: afterExpiry } });
+    expect(swept.json.expired).toBe(2); // carol's src/** and bob's docs/a.md
+    const blocked = await coord(repo, ['reserve', 'src/x.ts'], { env: { IC_OWNER: 'dave', IC_NOW: afterExpiry } });
+    expect(blocked.exitCode).toBe(1);
+    expect(blocked.json.error.conflicts[0]).toMatchObject({ state: 'lock_delay', held: { id: 'k3j9x0ab' } });
+    expect((await coord(repo, ['reserve', 'src/**'], { env: { IC_OWNER: 'carol', IC_NOW: afterExpiry } })).exitCode).toBe(0);
+  });
+
+  it('an older ic still holding the database open can no longer take a token once it is migrated', async () => {
+    writeSchema1(repo.db, repo.dir, LEGACY, 7);
+    const old = new Database(repo.db);
+    const oldNextToken = "UPDATE counters SET value = value + 1 WHERE name = 'fencing_token' RETURNING value"; // schema 1's grant
+    expect(old.prepare(oldNextToken).get()).toEqual({ value: 8 });
+    expect((await coord(repo, ['reserve', 'new.ts'], as('bob'))).exitCode).toBe(0); // migrates under it
+    // The old grant fails at its first step and rolls back, instead of inserting a row no id finds.
+    expect(old.prepare(oldNextToken).get()).toBeUndefined();
+    old.close();
+  });
+
   it('is applied once when many processes open the old database at the same moment', async () => {
-    writeSchema1(repo.db, repo.dir, LEGACY, 3);
+    writeSchema1(repo.db, repo.dir, LEGACY, 20);
     const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => coord(repo, ['reserve', `f${i}.ts`], as(`agent-${i}`))));
     expect(runs.map((r) => r.exitCode)).toEqual(Array(8).fill(0));
     const tokens = runs.map((r) => r.json.locks[0].token);
     expect(new Set(tokens).size).toBe(8);
-    expect(Math.min(...tokens)).toBeGreaterThan(3);
+    expect(Math.min(...tokens)).toBeGreaterThan(20); // above the schema-1 counter, which ran ahead of the events
     const db = new Database(repo.db, { readonly: true });
     try {
       expect(db.prepare('SELECT version FROM schema_migrations ORDER BY version').all()).toEqual([{ version: 1 }, { version: 2 }]);
