@@ -54,9 +54,21 @@ describe('sweep', () => {
     expect(sweeps.reduce((sum, s) => sum + s.json.expired, 0)).toBe(4);
     const expired = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'expired');
     expect(expired).toHaveLength(4);
+    expect(expired[0].detail.expired_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/); // a time, printed as every time is
     expect(new Set(expired.map((e: any) => e.lock_id)).size).toBe(4);
     const locks = (await coord(repo, ['list'])).json.locks;
     expect(locks.every((l: any) => l.release_reason === 'expired')).toBe(true);
+  });
+
+  it('--dry-run counts exactly what the real run then does, expiries in the same sweep included', async () => {
+    const held = await coord(repo, ['reserve', 'a'], as('alice'));
+    await coord(repo, ['release', held.json.locks[0].id], as('alice'));
+    await coord(repo, ['reserve', 'b', 'c'], as('alice'));
+    const later = { env: { IC_NOW: inFuture(2 * 3_600_000), IC_LOCK_DELAY: '0' } };
+    const dry = await coord(repo, ['sweep', '--older-than', '1h', '--dry-run'], later);
+    const real = await coord(repo, ['sweep', '--older-than', '1h'], later);
+    expect(dry.json).toEqual({ ...real.json, dry_run: true });
+    expect(real.json).toMatchObject({ expired: 2, purged_locks: 1, purged_events: 4, dry_run: false });
   });
 
   it('purges released locks and events older than --older-than', async () => {
