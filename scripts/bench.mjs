@@ -66,14 +66,18 @@ function makeRepo() {
   return dir;
 }
 
+// Names as agents really send them: Claude Code owners are `claude-<session uuid>` (43 characters), and
+// paths run a few directories deep. Short names would flatter the page-bound costs.
+const sessionOwner = (n) => `claude-${String(n).padStart(8, '0')}-4b5e-4f6a-9c7d-2e1f0a3b4c5d`;
+const SEED_OWNERS = Array.from({ length: 20 }, (_, i) => sessionOwner(i));
+const seedPattern = (i) => (i % 10 === 0 ? `packages/pkg${i % 97}/generated/out${i}/**` : `packages/pkg${i % 97}/src/module${Math.floor(i / 97)}/Component${i}.tsx`);
+
 // Fills a database with `count` active file locks from 20 owners spread over many directories.
 function seed(dir, count) {
   const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
-  const owners = Array.from({ length: 20 }, (_, i) => `agent-${i}`);
   for (let i = 0; i < count; i++) {
-    const owner = owners[i % owners.length];
-    const pattern = i % 10 === 0 ? `pkg${i % 97}/gen${i}/**` : `pkg${i % 97}/src/mod${Math.floor(i / 97)}/file${i}.ts`;
-    const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+    const pattern = seedPattern(i);
+    const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner: SEED_OWNERS[i % SEED_OWNERS.length], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
     if (!outcome.granted) throw new Error(`seed conflict at ${pattern}`);
   }
   ctx.db.close();
@@ -123,14 +127,16 @@ function benchThroughput() {
   const ops = 2000;
   const rounds = 9;
   const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+  const owner = sessionOwner(99);
+  const grantPattern = (round, i) => `packages/bench/src/round${round}/Widget${i}.tsx`;
   const icRound = (round) => {
     for (let i = 0; i < ops; i++) {
-      const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [`bench/r${round}/f${i}.ts`], owner: 'bench', mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+      const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [grantPattern(round, i)], owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
       if (!outcome.granted) throw new Error('throughput conflict');
     }
   };
   // Baseline: the least a reserve can do in SQLite: one IMMEDIATE transaction, one indexed select, one insert,
-  // on better-sqlite3's defaults. ic creates its databases with 1 KiB pages (a WAL frame is a whole page);
+  // on better-sqlite3's defaults, with the same strings (scope, paths, owners) as ic's rows. ic creates its databases with 1 KiB pages (a WAL frame is a whole page);
   // the same baseline at that page size is printed too, so the choice is visible rather than hidden.
   const raw = rawDatabase(join(dir, 'raw.db'));
   const rawSmallPages = rawDatabase(join(dir, 'raw-1k.db'), 1024);
@@ -162,16 +168,16 @@ function benchThroughput() {
     db.exec('CREATE TABLE locks (id INTEGER PRIMARY KEY, scope TEXT, base TEXT, pattern TEXT, owner TEXT, expires_at INTEGER, released_at INTEGER); CREATE INDEX active ON locks (scope, base) WHERE released_at IS NULL;');
     const insert = db.prepare('INSERT INTO locks (scope, base, pattern, owner, expires_at) VALUES (?, ?, ?, ?, ?)');
     db.transaction(() => {
-      for (let i = 0; i < 10_000; i++) insert.run('/s', `pkg${i % 97}`, `pkg${i % 97}/f${i}`, `agent-${i % 20}`, Date.now() + 3_600_000);
+      for (let i = 0; i < 10_000; i++) insert.run(dir, api.literalBase(seedPattern(i)), seedPattern(i), SEED_OWNERS[i % SEED_OWNERS.length], Date.now() + 3_600_000);
     })();
     const select = db.prepare('SELECT * FROM locks WHERE scope = ? AND base = ? AND released_at IS NULL');
     const once = db.transaction((key) => {
-      select.all('/s', key);
-      insert.run('/s', key, key, 'bench', Date.now() + 3_600_000);
+      select.all(dir, key);
+      insert.run(dir, key, key, owner, Date.now() + 3_600_000);
     });
     return {
       round: (round) => {
-        for (let i = 0; i < ops; i++) once.immediate(`bench/r${round}/f${i}`);
+        for (let i = 0; i < ops; i++) once.immediate(grantPattern(round, i));
       },
       close: () => db.close(),
     };
