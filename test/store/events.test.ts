@@ -1,0 +1,79 @@
+// The event log's id arithmetic on a real SQLite file: where a time window starts, and which id the next
+// fencing token gets.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDb } from '../../src/store/open';
+import { firstEventIdSince, insertEvent, nextEventId, purgeEvents, raiseTokenFloor } from '../../src/store/events';
+
+let dir: string;
+let db: Database.Database;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ic-events-'));
+  db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1000, now: Date.now(), env: {} });
+});
+afterAll(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const event = (created_at: number) => ({ type: 'reserved' as const, lock_id: null, scope: '/s', owner: 'o', pattern: 'p', reason: null, created_at });
+
+// Rewrites the log as the given (id gap, time) steps, inside a transaction that is rolled back afterwards.
+function withLog<T>(steps: readonly { gap: number; at: number }[], look: () => T): T {
+  const RESET = Symbol('reset');
+  let result: T | undefined;
+  try {
+    db.transaction(() => {
+      db.exec('DELETE FROM events');
+      let id = 0;
+      for (const step of steps) insertEvent(db, event(step.at), (id += step.gap));
+      result = look();
+      throw RESET;
+    })();
+  } catch (error) {
+    if (error !== RESET) throw error;
+  }
+  return result as T;
+}
+
+describe('firstEventIdSince', () => {
+  it('is where the window starts: every event at or after the time is at or after it, none before it is', () => {
+    const steps = fc.array(fc.record({ gap: fc.integer({ min: 1, max: 5 }), delta: fc.integer({ min: 0, max: 3 }) }), { maxLength: 60 });
+    fc.assert(
+      fc.property(steps, fc.integer({ min: -2, max: 200 }), (raw, since) => {
+        let at = 0;
+        const log = raw.map((step) => ({ gap: step.gap, at: (at += step.delta) })); // times never go back
+        withLog(log, () => {
+          const start = firstEventIdSince(db, since);
+          const rows = db.prepare('SELECT id, created_at FROM events ORDER BY id').all() as { id: number; created_at: number }[];
+          for (const row of rows) expect(row.created_at >= since, `event ${row.id} at ${row.created_at}, window from ${since} starts at ${start}`).toBe(row.id >= start);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers past the end for an empty log or a window after every event', () => {
+    expect(withLog([], () => firstEventIdSince(db, 0))).toBe(1);
+    expect(withLog([{ gap: 1, at: 5 }, { gap: 4, at: 6 }], () => firstEventIdSince(db, 7))).toBe(6);
+  });
+});
+
+describe('nextEventId', () => {
+  it('is above every event id, every lock key and the token floor, and a purge or a transfer only raises it', () => {
+    withLog([{ gap: 1, at: 1 }, { gap: 1, at: 2 }, { gap: 1, at: 3 }], () => {
+      expect(nextEventId(db).id).toBe(4);
+      raiseTokenFloor(db, 10); // a transfer's token
+      expect(nextEventId(db).id).toBe(11);
+      insertEvent(db, event(4), 11);
+      expect(purgeEvents(db, 100)).toBe(3); // keeps the newest
+      expect(nextEventId(db).id).toBe(12);
+      db.exec('DELETE FROM events'); // even a log that lost everything does not hand out 11 again
+      expect(nextEventId(db).id).toBe(12);
+    });
+  });
+});
