@@ -78,7 +78,6 @@ export function purgeEvents(db: Database.Database, before: number): number {
   return statement(db, 'DELETE FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').run(before).changes;
 }
 
-
 export interface EventQuery {
   afterId?: number;
   since?: number;

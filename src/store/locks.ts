@@ -180,7 +180,6 @@ export function purgeReleased(db: Database.Database, releasedBefore: number): nu
   return statement(db, 'DELETE FROM locks WHERE released_at IS NOT NULL AND released_at < ?').run(releasedBefore).changes;
 }
 
-
 // Pushes expiry out for every active lock of an owner (all scopes), each by the TTL it was taken with.
 export function extendOwnerLocks(db: Database.Database, owner: string, now: number): number {
   return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
