@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration } from '../../core/duration';
 import { readEvents, type EventsInput, type EventView } from '../../coord/events';
-import { validateName } from '../../coord/paths';
+import { validateName } from '../../core/names';
 import { openContext, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, toIcError, type Reply } from '../reply';
 import { table } from '../render';

@@ -3,7 +3,7 @@ import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { dropName, takeName, type NameType } from '../../coord/named';
-import { validateName } from '../../coord/paths';
+import { validateName } from '../../core/names';
 import type { ReserveOutcome } from '../../coord/reserve';
 import { retryWithBackoff } from '../../coord/wait';
 import { openContext, optionalOwner, ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { validateOwner } from '../../core/owner';
 import { viewLock } from '../../core/lock';
-import { canonicalFilePattern, validateName } from '../../coord/paths';
+import { canonicalFilePattern } from '../../coord/paths';
+import { validateName } from '../../core/names';
 import { transfer } from '../../coord/transfer';
 import { projectFor, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
