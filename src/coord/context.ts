@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
-import { type Clock, systemClock } from '../core/time';
+import { checkClock, type Clock, systemClock } from '../core/time';
 import { parseDuration } from '../core/duration';
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, locateDb, projectDb, repositoryRoot, type DbLocation } from '../store/discover';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
+import { newestEventTime } from '../store/clock';
 import { recordTransaction } from './timing';
 
 export interface ContextOptions {
@@ -49,13 +50,18 @@ export interface CoordContext extends Omit<Project, 'db'> {
 
 const DEFAULT_LOCK_DELAY_MS = 60_000;
 
-// IC_NOW (RFC 3339 or epoch ms) moves this process's clock, which then runs on from there:
-// tests use it to step past TTLs without sleeping.
+/** The switch that lets IC_NOW move the clock: a test aid nobody sets by accident. */
+export const TEST_CLOCK_SWITCH = 'IC_TEST_CLOCK';
+
+// IC_NOW (RFC 3339 or epoch ms) moves this process's clock, which then runs on from there, but only when
+// IC_TEST_CLOCK=1 is set beside it: tests step past TTLs without sleeping; anyone else's stray IC_NOW
+// cannot grant over a live lock or make one that lasts a century.
 export function clockFromEnv(env: NodeJS.ProcessEnv): Clock {
   const raw = env.IC_NOW;
-  if (!raw) return systemClock;
+  if (!raw || env[TEST_CLOCK_SWITCH] !== '1') return systemClock;
   const base = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
   if (!Number.isFinite(base)) throw new IcError('INVALID_INPUT', `IC_NOW "${raw}" is not a time (RFC 3339 or epoch milliseconds)`);
+  checkClock(base, 'IC_NOW');
   const startedAt = Date.now();
   return () => base + (Date.now() - startedAt);
 }
@@ -130,13 +136,20 @@ export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T)
   try {
     const result = transactionRunner(ctx.db).immediate(() => {
       started = performance.now(); // BEGIN IMMEDIATE has returned: the write lock is ours
-      return work(ctx.clock());
+      return work(writeClock(ctx));
     }) as T;
     recordTransaction({ lockWaitMs: started - requested, heldMs: performance.now() - started });
     return result;
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }
+}
+
+// The time a write records: never before the newest event, so a clock stepped back cannot shorten a lock
+// (a renewal would set an earlier expiry) or disorder the log; never outside the years ic accepts.
+function writeClock(ctx: CoordContext): number {
+  const now = checkClock(ctx.clock(), ctx.env.IC_NOW && ctx.env[TEST_CLOCK_SWITCH] === '1' ? 'IC_NOW' : 'the system clock');
+  return Math.max(now, newestEventTime(ctx.db) ?? now);
 }
 
 // Reads run in one deferred transaction so that they see one consistent snapshot.

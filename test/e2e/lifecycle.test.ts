@@ -96,9 +96,11 @@ describe('lock-delay', () => {
     expect(blocked.json.error.conflicts[0].state).toBe('lock_delay');
     const back = await coord(repo, ['reserve', 'src/**'], as('alice', inDelay));
     expect(back.exitCode).toBe(0);
+    // Written at the real clock, which is behind the log now: recorded at the log's time (no earlier).
     const after = await coord(repo, ['reserve', 'lib/**', '--ttl', '1m'], as('alice'));
     expect(after.exitCode).toBe(0);
-    const later = { IC_NOW: inFuture(60_000 + 61_000 + 1_000) };
+    expect(Date.parse(after.json.locks[0].created_at)).toBeGreaterThanOrEqual(Date.parse(inDelay.IC_NOW) - 1_000);
+    const later = { IC_NOW: new Date(Date.parse(after.json.locks[0].expires_at) + 61_000 + 1_000).toISOString() };
     expect((await coord(repo, ['reserve', 'lib/x'], as('bob', later))).exitCode).toBe(0);
   });
 

@@ -34,8 +34,10 @@ export interface RunResult {
 
 // Environment for the bin under test: nothing inherited that could change its answers.
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, IC_OWNER: undefined, IC_DB: undefined, IC_NOW: undefined, IC_LOCK_DELAY: undefined, IC_GUARD: undefined, IC_HOOK_FAIL: undefined, IC_DEBUG: undefined, CLAUDE_ENV_FILE: undefined, NO_COLOR: '1' };
-  return { ...env, ...extra };
+  const env: Record<string, string | undefined> = { ...process.env, IC_OWNER: undefined, IC_DB: undefined, IC_NOW: undefined, IC_TEST_CLOCK: undefined, IC_LOCK_DELAY: undefined, IC_GUARD: undefined, IC_HOOK_FAIL: undefined, IC_DEBUG: undefined, CLAUDE_ENV_FILE: undefined, NO_COLOR: '1' };
+  // A test that moves the clock turns on the switch that lets IC_NOW do so.
+  const clock = extra.IC_NOW !== undefined && !('IC_TEST_CLOCK' in extra) ? { IC_TEST_CLOCK: '1' } : {};
+  return { ...env, ...clock, ...extra };
 }
 
 function parse(stdout: string): any {
