@@ -30,7 +30,8 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   const root = options.root.normalize('NFC');
   const { segments, absolute, directory } = splitTopLevel(parsePattern(input.normalize('NFC')));
   const { kept, climbs } = foldDots(segments, absolute);
-  if (directory && !isGlobstar(kept[kept.length - 1])) kept.push(GLOBSTAR_ATOMS);
+  // A trailing `/` means the whole directory, and so does a relative pattern naming its base (`.`, `..`).
+  if ((directory || (!absolute && kept.length === 0)) && !isGlobstar(kept[kept.length - 1])) kept.push(GLOBSTAR_ATOMS);
   if (!absolute) checkBraceReadings(kept); // on the text as typed, so the base directory cannot change the verdict
   const rootNames = root.split('/').filter((s) => s !== '');
   const written = absolute ? kept : [...rootNames.map(literalAtoms), ...baseSegments(options.base, climbs), ...kept];
