@@ -122,6 +122,12 @@ describe('normalizePattern with a base directory', () => {
     expect(() => from([], '../x')).toThrow(expect.objectContaining({ code: 'OUTSIDE_SCOPE' }));
   });
 
+  test('the stored pattern, base included, must fit the complexity limits', () => {
+    const deep = Array.from({ length: 70 }, (_, i) => `d${i}`);
+    expect(() => from(deep, 'a.ts')).toThrow(expect.objectContaining({ code: 'TOO_COMPLEX' }));
+    expect(from(deep, '../'.repeat(10) + 'a.ts')).toBe(`${deep.slice(0, 60).join('/')}/a.ts`);
+  });
+
   test('what is refused is refused from every directory', () => {
     for (const input of ['{a,}/x', '.{a,}', 'x/*/..', '!a']) {
       expect(() => from([], input), input).toThrow(expect.objectContaining({ code: 'INVALID_PATTERN' }));
