@@ -64,9 +64,11 @@ export function foldCaseAtoms(atoms: readonly Atom[]): Atom[] {
 
 // A class matches a path character iff its written members hold that character's lower or upper case (git's
 // wildmatch under WM_CASEFOLD, negation applied after). Folded paths hold only characters that lower-casing
-// keeps, so: a positive class becomes the lower cases of its members; a negated class's members gain every
-// character whose lower case is a member, so it excludes both cases. A class without cased members is kept as
-// written.
+// keeps, so: a positive class becomes the lower cases of its members (and holds no other character); a negated
+// class's members gain every character whose lower case is a member, so it excludes both cases. Why that keeps
+// overlap exact: a folded pattern can match a character c that lower-casing changes only through `?`, `*` or a
+// negated class, and each of those then also matches lower(c), so any common path has a lower-cased twin that
+// both patterns match. A class without cased members is kept as written.
 export function foldClass(atom: ClassAtom): ClassAtom {
   const written = canonical(atom.ranges.map(([lo, hi]) => [lo, hi]));
   const changed: number[] = [];
