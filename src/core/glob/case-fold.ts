@@ -68,7 +68,8 @@ export function foldCaseAtoms(atoms: readonly Atom[]): Atom[] {
 // class's members gain every character whose lower case is a member, so it excludes both cases. Why that keeps
 // overlap exact: a folded pattern can match a character c that lower-casing changes only through `?`, `*` or a
 // negated class, and each of those then also matches lower(c), so any common path has a lower-cased twin that
-// both patterns match. A class without cased members is kept as written.
+// both patterns match (for U+0130, whose lower case is two characters, any of the many characters they both
+// still match will do). A class without cased members is kept as written.
 export function foldClass(atom: ClassAtom): ClassAtom {
   const written = canonical(atom.ranges.map(([lo, hi]) => [lo, hi]));
   const changed: number[] = [];
