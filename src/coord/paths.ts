@@ -1,12 +1,10 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IcError } from '../core/errors';
-import { escapeLiteralPath, literalBase, normalizePattern, unescapeLiteral, validateComplexity } from '../core/glob';
+import { normalizePattern, validateComplexity } from '../core/glob';
 import type { CoordContext } from './context';
 
 type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'>;
-
-const GLOB_CHARS = /[*?[\]{}\\]/;
 
 // Resolves the longest existing prefix of an absolute path through symlinks and keeps the rest as written.
 export function realpathLongestPrefix(absolute: string): string {
@@ -25,40 +23,37 @@ export function realpathLongestPrefix(absolute: string): string {
   return absolute;
 }
 
-// An absolute pattern's literal leading directories go through realpath, so /tmp/link/x names the same
-// file as its target when the scope root is canonical.
-function canonicalizeAbsoluteInput(input: string): string {
-  if (!isAbsolute(input)) return input;
-  const segments = input.split('/');
-  let literal = 0;
-  while (literal < segments.length && !GLOB_CHARS.test(segments[literal]!)) literal++;
-  const head = segments.slice(0, literal).join('/') || '/';
-  const canonical = realpathLongestPrefix(head);
-  return literal === segments.length ? canonical : [canonical, ...segments.slice(literal)].join('/');
-}
-
-// Turns what a user or hook typed into the stored key for a file pattern: normalised, relative to the
-// scope, with symlinked directories in its literal base resolved so aliases of one file collide.
-export function canonicalFilePattern(ctx: PatternContext, input: string): string {
+// Turns a pattern into the stored key for a file lock: normalised, relative to the scope, with symlinks in its
+// literal leading segments resolved so aliases of one file collide. A relative pattern is read from the scope
+// root, or from `base` (names below the root) when given. Hooks call this with root-relative paths.
+export function canonicalFilePattern(ctx: PatternContext, input: string, base?: readonly string[]): string {
   validateComplexity(input); // before the file-system work below, not only inside normalizePattern
-  const options = {
+  return normalizePattern(input, {
     root: ctx.scope,
     ignoreCase: ctx.ignoreCase,
     isDirectory: (rel: string) => isDirectory(join(ctx.scope, rel)),
-  };
-  const pattern = normalizePattern(canonicalizeAbsoluteInput(input), options);
-  const base = literalBase(pattern);
-  if (base === '') return pattern;
-  const written = join(ctx.scope, unescapeLiteral(base));
-  const real = realpathLongestPrefix(written);
-  if (real === written) return pattern;
-  const rel = relative(ctx.scope, real);
-  if (rel.startsWith('..') || isAbsolute(rel)) {
-    throw new IcError('OUTSIDE_SCOPE', `"${input}" resolves through a symlink to ${real}, outside the scope ${ctx.scope}`, { pattern: input, scope: ctx.scope });
+    base,
+    resolvePath: realpathLongestPrefix,
+  });
+}
+
+// A pattern typed on the command line, read as git reads a pathspec: relative to the current directory when
+// that lies inside the scope, `:/PATTERN` from the scope root. Other pathspec magic is refused, not misread.
+export function commandLinePattern(ctx: PatternContext, cwd: string, input: string): string {
+  if (input.startsWith(':/')) return canonicalFilePattern(ctx, input.slice(2) === '' ? '.' : input.slice(2));
+  if (/^:[(!^]/.test(input)) {
+    throw new IcError('INVALID_PATTERN', `pathspec magic "${input.slice(0, 2)}" is not supported (only ":/" is); write "./${input}" for a name starting with ":"`);
   }
-  const rebased = rel === '' ? '' : escapeLiteralPath(rel.split(sep).join('/'));
-  const rest = pattern.slice(base.length).replace(/^\//, '');
-  return normalizePattern(rebased && rest ? `${rebased}/${rest}` : rebased || rest || '**', options);
+  return canonicalFilePattern(ctx, input, directoryInScope(ctx.scope, cwd));
+}
+
+// The current directory as names below the scope root (symlinks resolved), or undefined when it lies outside
+// the scope: then relative patterns stay root-relative.
+export function directoryInScope(scope: string, cwd: string): string[] | undefined {
+  const rel = relative(scope, realpathLongestPrefix(resolve(cwd)));
+  if (rel === '') return [];
+  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep);
 }
 
 function isDirectory(path: string): boolean {

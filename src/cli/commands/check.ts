@@ -1,13 +1,13 @@
 import { Command } from 'commander';
 import { check } from '../../coord/check';
-import { canonicalFilePattern } from '../../coord/paths';
+import { commandLinePattern } from '../../coord/paths';
 import { describeConflict, optionalOwner, ownerOption, projectFor, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function checkCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('check'))
     .description('would a reserve be granted? (read-only; exit 1 if not free)')
-    .argument('<paths...>', 'paths or patterns relative to the scope root')
+    .argument('<paths...>', 'paths or patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
     .option('--shared', 'ask about a shared reservation')
     .action((paths: string[], options: CommonOptions & { shared?: boolean }) => emit(runCheck(paths, options)));
@@ -17,7 +17,7 @@ function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boo
   // Without an owner the question is "is it free for anyone new?": every holder counts ('' is no owner).
   const owner = optionalOwner(options, process.env) ?? '';
   const project = projectFor(options);
-  const patterns = rawPatterns.map((pattern) => canonicalFilePattern(project, pattern));
+  const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
   return withContext(options, false, (ctx) => {
     const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
     const free = conflicts.length === 0;

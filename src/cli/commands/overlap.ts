@@ -12,7 +12,8 @@ export function overlapCommand(emit: (reply: Reply) => void): Command {
     .action((a: string, b: string, options: CommonOptions) => emit(runOverlap(a, b, options)));
 }
 
-// Needs no database: it answers from the pattern language alone.
+// Needs no database: it answers from the pattern language alone. Patterns are read from the scope root, not
+// the current directory: the answer is about two patterns as stored, wherever it is asked from.
 function runOverlap(rawA: string, rawB: string, options: CommonOptions): Reply {
   const project = projectFor(options);
   const a = canonicalFilePattern(project, rawA);

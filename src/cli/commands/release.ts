@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { viewLock } from '../../core/lock';
-import { canonicalFilePattern } from '../../coord/paths';
+import { commandLinePattern } from '../../coord/paths';
 import { release } from '../../coord/release';
 import { optionalOwner, ownerOption, projectFor, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
@@ -28,7 +28,7 @@ export function releaseCommand(emit: (reply: Reply) => void): Command {
 
 function runRelease(ids: string[], options: ReleaseOptions): Reply {
   const owner = optionalOwner(options, process.env);
-  const pattern = options.pattern !== undefined ? canonicalFilePattern(projectFor(options), options.pattern) : undefined;
+  const pattern = options.pattern !== undefined ? commandLinePattern(projectFor(options), process.cwd(), options.pattern) : undefined;
   return withContext(options, true, (ctx) => {
     const result = release(ctx, { ids, owner, pattern, type: pattern !== undefined ? 'file' : undefined, all: Boolean(options.all), force: Boolean(options.force), reason: options.reason ?? null });
     const released = result.released.map(viewLock);

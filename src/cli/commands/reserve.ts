@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
-import { canonicalFilePattern } from '../../coord/paths';
+import { commandLinePattern } from '../../coord/paths';
 import { reserveOnce, type ReserveOutcome } from '../../coord/reserve';
 import { retryWithBackoff } from '../../coord/wait';
 import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -19,7 +19,7 @@ interface ReserveOptions extends CommonOptions {
 export function reserveCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('reserve'))
     .description('reserve file patterns, all or none')
-    .argument('<patterns...>', 'glob patterns relative to the scope root')
+    .argument('<patterns...>', 'glob patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
     .option('--ttl <duration>', 'time to live: 90s, 15m, 2h, 1d or seconds (default 15m, at most 24h)')
     .option('--shared', 'take shared locks (exclusive by default)')
@@ -33,7 +33,7 @@ export function runReserve(rawPatterns: string[], options: ReserveOptions): Repl
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.file;
   const waitMs = options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
   const project = projectFor(options);
-  const patterns = rawPatterns.map((pattern) => canonicalFilePattern(project, pattern));
+  const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
   return withContext(options, true, (ctx) => {
     const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
     let outcome: ReserveOutcome;

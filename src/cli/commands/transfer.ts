@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { validateOwner } from '../../core/owner';
 import { viewLock } from '../../core/lock';
-import { canonicalFilePattern } from '../../coord/paths';
+import { commandLinePattern } from '../../coord/paths';
 import { validateName } from '../../core/names';
 import { transfer } from '../../coord/transfer';
 import { projectFor, withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -27,7 +27,7 @@ export function transferCommand(emit: (reply: Reply) => void): Command {
 function transferKeys(raw: string, options: CommonOptions): string[] {
   const keys = [validateName(raw, '--pattern')];
   try {
-    keys.push(canonicalFilePattern(projectFor(options), raw));
+    keys.push(commandLinePattern(projectFor(options), process.cwd(), raw));
   } catch {
     // not a file pattern: the name alone
   }

@@ -12,7 +12,7 @@ export const UNIVERSE: CharSet = [
 ];
 
 // Sorts and merges raw ranges into canonical intervals.
-function canonical(ranges: Array<[number, number]>): CharSet {
+export function canonical(ranges: Array<[number, number]>): CharSet {
   const sorted = ranges.filter(([lo, hi]) => lo <= hi).sort((x, y) => x[0] - y[0]);
   const out: Array<[number, number]> = [];
   for (const [lo, hi] of sorted) {

@@ -1,4 +1,4 @@
-// The glob module's public surface: normalise, bound, match and intersect `file` patterns (CONTRACT.md, "Patterns").
+// The glob module's public surface: normalise, bound, match and intersect `file` patterns (README, "Patterns: what overlaps").
 export { LIMITS, validateComplexity } from './limits';
 export { type NormalizeOptions, normalizePattern } from './normalize';
 export { type Overlap, overlaps } from './overlap';

@@ -1,4 +1,5 @@
 import { IcError } from '../errors';
+import { foldCaseAtoms } from './case-fold';
 import { expandBraces, toAlternative } from './expand';
 import { formatAtoms } from './format';
 import { validateComplexity } from './limits';
@@ -8,36 +9,71 @@ import { isLiteral, unescapeLiteral } from './scan';
 
 export interface NormalizeOptions {
   root: string; // canonical absolute scope root, '/'-separated, no trailing slash
-  ignoreCase?: boolean; // git core.ignorecase: fold the pattern to lower case
+  ignoreCase?: boolean; // git core.ignorecase: fold literal characters and what classes match to lower case
   isDirectory?: (relativePath: string) => boolean; // a literal pattern naming an existing dir means the whole dir
+  // The directory a relative pattern is read from, as names below the root (git reads a pathspec from the
+  // current directory); absent or empty: the root.
+  base?: readonly string[];
+  // The canonical form of an absolute path (symlinks resolved), applied to the pattern's literal leading
+  // segments so two spellings of one file are one key.
+  resolvePath?: (absolutePath: string) => string;
 }
 
 const GLOBSTAR_ATOMS: Atom[] = [{ kind: 'star' }, { kind: 'star' }];
 
 // Brings a user's pattern to the one canonical form stored and compared: relative to the scope root,
-// `.`/`..`/`//` folded, directories widened to `dir/**`, NFC, optionally lower case, escapes canonical.
+// `.`/`..`/`//` folded, symlinks in the literal part resolved, directories widened to `dir/**`, NFC,
+// optionally case-folded, escapes canonical. Every step works on parsed segments, never on text.
 export function normalizePattern(input: string, options: NormalizeOptions): string {
   validateComplexity(input);
   checkCharacters(input);
-  let text = input.normalize('NFC');
-  let root = options.root.normalize('NFC');
-  if (options.ignoreCase === true) {
-    text = text.toLowerCase();
-    root = root.toLowerCase();
-  }
-  const atoms = parsePattern(text);
-  const { segments, absolute, directory } = splitTopLevel(atoms);
-  let folded = foldDots(segments, absolute);
-  if (absolute) folded = stripRoot(folded, root, input);
-  if (directory && !isGlobstar(folded[folded.length - 1])) folded.push(GLOBSTAR_ATOMS);
+  const root = options.root.normalize('NFC');
+  const { segments, absolute, directory } = splitTopLevel(parsePattern(input.normalize('NFC')));
+  const { kept, climbs } = foldDots(segments, absolute);
+  // A trailing `/` means the whole directory, and so does a relative pattern naming its base (`.`, `..`).
+  if ((directory || (!absolute && kept.length === 0)) && !isGlobstar(kept[kept.length - 1])) kept.push(GLOBSTAR_ATOMS);
+  if (!absolute) checkBraceReadings(kept); // on the text as typed, so the base directory cannot change the verdict
+  const rootNames = root.split('/').filter((s) => s !== '');
+  const written = absolute ? kept : [...rootNames.map(literalAtoms), ...baseSegments(options.base, climbs), ...kept];
+  const { path, resolved } = resolveLiteralHead(written, options.resolvePath);
+  let folded = stripRoot(path, rootNames, input, options.ignoreCase === true, resolved);
+  if (absolute) checkBraceReadings(folded);
+  if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
   let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
-  checkBraceReadings(folded.flatMap((segment, i): Atom[] => (i === 0 ? segment : [{ kind: 'slash' }, ...segment])));
   validateComplexity(result);
   if (!overlaps(result, result).overlap) {
     throw invalid(`pattern "${input}" can never match a path (a segment could only be "." or "..")`);
   }
   return result;
+}
+
+// The base directory's segments left after a relative pattern's leading `..`s climbed out of them.
+function baseSegments(base: readonly string[] | undefined, climbs: number): Atom[][] {
+  const names = base ?? [];
+  if (climbs > names.length) throw new IcError('OUTSIDE_SCOPE', 'pattern climbs above the scope root with ".."');
+  return names.slice(0, names.length - climbs).map(literalAtoms);
+}
+
+// A name as a literal segment: every character stands for itself, whatever it is (`[id]` stays a name).
+function literalAtoms(name: string): Atom[] {
+  return Array.from(name, (ch): Atom => ({ kind: 'char', cp: ch.codePointAt(0)! }));
+}
+
+// Replaces the literal leading segments of an absolute segment list by their canonical path.
+function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => string) | undefined): { path: Atom[][]; resolved?: string } {
+  if (resolvePath === undefined) return { path: segments };
+  const names: string[] = [];
+  for (const segment of segments) {
+    const name = literalName(segment);
+    if (name === undefined) break;
+    names.push(name);
+  }
+  const written = `/${names.join('/')}`;
+  const real = resolvePath(written).normalize('NFC');
+  if (real === written) return { path: segments };
+  const realNames = real.split('/').filter((s) => s !== '');
+  return { path: [...realNames.map(literalAtoms), ...segments.slice(names.length)], resolved: real };
 }
 
 // Cuts the top level at its slashes (slashes inside braces stay put); notes a leading and a trailing slash.
@@ -73,45 +109,49 @@ function isGlobstar(segment: readonly Atom[] | undefined): boolean {
   return segment !== undefined && segment.length === 2 && segment.every((a) => a.kind === 'star');
 }
 
-// Folds `.` away and lets `..` cancel the literal segment before it; escaping the top is OUTSIDE_SCOPE.
-function foldDots(segments: readonly Atom[][], absolute: boolean): Atom[][] {
-  const out: Atom[][] = [];
+// Folds `.` away and lets `..` cancel the literal segment before it. Leading `..`s of a relative pattern are
+// counted (they climb out of the base directory); an absolute one's are dropped (`/..` is `/`).
+function foldDots(segments: readonly Atom[][], absolute: boolean): { kept: Atom[][]; climbs: number } {
+  const kept: Atom[][] = [];
+  let climbs = 0;
   for (const segment of segments) {
     const name = literalName(segment);
     if (name === '.') continue;
     if (name !== '..') {
-      out.push(segment);
+      kept.push(segment);
       continue;
     }
-    const previous = out[out.length - 1];
+    const previous = kept[kept.length - 1];
     if (previous === undefined) {
-      if (absolute) continue; // `/..` is `/`
-      throw new IcError('OUTSIDE_SCOPE', 'pattern climbs above the scope root with ".."');
+      if (!absolute) climbs++;
+      continue;
     }
     if (literalName(previous) === undefined) {
       throw invalid('".." after a wildcard or brace segment is ambiguous; write the path without it');
     }
-    out.pop();
+    kept.pop();
   }
-  return out;
+  return { kept, climbs };
 }
 
-// Makes an absolute pattern relative: its leading segments must spell the scope root literally.
-function stripRoot(segments: Atom[][], root: string, input: string): Atom[][] {
-  const rootSegments = root.split('/').filter((s) => s !== '');
-  const outside = new IcError('OUTSIDE_SCOPE', `pattern "${input}" is outside the scope ${root || '/'}`, {
-    scope: root,
+// Makes an absolute segment list relative: its leading segments must spell the scope root literally
+// (case-insensitively under core.ignorecase).
+function stripRoot(segments: Atom[][], rootNames: readonly string[], input: string, ignoreCase: boolean, resolved: string | undefined): Atom[][] {
+  const root = `/${rootNames.join('/')}`;
+  const where = resolved === undefined ? '' : ` (through a symlink it is ${resolved})`;
+  const outside = new IcError('OUTSIDE_SCOPE', `pattern "${input}" is outside the scope ${root}${where}`, { scope: root });
+  if (segments.length < rootNames.length) throw outside;
+  const fold = (name: string | undefined): string | undefined => (ignoreCase ? name?.toLowerCase() : name);
+  rootNames.forEach((name, i) => {
+    if (fold(literalName(segments[i]!)) !== fold(name)) throw outside;
   });
-  if (segments.length < rootSegments.length) throw outside;
-  rootSegments.forEach((name, i) => {
-    if (literalName(segments[i]!) !== name) throw outside;
-  });
-  return segments.slice(rootSegments.length);
+  return segments.slice(rootNames.length);
 }
 
 // Refuses brace readings that would smuggle in what the top level folds away: a leading `/`, or a `.`/`..` segment.
-function checkBraceReadings(atoms: readonly Atom[]): void {
-  if (!atoms.some((a) => a.kind === 'brace')) return;
+function checkBraceReadings(segments: readonly Atom[][]): void {
+  if (!segments.some((segment) => segment.some((a) => a.kind === 'brace'))) return;
+  const atoms = segments.flatMap((segment, i): Atom[] => (i === 0 ? segment : [{ kind: 'slash' }, ...segment]));
   for (const flat of expandBraces(atoms)) {
     if (flat[0]?.kind === 'slash') {
       throw invalid('a brace alternative cannot start with "/"; write the absolute part outside the braces');

@@ -95,3 +95,72 @@ describe('normalizePattern', () => {
     expect(message('[a')).toMatch(/\\\[/);
   });
 });
+
+// The cwd rule (git reads a pathspec from the current directory): `base` names the directory below the root.
+describe('normalizePattern with a base directory', () => {
+  const from = (base: string[], input: string): string => normalizePattern(input, { root: ROOT, base });
+  test.each([
+    [['src', 'api'], 'users.ts', 'src/api/users.ts'],
+    [['src', 'api'], '../lib/**', 'src/lib/**'],
+    [['src', 'api'], '../../README.md', 'README.md'],
+    [['src', 'api'], '.', 'src/api/**'],
+    [['src', 'api'], './', 'src/api/**'],
+    [['src', 'api'], '..', 'src/**'],
+    [['src', 'api'], '*.ts', 'src/api/*.ts'],
+    [['src', 'api'], '{a,b}/x', 'src/api/{a,b}/x'],
+    [['app', '[id]'], 'page.tsx', 'app/\\[id\\]/page.tsx'],
+    [['a*b', 'a\\b'], '*.ts', 'a\\*b/a\\\\b/*.ts'],
+    [['{x}'], 'y', '\\{x\\}/y'],
+    [['src'], '/tmp/x/repo/docs/a.md', 'docs/a.md'],
+    [[], 'a.ts', 'a.ts'],
+  ])('from %j, %s → %s', (base, input, expected) => {
+    expect(from(base, input)).toBe(expected);
+  });
+
+  test('".." past the root is OUTSIDE_SCOPE, from any depth', () => {
+    expect(() => from(['src', 'api'], '../../../x')).toThrow(expect.objectContaining({ code: 'OUTSIDE_SCOPE' }));
+    expect(() => from([], '../x')).toThrow(expect.objectContaining({ code: 'OUTSIDE_SCOPE' }));
+  });
+
+  test('the stored pattern, base included, must fit the complexity limits', () => {
+    const deep = Array.from({ length: 70 }, (_, i) => `d${i}`);
+    expect(() => from(deep, 'a.ts')).toThrow(expect.objectContaining({ code: 'TOO_COMPLEX' }));
+    expect(from(deep, '../'.repeat(10) + 'a.ts')).toBe(`${deep.slice(0, 60).join('/')}/a.ts`);
+  });
+
+  test('what is refused is refused from every directory', () => {
+    for (const input of ['{a,}/x', '.{a,}', 'x/*/..', '!a']) {
+      expect(() => from([], input), input).toThrow(expect.objectContaining({ code: 'INVALID_PATTERN' }));
+      expect(() => from(['src'], input), input).toThrow(expect.objectContaining({ code: 'INVALID_PATTERN' }));
+    }
+  });
+});
+
+// Symlinks in the literal part are resolved on segments: escapes survive exactly (issue #11 stored
+// `link/\[id\]/page.tsx` as `real/\[id\]/page.tsx/sx`).
+describe('normalizePattern with a path resolver', () => {
+  const resolvePath = (abs: string): string => abs.replace(/^\/tmp\/x\/repo\/link(?=\/|$)/, '/tmp/x/repo/real').replace(/^\/tmp\/x\/repo\/out(?=\/|$)/, '/elsewhere');
+  const resolve = (input: string, base?: string[]): string => normalizePattern(input, { root: ROOT, resolvePath, base });
+  test.each([
+    ['link/\\[id\\]/page.tsx', 'real/\\[id\\]/page.tsx'],
+    ['link/\\[id\\]/*.ts', 'real/\\[id\\]/*.ts'],
+    ['link/a\\*b', 'real/a\\*b'],
+    ['link/a\\\\b', 'real/a\\\\b'],
+    ['link/a\\\\b/*', 'real/a\\\\b/*'],
+    ['link/**', 'real/**'],
+    ['link', 'real'],
+    ['/tmp/x/repo/link/\\[id\\]/*.ts', 'real/\\[id\\]/*.ts'],
+    ['*/link/a', '*/link/a'],
+  ])('%s → %s', (input, expected) => {
+    expect(resolve(input)).toBe(expected);
+    expect(resolve(expected)).toBe(expected);
+  });
+
+  test('the base directory resolves with the pattern', () => {
+    expect(resolve('\\[id\\]/page.tsx', ['link'])).toBe('real/\\[id\\]/page.tsx');
+  });
+
+  test('a symlink out of the scope is OUTSIDE_SCOPE and says where it leads', () => {
+    expect(() => resolve('out/a.ts')).toThrow(expect.objectContaining({ code: 'OUTSIDE_SCOPE', message: expect.stringContaining('/elsewhere/a.ts') }));
+  });
+});

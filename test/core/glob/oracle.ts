@@ -66,14 +66,16 @@ function splitSegments(pattern: string): string[] {
   return out;
 }
 
-// Does a class body (between `[` and `]`, negation included) admit character c?
-function classMatches(body: string[], c: string): boolean {
+// Does a class body (between `[` and `]`, negation included) admit character c? Under ignoreCase the body
+// admits c when it holds c, its lower case or its upper case; negation applies after (git's wildmatch).
+function classMatches(body: string[], c: string, ignoreCase: boolean): boolean {
   let i = 0;
   let negated = false;
   if (body[0] === '!' || body[0] === '^') {
     negated = true;
     i = 1;
   }
+  const variants = ignoreCase ? [c, c.toLowerCase(), c.toUpperCase()] : [c];
   let hit = false;
   while (i < body.length) {
     let lo = body[i]!;
@@ -86,54 +88,64 @@ function classMatches(body: string[], c: string): boolean {
       if (hi === '\\') hi = body[++i]!;
       i++;
     }
-    const cp = c.codePointAt(0)!;
-    if (cp >= lo.codePointAt(0)! && cp <= hi.codePointAt(0)!) hit = true;
+    for (const v of variants) {
+      if (Array.from(v).length !== 1) continue;
+      const cp = v.codePointAt(0)!;
+      if (cp >= lo.codePointAt(0)! && cp <= hi.codePointAt(0)!) hit = true;
+    }
   }
   return negated ? !hit : hit;
 }
 
 // Backtracking match of one segment pattern against one name (exponential in stars; fine for tiny inputs).
-function segmentMatches(p: string[], pi: number, s: string[], si: number): boolean {
+function segmentMatches(p: string[], pi: number, s: string[], si: number, ignoreCase: boolean): boolean {
   if (pi === p.length) return si === s.length;
   const t = p[pi]!;
   if (t === '*') {
-    for (let k = si; k <= s.length; k++) if (segmentMatches(p, pi + 1, s, k)) return true;
+    for (let k = si; k <= s.length; k++) if (segmentMatches(p, pi + 1, s, k, ignoreCase)) return true;
     return false;
   }
   if (si === s.length) return false;
-  if (t === '?') return segmentMatches(p, pi + 1, s, si + 1);
+  if (t === '?') return segmentMatches(p, pi + 1, s, si + 1, ignoreCase);
   if (t === '[') {
     const e = classEnd(p, pi);
-    return classMatches(p.slice(pi + 1, e), s[si]!) && segmentMatches(p, e + 1, s, si + 1);
+    return classMatches(p.slice(pi + 1, e), s[si]!, ignoreCase) && segmentMatches(p, e + 1, s, si + 1, ignoreCase);
   }
   const lit = t === '\\' ? p[pi + 1]! : t;
   const next = t === '\\' ? pi + 2 : pi + 1;
-  return lit === s[si] && segmentMatches(p, next, s, si + 1);
+  const same = ignoreCase ? lit.toLowerCase() === s[si]!.toLowerCase() : lit === s[si];
+  return same && segmentMatches(p, next, s, si + 1, ignoreCase);
 }
 
 // Matches segment lists: `**` consumes zero or more whole names.
-function segmentsMatch(ps: string[], pi: number, names: string[], ni: number): boolean {
+function segmentsMatch(ps: string[], pi: number, names: string[], ni: number, ignoreCase: boolean): boolean {
   if (pi === ps.length) return ni === names.length;
   if (ps[pi] === '**') {
-    for (let k = ni; k <= names.length; k++) if (segmentsMatch(ps, pi + 1, names, k)) return true;
+    for (let k = ni; k <= names.length; k++) if (segmentsMatch(ps, pi + 1, names, k, ignoreCase)) return true;
     return false;
   }
   if (ni === names.length) return false;
-  return segmentMatches(Array.from(ps[pi]!), 0, Array.from(names[ni]!), 0) && segmentsMatch(ps, pi + 1, names, ni + 1);
+  return segmentMatches(Array.from(ps[pi]!), 0, Array.from(names[ni]!), 0, ignoreCase) && segmentsMatch(ps, pi + 1, names, ni + 1, ignoreCase);
+}
+
+export interface OracleOptions {
+  // core.ignorecase: a literal matches either case of itself; a class, either case of a character it holds.
+  ignoreCase?: boolean;
 }
 
 // The oracle's matcher, expanded once: a valid path matches when some textual brace expansion matches it.
-export function naiveMatcher(pattern: string): (path: string) => boolean {
+export function naiveMatcher(pattern: string, options: OracleOptions = {}): (path: string) => boolean {
   const alternatives = expandText(pattern).map(splitSegments);
+  const ignoreCase = options.ignoreCase === true;
   return (path) => {
     const names = path.split('/');
-    return alternatives.some((segments) => segmentsMatch(segments, 0, names, 0));
+    return alternatives.some((segments) => segmentsMatch(segments, 0, names, 0, ignoreCase));
   };
 }
 
 // One-off form of naiveMatcher.
-export function naiveMatch(pattern: string, path: string): boolean {
-  return naiveMatcher(pattern)(path);
+export function naiveMatch(pattern: string, path: string, options: OracleOptions = {}): boolean {
+  return naiveMatcher(pattern, options)(path);
 }
 
 // True for a normalized relative path: non-empty names, none `.` or `..`.
@@ -180,3 +192,12 @@ export const patternArb: fc.Arbitrary<string> = fc.letrec<{ seq: string; brace: 
     })
     .map((alts) => `{${alts.join(',')}}`),
 })).seq;
+
+// Case-insensitive material: upper-case letters, punctuation between `Z` and `a`, and classes whose ranges
+// cross the letters (`[A-z]`, `[0-Z]`, `[Z-a]`; `[a-C]` is reversed and must be refused).
+const caseAtom = fc.constantFrom('[A-z]', '[0-Z]', '[Z-a]', '[!A-Z]', '[A-B]', '[^B]', '[_-a]', '[!_]', '[a-C]', 'A', 'B', '_', '\\[', '[\\[-b]');
+
+// Random patterns for core.ignorecase: patternArb and caseAtom pieces, with some letters upper-cased.
+export const casePatternArb: fc.Arbitrary<string> = fc
+  .tuple(fc.array(fc.oneof(patternArb, caseAtom), { minLength: 1, maxLength: 3 }), fc.integer({ min: 0, max: 2 ** 30 }))
+  .map(([pieces, bits]) => Array.from(pieces.join(''), (ch, i) => ((bits >> i % 30) & 1 ? ch.toUpperCase() : ch)).join(''));

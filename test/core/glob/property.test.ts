@@ -4,10 +4,10 @@
 import fc from 'fast-check';
 import micromatch from 'micromatch';
 import { describe, expect, test } from 'vitest';
-import { literalBase, matchPath, normalizePattern, overlaps } from '../../../src/core/glob';
+import { literalBase, matchPath, type NormalizeOptions, normalizePattern, overlaps, unescapeLiteral } from '../../../src/core/glob';
 import { clearCompileCache } from '../../../src/core/glob/compile';
 import { clearOverlapMemo } from '../../../src/core/glob/overlap';
-import { enumeratePaths, expandText, naiveMatcher, patternArb } from './oracle';
+import { casePatternArb, enumeratePaths, expandText, naiveMatcher, patternArb } from './oracle';
 
 const PAIRS = Number(process.env.FUZZ_RUNS ?? 15000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
@@ -19,12 +19,20 @@ const ROOT = '/r';
 const MM_OPTIONS = { dot: true, posix: true };
 
 // The pattern normalizePattern makes of random text, or undefined when it refuses it.
-function tryNormalize(raw: string): string | undefined {
+function tryNormalize(raw: string, options: Omit<NormalizeOptions, 'root'> = {}): string | undefined {
   try {
-    return normalizePattern(raw, { root: ROOT });
+    return normalizePattern(raw, { root: ROOT, ...options });
   } catch {
     return undefined;
   }
+}
+
+// Text the oracle reads as normalizePattern does: no `.`/`..` segment (escaped or not) and no trailing `/`
+// in any reading
+// (normalizePattern folds those; the oracle would take them literally).
+function oracleReadable(raw: string): boolean {
+  const dots = (segment: string): boolean => ['.', '..'].includes(segment.replace(/\\(.)/g, '$1'));
+  return expandText(raw).every((alt) => !alt.endsWith('/') && !alt.split('/').some(dots));
 }
 
 // Random patterns, some under a literal directory so the literal-base prefilter gets exercised.
@@ -155,6 +163,86 @@ describe(`glob properties (${RUNS} pools of ≤${POOL} patterns, paths ≤${PATH
       }),
       { numRuns: Math.min(20_000, PAIRS), seed: SEED },
     );
+  });
+
+  // Issue #11: `link/\\[id\\]/page.tsx` was stored as `real/\\[id\\]/page.tsx/sx`. Resolving `link` → `real` must keep
+  // every escape: the pattern through the link is the pattern written against the target, and means what the
+  // oracle says the text means.
+  test('a symlinked directory before escaped names resolves without touching the escapes', () => {
+    const prefixes = ['app/\\[id\\]/', 'a\\*b/', 'a\\\\b/', 'x/\\{a,b\\}/', 'a\\*b', 'app/\\[id\\]', ''];
+    const resolvePath = (abs: string): string => (abs === `${ROOT}/link` || abs.startsWith(`${ROOT}/link/`) ? `${ROOT}/real${abs.slice(ROOT.length + 5)}` : abs);
+    const paths = PATHS.filter((path) => path.length <= 4);
+    let checked = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...prefixes), patternArb, (prefix, raw) => {
+        const text = prefix + raw.replace(/^\/+/, '');
+        const viaLink = tryNormalize(`link/${text}`, { resolvePath });
+        const direct = tryNormalize(`real/${text}`, { resolvePath });
+        expect(viaLink, text).toBe(direct);
+        if (direct === undefined || text === '' || !oracleReadable(text)) return;
+        checked++;
+        const oracle = naiveMatcher(text);
+        const literal = unescapeLiteral(prefix);
+        for (const path of paths) {
+          for (const named of [literal + path, path]) {
+            if (named.startsWith('/') || named.includes('//')) continue;
+            expect(matchPath(direct, `real/${named}`), `${direct} on real/${named}`).toBe(oracle(named));
+          }
+        }
+      }),
+      { numRuns: Math.ceil(PAIRS / 75), seed: SEED },
+    );
+    expect(checked).toBeGreaterThan(10);
+  });
+
+  // Issue #11: under core.ignorecase class text was lower-cased (`[A-z]` → `[a-z]`). A folded pattern on a
+  // lower-cased path must answer what the case-insensitive oracle answers on the path as written, and the
+  // overlap of two folded patterns must be exact for case-insensitive paths.
+  test('core.ignorecase: folded patterns match and overlap as the case-insensitive oracle says', () => {
+    const casePaths = enumeratePaths(['a', 'B', '_', '[', '.', '/'], 4);
+    const ciFacts = new Map<string, Uint8Array>();
+    const factsCI = (raw: string, folded: string): Uint8Array => {
+      const key = `${raw}\u0000${folded}`;
+      let bits = ciFacts.get(key);
+      if (bits !== undefined) return bits;
+      const oracle = naiveMatcher(raw, { ignoreCase: true });
+      bits = new Uint8Array(casePaths.length);
+      casePaths.forEach((path, i) => {
+        const expected = oracle(path);
+        bits![i] = expected ? 1 : 0;
+        expect(matchPath(folded, path.toLowerCase()), `${raw} → ${folded} on ${path}`).toBe(expected);
+      });
+      ciFacts.set(key, bits);
+      return bits;
+    };
+    const foldedArb = casePatternArb
+      .filter(oracleReadable)
+      .map((raw) => ({ raw, folded: tryNormalize(raw, { ignoreCase: true }) }))
+      .filter((x): x is { raw: string; folded: string } => x.folded !== undefined);
+    let overlapping = 0;
+    let disjoint = 0;
+    fc.assert(
+      fc.property(fc.array(foldedArb, { minLength: 8, maxLength: 8 }), (pool) => {
+        const bits = pool.map((p) => factsCI(p.raw, p.folded));
+        for (let i = 0; i < pool.length; i++) {
+          expect(tryNormalize(pool[i]!.folded, { ignoreCase: true }), 'idempotent').toBe(pool[i]!.folded);
+          for (let j = i + 1; j < pool.length; j++) {
+            const result = overlaps(pool[i]!.folded, pool[j]!.folded);
+            const common = casePaths.find((_, k) => bits[i]![k] === 1 && bits[j]![k] === 1);
+            if (common !== undefined) expect(result.overlap, `${pool[i]!.raw} | ${pool[j]!.raw} share ${common}`).toBe(true);
+            if (result.overlap) {
+              overlapping++;
+              for (const p of [pool[i]!, pool[j]!]) {
+                expect(naiveMatcher(p.raw, { ignoreCase: true })(result.example!), `example ${result.example} for ${p.raw}`).toBe(true);
+              }
+            } else disjoint++;
+          }
+        }
+      }),
+      { numRuns: Math.ceil(PAIRS / 250), seed: SEED },
+    );
+    expect(overlapping).toBeGreaterThan(10);
+    expect(disjoint).toBeGreaterThan(10);
   });
 
   test.runIf(process.env.FUZZ_TIMING === '1')('timing report for overlaps()', () => {
