@@ -73,7 +73,7 @@ describe('the default database lives in the git common dir', () => {
     mkdirSync(join(repo.dir, 'pkg', '.ic'), { recursive: true });
     writeFileSync(join(repo.dir, 'pkg', '.ic', 'ic.db'), '');
     expect((await coord(repo, ['reserve', 'pkg/a.ts'], as('alice'))).exitCode).toBe(0);
-    const fromPkg = await coord(repo, ['reserve', join(repo.dir, 'pkg', 'a.ts')], { ...as('bob'), cwd: join(repo.dir, 'pkg') });
+    const fromPkg = await coord(repo, ['reserve', 'a.ts'], { ...as('bob'), cwd: join(repo.dir, 'pkg') });
     expect(fromPkg.exitCode).toBe(1);
     expect(fromPkg.json.error.conflicts[0].held).toMatchObject({ owner: 'alice', pattern: 'pkg/a.ts' });
     expect(readFileSync(join(repo.dir, 'pkg', '.ic', 'ic.db'), 'utf8')).toBe('');
@@ -219,7 +219,7 @@ describe('outside git', () => {
       mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
       expect((await coord(repo, ['reserve', 'sub/a.ts'], as('alice'))).exitCode).toBe(0);
       expect(statSync(repo.db).isFile()).toBe(true);
-      const nested = await coord(repo, ['reserve', join(dir, 'sub', 'a.ts')], { ...as('bob'), cwd: join(dir, 'sub') });
+      const nested = await coord(repo, ['reserve', 'a.ts'], { ...as('bob'), cwd: join(dir, 'sub') });
       expect(nested.exitCode).toBe(1);
       expect(nested.json.error.conflicts[0].held).toMatchObject({ owner: 'alice', pattern: 'sub/a.ts' });
       expect(existsSync(join(dir, 'sub', '.ic'))).toBe(false);
