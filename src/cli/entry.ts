@@ -31,6 +31,10 @@ export function run(argv: string[]): void {
   const io: Io = {
     json: argv.includes('--json') || !process.stdout.isTTY,
   };
+  if (!workingDirectoryExists()) {
+    const hint = 'cd into your project (the directory you were in was deleted or cannot be read) and run the command again';
+    return writeReply(failure(new IcError('DB_UNAVAILABLE', `the current directory no longer exists, so ic cannot tell which project it is in; ${hint}`, { hint })), io);
+  }
   // Loaded here, not at the top: the hook fast path above never pays for commander and the command tree.
   const { buildProgram } = require('./program') as typeof import('./program');
   let replied = false;
@@ -68,4 +72,14 @@ function reportError(error: unknown, io: Io): void {
 function isCommanderError(error: unknown): error is CommanderError {
   const code = (error as { code?: unknown } | null)?.code;
   return error instanceof Error && typeof code === 'string' && code.startsWith('commander.');
+}
+
+// Every command finds its project from the working directory; Node throws (ENOENT, EACCES) once it is gone.
+function workingDirectoryExists(): boolean {
+  try {
+    process.cwd();
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
 import { checkClock, type Clock, systemClock } from '../core/time';
-import { parseDuration } from '../core/duration';
+import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
 import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, locateDb, projectDb, repositoryRoot, type DbLocation } from '../store/discover';
@@ -49,6 +49,7 @@ export interface CoordContext extends Omit<Project, 'db'> {
 }
 
 const DEFAULT_LOCK_DELAY_MS = 60_000;
+const MAX_BUSY_TIMEOUT_MS = 10 * 60_000;
 
 /** The switch that lets IC_NOW move the clock: a test aid nobody sets by accident. */
 export const TEST_CLOCK_SWITCH = 'IC_TEST_CLOCK';
@@ -69,12 +70,13 @@ export function clockFromEnv(env: NodeJS.ProcessEnv): Clock {
 export function lockDelayFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.IC_LOCK_DELAY;
   if (raw === undefined || raw === '') return DEFAULT_LOCK_DELAY_MS;
-  return parseDuration(raw, 'IC_LOCK_DELAY');
+  return parseNonNegativeDuration(raw, 'IC_LOCK_DELAY', MAX_TTL_MS);
 }
 
 export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.IC_BUSY_TIMEOUT;
-  return raw ? parseDuration(raw, 'IC_BUSY_TIMEOUT') : DEFAULT_BUSY_TIMEOUT_MS;
+  // Bounded: a wait beyond a few minutes is a hang, and a huge value overflows the timers below.
+  return raw ? parseNonNegativeDuration(raw, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
 }
 
 // The project: inside git, the work tree holding `cwd` (its database in git's common dir); outside git,

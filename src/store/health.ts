@@ -1,11 +1,12 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './driver';
-import { accessSync, closeSync, constants, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readlinkSync, readSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
 import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
 import { LATEST_VERSION } from './migrations';
 import { classifyDbFile } from './db-file';
+import { isDiskFull } from './errors';
 import { shellQuote } from '../core/shell';
 
 // One finding of `ic doctor`. An `error` means ic cannot use the database; a `warning` means it works
@@ -65,7 +66,12 @@ export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: numb
   );
   checks.push(fileSystemCheck(fs, env));
   checks.push(writableCheck(path, exists));
-  if (exists) inspect(path, now, report);
+  checks.push(diskSpaceCheck(path));
+  const companions = companionFilesCheck(path);
+  if (companions) checks.push(companions);
+  const dangling = danglingLinkCheck(path, exists);
+  if (dangling) checks.push(dangling);
+  if (exists && !companions) inspect(path, now, report);
   if (legacyDb !== null && legacyDb !== path) checks.push(legacyCheck(legacyDb, now));
   const failed = checks.filter((check) => !check.ok);
   report.status = failed.some((check) => check.severity === 'error') ? 'unusable' : failed.length ? 'problems' : 'healthy';
@@ -129,6 +135,11 @@ function inspect(path: string, now: number, report: HealthReport): void {
   const moveAside = `move it aside (mv ${path} ${path}.bad) and run \`ic init\` for a fresh one; agents re-reserve on their next edit`;
   let header: string;
   try {
+    const kind = classifyDbFile(path); // never blocks: a FIFO in place of the database would hang a plain read
+    if (kind.kind === 'not_regular') {
+      checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is ${kind.what}, not a database file`, fix: `remove or rename ${path} (nothing of ic's is in it), or point --db/IC_DB at a file` });
+      return;
+    }
     header = readHeader(path);
   } catch (error) {
     checks.push({ name: 'readable', ok: false, severity: 'error', detail: `cannot read ${path}: ${(error as Error).message}`, fix: `make ${path} readable by this user` });
@@ -161,7 +172,7 @@ function inspect(path: string, now: number, report: HealthReport): void {
       ok: false,
       severity: 'error',
       detail: `reading ${path} failed: ${(error as Error).message} (${code || 'error'})`,
-      fix: corrupt ? recoverAdvice(path) : code.startsWith('SQLITE_BUSY') ? 'another process holds the database; run `ic doctor` again' : `check ${path} and its directory, or ${moveAside}`,
+      fix: corrupt ? recoverAdvice(path) : code.startsWith('SQLITE_BUSY') ? 'another process holds the database; run `ic doctor` again' : isDiskFull(code) ? DISK_FULL_ADVICE : `check ${path} and its directory, or ${moveAside}`,
     });
   } finally {
     db.close();
@@ -214,6 +225,53 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
   report.counts = { locks, events };
   const lapsed = locks.lapsed ? `, ${locks.lapsed} lapsed (inactive; \`ic coord sweep\` marks them expired)` : '';
   checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
+}
+
+// SQLite needs room for the WAL and its shared-memory index; a full disk shows up as odd I/O errors.
+const LOW_SPACE_BYTES = 1024 * 1024;
+const DISK_FULL_ADVICE = 'free some disk space; the database and every lock in it are kept (do not move it aside)';
+
+function diskSpaceCheck(path: string): HealthCheck {
+  let dir = dirname(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  let free: number;
+  try {
+    const stats = statfsSync(dir);
+    free = stats.bavail * stats.bsize;
+  } catch {
+    return { name: 'disk_space', ok: true, detail: 'free space unknown (statfs not available)' };
+  }
+  if (free >= LOW_SPACE_BYTES) return { name: 'disk_space', ok: true, detail: `${Math.floor(free / 1024 / 1024)} MiB free` };
+  return { name: 'disk_space', ok: false, severity: 'error', detail: `the disk holding ${dir} is full (${free} bytes free): writes fail`, fix: DISK_FULL_ADVICE };
+}
+
+// SQLite keeps -wal and -shm beside the database; anything but a plain file there makes every call fail.
+function companionFilesCheck(path: string): HealthCheck | null {
+  for (const suffix of ['-wal', '-shm', '-journal']) {
+    const companion = `${path}${suffix}`;
+    let stat;
+    try {
+      stat = lstatSync(companion);
+    } catch {
+      continue;
+    }
+    if (!stat.isFile()) {
+      return { name: 'companion_files', ok: false, severity: 'error', detail: `${companion} is not a plain file (SQLite keeps its ${suffix.slice(1)} there)`, fix: `remove ${companion} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again` };
+    }
+  }
+  return null;
+}
+
+// A symlink whose target is gone looks like "no database yet", but the first write would create the
+// target somewhere else than intended (or fail).
+function danglingLinkCheck(path: string, exists: boolean): HealthCheck | null {
+  if (exists) return null;
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return null;
+  } catch {
+    return null;
+  }
+  return { name: 'location', ok: false, severity: 'error', detail: `${path} is a symlink to ${readlinkSync(path)}, which does not exist`, fix: `restore the target, or remove the link (rm ${shellQuote(path)}) so ic creates a plain file` };
 }
 
 // ic 0.1 kept the database in the work tree, where git clean or stash could delete it. Its live locks
