@@ -23,10 +23,9 @@ export function parseDuration(input: string, what = 'duration'): number {
 }
 
 // A TTL must be positive and at most 24h: there are no immortal locks.
-export function parseTtl(input: string, minMs = 1): number {
+export function parseTtl(input: string): number {
   const ms = parseDuration(input, '--ttl');
   if (ms <= 0) throw new IcError('INVALID_INPUT', `--ttl must be positive, got "${input}"`, { value: input });
-  if (ms < minMs) throw new IcError('INVALID_INPUT', `--ttl must be at least ${formatDuration(minMs)} here, got "${input}"`, { value: input, min: formatDuration(minMs) });
   if (ms > MAX_TTL_MS) throw new IcError('INVALID_INPUT', `--ttl may be at most 24h, got "${input}"`, { value: input, max: '24h' });
   return ms;
 }

@@ -109,7 +109,7 @@ describe('schema 1 → 2', () => {
 
   it('a schema-1 lock transfers, expires and binds through the lock-delay like any other', async () => {
     writeSchema1(repo.db, repo.dir, LEGACY, 7);
-    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'carol']);
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'carol'], as('alice'));
     expect(moved.json.locks.map((l: any) => [l.id, l.owner])).toEqual([['k3j9x0ab', 'carol']]);
     expect(moved.json.locks[0].token).toBeGreaterThan(7);
     expect((await coord(repo, ['verify', 'k3j9x0ab', '1'])).json.why).toBe('token_mismatch');
