@@ -7,6 +7,8 @@ export function validateOwner(owner: string | undefined, flag = '--owner'): stri
     throw new IcError('USAGE', `an owner is required: pass ${flag} NAME or set IC_OWNER`, { hint: 'Try: export IC_OWNER=alice' });
   }
   checkText(owner, flag === '--owner' ? 'owner' : flag);
+  // Node reads invalid UTF-8 in the environment as U+FFFD, so IC_OWNER=x\xff and x\xfe would be one owner.
+  if (owner.includes('\ufffd')) throw new IcError('INVALID_INPUT', `${flag === '--owner' ? 'owner' : flag} contains U+FFFD, which stands for bytes that are not UTF-8`);
   if ([...owner].length > 128) throw new IcError('INVALID_INPUT', 'owner may be at most 128 characters', { value: owner.slice(0, 140) });
   if (owner.trim() === '') throw new IcError('INVALID_INPUT', 'owner must not be blank');
   return owner;
