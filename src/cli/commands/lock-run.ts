@@ -35,7 +35,7 @@ export function runCommandUnderLock(name: string, command: string[], options: Ru
   const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
   const conflictExitCode = parseExitCode(options.conflictExitCode);
   const lockName = validateName(name, 'lock name');
-  const reason = options.reason ?? escapeForDisplay(command.join(' ')).slice(0, 200);
+  const reason = options.reason ?? Array.from(escapeForDisplay(command.join(' '))).slice(0, 200).join(''); // whole characters
   const ctx = openContext(options, true);
   let outcome: { outcome: ReserveOutcome; timedOut: boolean };
   try {
