@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import type { Conflict } from '../core/conflict';
 import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
+import { shellQuote } from '../core/shell';
 import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
 
 export interface CommonOptions {
@@ -15,7 +16,7 @@ export interface CommonOptions {
 // Every coord command takes --db, --scope and --json (CONTRACT.md).
 export function withCommonOptions(command: Command): Command {
   return command
-    .option('--db <path>', 'database file (default: $IC_DB, else the nearest .ic/ic.db, else <project root>/.ic/ic.db)')
+    .option('--db <path>', 'database file; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')
     .option('--scope <dir>', 'scope directory (default: the git work tree root)')
     .option('--json', 'print JSON even on a terminal');
 }
@@ -39,8 +40,19 @@ export function projectFor(options: CommonOptions): Project {
 }
 
 export function openContext(options: CommonOptions, write: boolean, project?: Project): CoordContext {
-  return createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write, project });
+  const ctx = createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write, project });
+  noticeLocation(ctx);
+  return ctx;
 }
+
+// Said on stderr, so that JSON on stdout stays one document: where the answer came from when it may surprise.
+function noticeLocation(ctx: CoordContext): void {
+  if (ctx.legacyDb !== null && ctx.dbLocation.source === 'git') {
+    process.stderr.write(`ic: ${ctx.legacyDb} is an ic 0.1 database and is no longer used (the database is now ${ctx.dbLocation.path}); to keep its live locks run: ic init --import ${shellQuote(ctx.legacyDb)}\n`);
+  }
+  if (ctx.dbMissing) process.stderr.write(`ic: no database at ${ctx.dbLocation.path} yet: nothing is held (the first write creates it)\n`);
+}
+
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
 export function withContext<T>(options: CommonOptions, write: boolean, work: (ctx: CoordContext) => T, project?: Project): T {

@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
 import { type Clock, systemClock } from '../core/time';
 import { parseDuration } from '../core/duration';
-import { canonicalDir, findGitInfo, gitIgnoresCase, locateDb, type DbLocation } from '../store/discover';
+import { statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, locateDb, projectDb, repositoryRoot, type DbLocation } from '../store/discover';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { recordTransaction } from './timing';
@@ -20,19 +22,26 @@ export interface ContextOptions {
 }
 
 export interface Project {
+  /** The canonical work tree root (git), else the nearest ancestor holding .ic/, else the working directory. */
   projectRoot: string;
+  /** Where file and named locks live: the project root unless --scope names another directory. */
   scope: string;
+  /** Where claims live: the repository, shared by all its worktrees (--scope overrides it too). */
+  claimScope: string;
   ignoreCase: boolean;
+  /** The database this project uses when neither --db nor $IC_DB names one. */
+  db: DbLocation;
+  /** An ic 0.1 database left in the work tree (`<root>/.ic/ic.db`): reported, never used. */
+  legacyDb: string | null;
 }
 
 // Everything a use case needs: the open database, the scope it acts in, and one clock.
-export interface CoordContext {
+export interface CoordContext extends Omit<Project, 'db'> {
   db: Database.Database;
   dbLocation: DbLocation;
+  /** True when a read found no database: it answered from an empty state and created nothing. */
+  dbMissing: boolean;
   clock: Clock;
-  scope: string;
-  projectRoot: string;
-  ignoreCase: boolean;
   lockDelayMs: number;
   cwd: string;
   env: NodeJS.ProcessEnv;
@@ -62,21 +71,43 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
   return raw ? parseDuration(raw, 'IC_BUSY_TIMEOUT') : DEFAULT_BUSY_TIMEOUT_MS;
 }
 
-// The project root is the git work tree (or the working directory outside git); --scope overrides the scope.
+// The project: inside git, the work tree holding `cwd` (its database in git's common dir); outside git,
+// the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
 export function resolveProject(cwd: string, scopeFlag?: string): Project {
   const git = findGitInfo(cwd);
-  const projectRoot = git ? git.root : canonicalDir(cwd);
-  const scope = scopeFlag ? canonicalDir(scopeFlag.startsWith('/') ? scopeFlag : `${cwd}/${scopeFlag}`) : projectRoot;
-  return { projectRoot, scope, ignoreCase: gitIgnoresCase(git) };
+  const projectRoot = git ? git.root : (findIcRoot(cwd) ?? canonicalDir(cwd));
+  const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
+  return {
+    projectRoot,
+    scope: scope ?? projectRoot,
+    claimScope: scope ?? (git ? repositoryRoot(git) : projectRoot),
+    ignoreCase: gitIgnoresCase(git),
+    db: projectDb(git, projectRoot),
+    legacyDb: legacyDbPath(git),
+  };
+}
+
+// --scope must name an existing directory: a typo would otherwise start a scope nobody else uses.
+function scopeDirectory(cwd: string, flag: string): string {
+  const path = isAbsolute(flag) ? flag : join(cwd, flag);
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch {
+    // missing or unreadable: refused below
+  }
+  if (!isDirectory) throw new IcError('INVALID_INPUT', `--scope ${flag}: not an existing directory`, { scope: flag, hint: 'Try: --scope with the path of a directory that exists, or leave it out' });
+  return canonicalDir(path);
 }
 
 export function createContext(options: ContextOptions): CoordContext {
   const clock = options.clock ?? clockFromEnv(options.env);
   const lockDelayMs = lockDelayFromEnv(options.env);
   const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
-  const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectRoot: project.projectRoot });
-  const db = openDb(dbLocation.path, { write: options.write, busyTimeoutMs: busyTimeoutFromEnv(options.env), now: clock() });
-  return { db, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env, ...project };
+  const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectDb: project.db });
+  const opened = openDb(dbLocation.path, { write: options.write, busyTimeoutMs: busyTimeoutFromEnv(options.env), now: clock(), explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB' });
+  const { db: _default, ...where } = project;
+  return { ...where, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
 }
 
 const runners = new WeakMap<Database.Database, Database.Transaction<(work: () => unknown) => unknown>>();

@@ -1,5 +1,5 @@
 import type { Lock, LockType } from '../core/lock';
-import { listLocks, withoutBase } from '../store/locks';
+import { listLocks, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
 import { readTransaction, type CoordContext } from './context';
 
 export interface ListInput {
@@ -15,12 +15,21 @@ export interface ListInput {
 export function list(ctx: CoordContext, input: ListInput): Lock[] {
   return readTransaction(ctx, (now) => {
     const activeOnly = input.active || input.expiringMs !== undefined;
-    return listLocks(ctx.db, {
-      scope: input.allScopes ? undefined : ctx.scope,
+    return locksInView(ctx, input.allScopes, {
       owner: input.owner,
       type: input.type,
       activeAt: activeOnly ? now : undefined,
       expiresBefore: input.expiringMs !== undefined ? now + input.expiringMs : undefined,
     }).map(withoutBase);
   });
+}
+
+// The locks a project sees: its scope's file and named locks plus the repository's claims (one scope
+// when they coincide, as in the main worktree), or every scope. Oldest grant first.
+export function locksInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): StoredLock[] {
+  if (allScopes) return listLocks(ctx.db, filter);
+  const own = listLocks(ctx.db, { ...filter, scope: ctx.scope });
+  if (ctx.claimScope === ctx.scope || (filter.type !== undefined && filter.type !== 'claim')) return own;
+  const claims = listLocks(ctx.db, { ...filter, scope: ctx.claimScope, type: 'claim' });
+  return [...own, ...claims].sort((a, b) => a.token - b.token);
 }

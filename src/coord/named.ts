@@ -7,10 +7,16 @@ export type NameType = 'named' | 'claim';
 
 // Named locks and claims are exclusive reservations of one name in their own namespace.
 export function takeName(ctx: CoordContext, input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null }, attempt?: { first: boolean; waitedMs: number }): ReserveOutcome {
-  return reserveOnce(ctx, { type: input.type, patterns: [input.name], owner: input.owner, mode: 'exclusive', ttlMs: input.ttlMs ?? DEFAULT_TTL_MS[input.type], reason: input.reason }, attempt);
+  return reserveOnce(scopedFor(ctx, input.type), { type: input.type, patterns: [input.name], owner: input.owner, mode: 'exclusive', ttlMs: input.ttlMs ?? DEFAULT_TTL_MS[input.type], reason: input.reason }, attempt);
 }
 
 // Releases the owner's lock or claim on the name; `force` releases another owner's.
 export function dropName(ctx: CoordContext, input: { type: NameType; name: string; owner: string | undefined; force: boolean; reason: string | null }): ReleaseResult {
-  return release(ctx, { ids: [], owner: input.owner, pattern: input.name, type: input.type, all: false, force: input.force, reason: input.reason });
+  return release(scopedFor(ctx, input.type), { ids: [], owner: input.owner, pattern: input.name, type: input.type, all: false, force: input.force, reason: input.reason });
+}
+
+// Claims live in the repository's scope (one work item per repository, whatever the worktree); named
+// locks in the work tree's.
+function scopedFor(ctx: CoordContext, type: NameType): CoordContext {
+  return type === 'claim' && ctx.claimScope !== ctx.scope ? { ...ctx, scope: ctx.claimScope } : ctx;
 }

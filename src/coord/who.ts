@@ -1,5 +1,6 @@
 import type { Lock } from '../core/lock';
-import { listLocks, withoutBase } from '../store/locks';
+import { withoutBase } from '../store/locks';
+import { locksInView } from './list';
 import { allLastSeen } from '../store/owners';
 import { readTransaction, type CoordContext } from './context';
 
@@ -15,7 +16,7 @@ export function who(ctx: CoordContext, allScopes: boolean): OwnerActivity[] {
   return readTransaction(ctx, (now) => {
     const seen = allLastSeen(ctx.db);
     const byOwner = new Map<string, OwnerActivity>();
-    for (const stored of listLocks(ctx.db, { scope: allScopes ? undefined : ctx.scope, activeAt: now })) {
+    for (const stored of locksInView(ctx, allScopes, { activeAt: now })) {
       const lock = withoutBase(stored);
       let entry = byOwner.get(lock.owner);
       if (!entry) {

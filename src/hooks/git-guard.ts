@@ -46,11 +46,11 @@ export interface GuardResult {
 export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string): GuardResult {
   const top = gitTopLevel(cwd, env);
   const project = resolveProject(top);
-  const dbLocation = locateDb({ env, cwd: top, projectRoot: project.projectRoot });
+  const dbLocation = locateDb({ env, cwd: top, projectDb: project.db });
   if (!existsSync(dbLocation.path)) return { held: [], checked: 0 };
   const paths = stagedPaths(top, env);
   if (paths.length === 0) return { held: [], checked: 0 };
-  const ctx = createContext({ cwd: top, env, write: false });
+  const ctx = createContext({ cwd: top, env, write: false, project });
   try {
     const locks = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).map(withoutBase));
     return { held: heldByOthers(paths, locks, owner, ctx.ignoreCase), checked: paths.length };

@@ -20,8 +20,8 @@ const WAITING_WINDOW_MS = 5 * 60_000;
 // five minutes by a lock that is still held, and granted nothing since.
 export function statusCounts(cwd: string, env: NodeJS.ProcessEnv, me?: string): StatusCounts | undefined {
   const project = resolveProject(cwd);
-  if (!existsSync(locateDb({ env, cwd, projectRoot: project.projectRoot }).path)) return undefined;
-  const ctx = createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false });
+  if (!existsSync(locateDb({ env, cwd, projectDb: project.db }).path)) return undefined;
+  const ctx = createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false, project });
   try {
     return readTransaction(ctx, (now) => {
       const active = listLocks(ctx.db, { scope: ctx.scope, activeAt: now });

@@ -1,13 +1,15 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 export const DB_DIR = '.ic';
 export const DB_FILE = 'ic.db';
+/** The directory under git's common dir that holds the database of a git repository. */
+export const GIT_DB_DIR = 'ic';
 
 export interface GitInfo {
   /** Canonical work tree root. */
   root: string;
-  /** The directory holding config, info/ and hooks/ shared by all worktrees. */
+  /** The directory holding config, info/ and hooks/ shared by all worktrees (`git rev-parse --git-common-dir`). */
   commonDir: string;
 }
 
@@ -26,7 +28,7 @@ export function findGitInfo(start: string): GitInfo | null {
   let dir = canonicalDir(start);
   for (;;) {
     const dotGit = join(dir, '.git');
-    if (existsSync(dotGit)) return { root: dir, commonDir: resolveCommonDir(dotGit) };
+    if (existsSync(dotGit)) return { root: dir, commonDir: canonicalDir(resolveCommonDir(dotGit)) };
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
@@ -44,6 +46,12 @@ function resolveCommonDir(dotGit: string): string {
   return isAbsolute(common) ? common : resolve(gitDir, common);
 }
 
+// The repository as one name for all its worktrees: the main work tree when the common dir is its
+// `.git`, else (a bare repository with linked worktrees) the common dir itself.
+export function repositoryRoot(git: GitInfo): string {
+  return basename(git.commonDir) === '.git' ? dirname(git.commonDir) : git.commonDir;
+}
+
 // git's core.ignorecase decides whether paths are compared case-insensitively.
 export function gitIgnoresCase(info: GitInfo | null): boolean {
   if (!info) return false;
@@ -55,29 +63,56 @@ export function gitIgnoresCase(info: GitInfo | null): boolean {
   }
 }
 
-// The nearest existing .ic/ic.db walking up from `start`, if any.
-export function findNearestDb(start: string): string | null {
+// Outside git: the nearest ancestor of `start` (itself included) that holds a `.ic/` directory.
+export function findIcRoot(start: string): string | null {
   let dir = canonicalDir(start);
   for (;;) {
-    const candidate = join(dir, DB_DIR, DB_FILE);
-    if (existsSync(candidate)) return candidate;
+    if (isDirectory(join(dir, DB_DIR))) return dir;
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+// The default database of a project: inside git, in the common dir (never in a work tree, so no git
+// command stages, stashes or cleans it, and every worktree shares it); outside git, <root>/.ic/ic.db.
+export function defaultDbPath(git: GitInfo | null, root: string): string {
+  return git ? join(git.commonDir, GIT_DB_DIR, DB_FILE) : join(root, DB_DIR, DB_FILE);
+}
+
+// Where ic 0.1 kept the database inside git: `<work tree root>/.ic/ic.db`. Reported, never used.
+export function legacyDbPath(git: GitInfo | null): string | null {
+  if (!git) return null;
+  const path = join(git.root, DB_DIR, DB_FILE);
+  return existsSync(path) ? path : null;
+}
+
 export interface DbLocation {
   path: string;
   /** How the path was chosen, for `ic doctor` and error messages. */
-  source: 'IC_DB' | '--db' | 'nearest' | 'project';
+  source: '--db' | 'IC_DB' | 'git' | 'project';
 }
 
-// CONTRACT.md: $IC_DB, else --db, else the nearest .ic/ic.db, else <project root>/.ic/ic.db.
-export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; projectRoot: string }): DbLocation {
-  if (options.env.IC_DB) return { path: resolve(options.cwd, options.env.IC_DB), source: 'IC_DB' };
+// The project's own database when nothing explicit names one.
+export function projectDb(git: GitInfo | null, root: string): DbLocation {
+  return { path: defaultDbPath(git, root), source: git ? 'git' : 'project' };
+}
+
+// docs/reference.md (Database): --db, else $IC_DB, else the project's default (found from `cwd` unless
+// the caller already knows it). Explicit paths are read from the working directory; their directory
+// must already exist (open.ts refuses otherwise).
+export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; projectDb?: DbLocation }): DbLocation {
   if (options.dbFlag) return { path: resolve(options.cwd, options.dbFlag), source: '--db' };
-  const nearest = findNearestDb(options.cwd);
-  if (nearest) return { path: nearest, source: 'nearest' };
-  return { path: join(options.projectRoot, DB_DIR, DB_FILE), source: 'project' };
+  if (options.env.IC_DB) return { path: resolve(options.cwd, options.env.IC_DB), source: 'IC_DB' };
+  if (options.projectDb) return options.projectDb;
+  const git = findGitInfo(options.cwd);
+  return projectDb(git, git ? git.root : (findIcRoot(options.cwd) ?? canonicalDir(options.cwd)));
 }

@@ -14,6 +14,6 @@ function nativeBindingPath(): string {
 }
 
 // Every connection ic opens goes through here, so they all load the addon the same (fast) way.
-export function openSqlite(path: string, options: { timeout?: number; fileMustExist?: boolean } = {}): Database.Database {
+export function openSqlite(path: string, options: { timeout?: number; fileMustExist?: boolean; readonly?: boolean } = {}): Database.Database {
   return new Database(path, { ...options, nativeBinding: nativeBindingPath() });
 }

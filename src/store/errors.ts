@@ -19,7 +19,7 @@ export function translateDbError(error: unknown, dbPath: string): unknown {
     const message = error instanceof Error ? error.message : String(error);
     return new IcError('DB_UNAVAILABLE', `cannot use the database at ${dbPath}: ${message} (${code}); run \`ic doctor\``, { path: dbPath, sqlite_code: code }, { cause: error });
   }
-  if (['EACCES', 'EROFS', 'ENOENT', 'ENOTDIR', 'EPERM', 'ENOSPC'].includes(code)) {
+  if (['EACCES', 'EROFS', 'ENOENT', 'ENOTDIR', 'EPERM', 'ENOSPC', 'ELOOP', 'ENAMETOOLONG', 'EISDIR', 'ENXIO'].includes(code)) {
     const message = error instanceof Error ? error.message : String(error);
     return new IcError('DB_UNAVAILABLE', `cannot use the database at ${dbPath}: ${message}`, { path: dbPath, errno: code }, { cause: error });
   }

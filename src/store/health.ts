@@ -5,6 +5,8 @@ import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
 import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
 import { LATEST_VERSION } from './migrations';
+import { classifyDbFile } from './db-file';
+import { shellQuote } from '../core/shell';
 
 // One finding of `ic doctor`. An `error` means ic cannot use the database; a `warning` means it works
 // but something needs attention. `fix` says what to do and is present exactly when ok is false.
@@ -40,7 +42,7 @@ export interface HealthReport {
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
 // Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
-export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number): HealthReport {
+export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null = null): HealthReport {
   const path = location.path;
   const checks: HealthCheck[] = [];
   const exists = existsSync(path);
@@ -64,6 +66,7 @@ export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: numb
   checks.push(fileSystemCheck(fs, env));
   checks.push(writableCheck(path, exists));
   if (exists) inspect(path, now, report);
+  if (legacyDb !== null && legacyDb !== path) checks.push(legacyCheck(legacyDb, now));
   const failed = checks.filter((check) => !check.ok);
   report.status = failed.some((check) => check.severity === 'error') ? 'unusable' : failed.length ? 'problems' : 'healthy';
   return report;
@@ -133,6 +136,12 @@ function inspect(path: string, now: number, report: HealthReport): void {
   }
   if (header.length > 0 && header !== SQLITE_HEADER) {
     checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is not a SQLite database (it starts with ${JSON.stringify(header.slice(0, 16))})`, fix: moveAside });
+    return;
+  }
+  const kind = classifyDbFile(path);
+  if (kind.kind === 'foreign') {
+    const fix = `point --db/IC_DB at another file and leave this one alone; if it is a database of ic 0.1, import its live locks: ic init --import ${shellQuote(path)}`;
+    checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is a SQLite database that ic did not create (application_id ${kind.applicationId})`, fix });
     return;
   }
   let db: Database.Database;
@@ -205,4 +214,22 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
   report.counts = { locks, events };
   const lapsed = locks.lapsed ? `, ${locks.lapsed} lapsed (inactive; \`ic coord sweep\` marks them expired)` : '';
   checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
+}
+
+// ic 0.1 kept the database in the work tree, where git clean or stash could delete it. Its live locks
+// still bind the agents that granted them; say how many there are and how to bring them over.
+function legacyCheck(legacyDb: string, now: number): HealthCheck {
+  const fix = `ic init --import ${shellQuote(legacyDb)} (brings its live locks into the current database, then renames it)`;
+  let live = 'an unknown number of';
+  try {
+    const db = openSqlite(legacyDb, { fileMustExist: true, readonly: true, timeout: 2_000 });
+    try {
+      live = String((db.prepare('SELECT count(*) AS n FROM locks WHERE released_at IS NULL AND expires_at > ?').get(now) as { n: number }).n);
+    } finally {
+      db.close();
+    }
+  } catch {
+    // unreadable or not ic's: still reported, with an unknown count
+  }
+  return { name: 'old_location', ok: false, severity: 'warning', detail: `${legacyDb} is an ic 0.1 database in the work tree, no longer used; it holds ${live} live locks`, fix };
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
 import { LATEST_VERSION, MIGRATIONS } from './migrations';
+import { IC_APPLICATION_ID } from './application-id';
 
 export function schemaVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
@@ -30,6 +31,7 @@ export function migrate(db: Database.Database, dbPath: string, now: number): voi
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(migration.version, migration.name, now);
       db.pragma(`user_version = ${migration.version}`);
+      db.pragma(`application_id = ${IC_APPLICATION_ID}`); // in the transaction that creates the tables
     }).immediate();
   }
 }

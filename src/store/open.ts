@@ -1,42 +1,86 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './driver';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { IcError } from '../core/errors';
+import { shellQuote } from '../core/shell';
 import { isBusyError, translateDbError } from './errors';
 import { detectFileSystem, networkFsAllowed } from './filesystem';
-import { migrate } from './migrate';
+import { LATEST_VERSION } from './migrations';
+import { migrate, refuseNewerSchema } from './migrate';
+import { IC_APPLICATION_ID } from './application-id';
+import { classifyDbFile, type DbFileKind } from './db-file';
 
 export interface OpenOptions {
-  /** Writers create the file (and its directory) on first use; readers of a missing file see an empty database. */
+  /** Writers create the file on first use; readers of a missing file see an empty database. */
   write: boolean;
   busyTimeoutMs: number;
   now: number;
+  /** Named by --db or $IC_DB: its directory must exist already (a typo must not start a second database). */
+  explicit?: boolean;
   /** Where IC_ALLOW_NETWORK_FS and IC_MOUNTINFO are read from (default: process.env). */
   env?: NodeJS.ProcessEnv;
+}
+
+export interface OpenedDb {
+  db: Database.Database;
+  /** The read found no database (or a blank file) and answers from an empty one; nothing was created. */
+  missing: boolean;
 }
 
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 // Opens the project database with the pragmas every invocation relies on, migrated to the latest schema.
-export function openDb(path: string, options: OpenOptions): Database.Database {
+// Only writers create, convert or migrate; a file that is not ic's is refused before SQLite touches it.
+export function openDb(path: string, options: OpenOptions): OpenedDb {
   try {
-    if (!options.write && !existsSync(path)) return openEmpty(options.now);
-    if (options.write) {
-      refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
-      makeDirectory(dirname(path));
+    const file = classifyDbFile(path);
+    refuseUnusable(file, path);
+    if (!options.write) {
+      if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
+      return { db: openExisting(path, options, false), missing: false };
     }
-    const db = openSqlite(path, { timeout: options.busyTimeoutMs, fileMustExist: !options.write });
-    try {
-      configureRetryingBusy(db, path, options);
-      return db;
-    } catch (error) {
-      db.close();
-      throw error;
-    }
+    refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
+    if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), options.explicit === true);
+    return { db: openExisting(path, options, true), missing: false };
   } catch (error) {
     throw withAdvice(translateDbError(error, path), path);
   }
+}
+
+function openExisting(path: string, options: OpenOptions, write: boolean): Database.Database {
+  const db = openSqlite(path, { timeout: options.busyTimeoutMs, fileMustExist: !write });
+  try {
+    refuseForeignSchema(db, path);
+    configureRetryingBusy(db, path, options, write);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function refuseUnusable(file: DbFileKind, path: string): void {
+  if (file.kind === 'not_regular') {
+    throw new IcError('DB_UNAVAILABLE', `the database path ${path} is ${file.what}, not a file`, { path, hint: `remove or rename ${path}, or point --db/IC_DB at a file` });
+  }
+  if (file.kind === 'not_sqlite') {
+    throw new IcError('DB_UNAVAILABLE', `${path} is not a database ic can read (not a SQLite file)`, { path, sqlite_code: 'SQLITE_NOTADB' });
+  }
+  if (file.kind === 'foreign') throw foreignDatabase(path, file.applicationId);
+}
+
+function foreignDatabase(path: string, applicationId: number): IcError {
+  const hint = `point --db/IC_DB at another file; if ${path} is a database of ic 0.1, import its live locks with: ic init --import ${shellQuote(path)}`;
+  return new IcError('DB_UNAVAILABLE', `${path} is a SQLite database that ic did not create (application_id ${applicationId}); ic leaves it alone`, { path, application_id: applicationId, hint });
+}
+
+// The header said "no schema", but a WAL may hold newer pages than the file: ask SQLite, which reads both.
+function refuseForeignSchema(db: Database.Database, path: string): void {
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  if (applicationId === IC_APPLICATION_ID) return;
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
+  if (tables.n > 0) throw foreignDatabase(path, applicationId);
 }
 
 // What to do about a database that cannot be opened, by cause (the message already says what happened).
@@ -60,14 +104,21 @@ function withAdvice(error: unknown, path: string): unknown {
   return new IcError('DB_UNAVAILABLE', `${error.message}; ${advice(path)}`, { ...error.details, hint: advice(path) }, { cause: error });
 }
 
-// mkdir -p reports a file in the way as EEXIST, which would otherwise surface as an internal error.
-function makeDirectory(dir: string): void {
+// The default location's own directory (git's common dir/ic, or <root>/.ic) is made on first write; its
+// parent always exists. An explicit path's directory is never made: a typo must fail, not fork the state.
+function makeDatabaseDirectory(dir: string, explicit: boolean): void {
+  let stat;
   try {
-    mkdirSync(dir, { recursive: true });
+    stat = statSync(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    throw Object.assign(new Error(`ENOTDIR: ${dir} or one of its parents is a file, not a directory`), { code: 'ENOTDIR', cause: error });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  if (stat?.isDirectory()) return;
+  if (stat) throw Object.assign(new Error(`ENOTDIR: ${dir} is a file, not a directory`), { code: 'ENOTDIR' });
+  if (explicit) {
+    throw new IcError('DB_UNAVAILABLE', `the directory ${dir} does not exist; ic never creates one for --db or IC_DB`, { path: dir, hint: `check the path for a typo, or create it first: mkdir -p ${shellQuote(dir)}` });
+  }
+  mkdirSync(dir);
 }
 
 // WAL keeps its index in shared memory (the -shm file, mmap'ed by every process); network file systems
@@ -85,11 +136,11 @@ function refuseNetworkFileSystem(path: string, env: NodeJS.ProcessEnv): void {
 // Two processes creating one database at once can meet SQLite's locks where its busy handler does not
 // wait (switching to WAL, WAL recovery): every step of configure is idempotent or its own transaction, so
 // it is retried with jitter until the busy timeout, like any other wait for the database.
-function configureRetryingBusy(db: Database.Database, path: string, options: OpenOptions): void {
+function configureRetryingBusy(db: Database.Database, path: string, options: OpenOptions, write: boolean): void {
   const giveUpAt = Date.now() + options.busyTimeoutMs;
   for (;;) {
     try {
-      return configure(db, path, options);
+      return configure(db, path, options, write);
     } catch (error) {
       if (!isBusyError(error) || Date.now() >= giveUpAt) throw error;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5 + Math.random() * 20);
@@ -97,11 +148,11 @@ function configureRetryingBusy(db: Database.Database, path: string, options: Ope
   }
 }
 
-function configure(db: Database.Database, path: string, options: OpenOptions): void {
+function configure(db: Database.Database, path: string, options: OpenOptions, write: boolean): void {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`);
   db.pragma('foreign_keys = ON');
-  // A reader of an old-schema file migrates it too: the file exists, so it will be written again.
-  if (!options.write) return migrate(db, path, options.now);
+  // A reader never migrates or converts: it needs the schema this ic reads, or it says what to do.
+  if (!write) return requireCurrentSchema(db, path);
   // WAL lets readers run beside the one writer; the setting is persistent, so only set it when it is not.
   if (db.pragma('journal_mode', { simple: true }) !== 'wal') {
     // Only a new (empty) file takes this: a WAL commit writes whole pages, and 1 KiB measured fastest for
@@ -111,6 +162,12 @@ function configure(db: Database.Database, path: string, options: OpenOptions): v
   }
   db.pragma('synchronous = NORMAL');
   migrate(db, path, options.now);
+}
+
+// A reader cannot upgrade the file it reads (that is a write), and an older schema would be read wrongly.
+function requireCurrentSchema(db: Database.Database, path: string): void {
+  if (refuseNewerSchema(db, path) >= LATEST_VERSION) return;
+  throw new IcError('DB_UNAVAILABLE', `the database at ${path} has an older schema; a write upgrades it`, { path, hint: 'Try: ic init (upgrades the database in place, keeping every lock)' });
 }
 
 // A read of a database that does not exist yet answers from an empty in-memory one: no file is created.

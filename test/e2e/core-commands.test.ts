@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { COORD_BIN, cleanEnv, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
@@ -295,7 +295,7 @@ describe('exit codes and bad input', () => {
   });
 
   it('refuses a file that is not a database', async () => {
-    mkdirSync(join(repo.dir, '.ic'));
+    mkdirSync(dirname(repo.db), { recursive: true });
     writeFileSync(repo.db, 'this is not sqlite, just text that is long enough to look like a header '.repeat(20));
     const result = await coord(repo, ['list']);
     expect(result.exitCode).toBe(69);
@@ -364,16 +364,16 @@ describe('command shapes', () => {
     expect(existsSync(repo.db)).toBe(false);
   });
 
-  it('`ic init` creates the database and excludes .ic/ from git once', async () => {
+  it('`ic init` creates the database in the git common dir, and again is a no-op', async () => {
     const first = await ic(repo, ['init']);
     expect(first.exitCode).toBe(0);
+    expect(first.json).toMatchObject({ ok: true, db: repo.db, schema_version: expect.any(Number) });
     expect(existsSync(repo.db)).toBe(true);
-    await ic(repo, ['init']);
-    const exclude = readFileSync(join(repo.dir, '.git', 'info', 'exclude'), 'utf8');
-    expect(exclude.split('\n').filter((line) => line === '.ic/')).toHaveLength(1);
+    expect((await ic(repo, ['init'])).exitCode).toBe(0);
+    expect(existsSync(join(repo.dir, '.ic'))).toBe(false);
   });
 
-  it('finds the nearest database from a subdirectory and honours IC_DB and --db', async () => {
+  it('finds the repository database from a subdirectory and honours IC_DB and --db', async () => {
     await coord(repo, ['reserve', 'a.ts'], as('alice'));
     mkdirSync(join(repo.dir, 'deep', 'er'), { recursive: true });
     const nested = await coord(repo, ['list'], { cwd: join(repo.dir, 'deep', 'er') });

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeEdit, fixture, HOSTILE_NAMES } from '../hooks/fixtures';
@@ -134,7 +134,7 @@ describe('hook claude-pre-edit: database trouble', () => {
   let repo: TempRepo;
   beforeAll(() => {
     repo = makeTempRepo('ic-hooks-fail-');
-    mkdirSync(join(repo.dir, '.ic'));
+    mkdirSync(dirname(repo.db), { recursive: true });
     writeFileSync(repo.db, 'this is not a sqlite database, just text that is long enough to be read as a header..........');
   });
   afterAll(() => repo.cleanup());

@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeEdit } from '../hooks/fixtures';
@@ -30,7 +30,7 @@ describe('ic coord statusline', () => {
   it('never fails loudly', async () => {
     const broken = makeTempRepo('ic-statusline-broken-');
     try {
-      mkdirSync(join(broken.dir, '.ic'));
+      mkdirSync(dirname(broken.db), { recursive: true });
       writeFileSync(broken.db, 'not a database'.repeat(20));
       const result = await ic(broken, ['coord', 'statusline'], { input: 'garbage' });
       expect(result.exitCode).toBe(0);

@@ -3,9 +3,9 @@
 // integrity_check is ok, every lock row is well-formed and has its events, and every grant a process
 // printed before it died is in the database. Used by `npm run crash` and test/reliability/crash.test.ts.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { idForSeq } from '../../src/core/ids';
 import { seeded } from '../support/random';
@@ -147,7 +147,8 @@ export async function runCrash(options: CrashOptions): Promise<CrashResult> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-crash-')));
   execFileSync('git', ['init', '-q', dir]);
   const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', IC_LOCK_DELAY: '0' };
-  const main = join(dir, '.ic', 'ic.db');
+  const main = join(dir, '.git', 'ic', 'ic.db');
+  mkdirSync(join(dir, '.git', 'ic')); // an explicit IC_DB's directory must exist
   const result: CrashResult = { kills: 0, spawned: 0, finishedFirst: 0, verifications: 0, maxDelayMs: options.maxDelayMs, killedAfterCommit: 0, freshDatabases: 0, corrupt: 0, lostGrants: 0, problems: [], seconds: 0 };
   const t0 = Date.now();
   if (!result.maxDelayMs) {
@@ -195,6 +196,7 @@ export async function runCrash(options: CrashOptions): Promise<CrashResult> {
       nextFresh += options.freshEvery;
       result.freshDatabases++;
       const fresh = join(dir, `fresh-${result.freshDatabases}`, 'ic.db');
+      mkdirSync(dirname(fresh));
       const outcome = await runAndKill(options.bin, ['coord', 'reserve', 'a.ts', '--owner', 'o0'], { ...baseEnv, IC_DB: fresh }, dir, Math.floor(random() * result.maxDelayMs));
       result.spawned++;
       if (outcome.killed) result.kills++;

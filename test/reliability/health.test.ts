@@ -3,7 +3,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ic, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
 import { isNetworkFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
@@ -79,7 +79,7 @@ describe('a database on a network file system', () => {
 
 describe('broken files', () => {
   it('a file that is not SQLite: 69 with what to do, file untouched, doctor says the same', async () => {
-    mkdirSync(join(repo.dir, '.ic'));
+    mkdirSync(dirname(repo.db), { recursive: true });
     writeFileSync(repo.db, 'these are my notes, not a database\n'.repeat(200));
     const before = readFileSync(repo.db);
     expectUnavailable(await ic(repo, ['coord', 'reserve', 'a'], as('alice')), /not a (SQLite )?database.*mv .*ic init/);
@@ -126,7 +126,7 @@ describe('broken files', () => {
   }, 60_000);
 
   it('an empty (zero-byte) file is a valid empty database: the first write sets it up', async () => {
-    mkdirSync(join(repo.dir, '.ic'));
+    mkdirSync(dirname(repo.db), { recursive: true });
     writeFileSync(repo.db, '');
     expect((await ic(repo, ['coord', 'reserve', 'a'], as('alice'))).exitCode).toBe(0);
   });
@@ -144,14 +144,16 @@ describe('broken files', () => {
 });
 
 describe('directories', () => {
-  it('a missing directory is created by the first write; a read creates nothing', async () => {
+  it('an explicit database in a missing directory: refused (69), nothing created; the default directory is made on first write', async () => {
     const db = join(repo.dir, 'deep', 'er', 'ic.db');
     expect((await ic(repo, ['coord', 'list'], { env: { IC_DB: db } })).exitCode).toBe(0);
     expect(existsSync(join(repo.dir, 'deep'))).toBe(false);
-    expect((await ic(repo, ['doctor'], { env: { IC_DB: db } })).json).toMatchObject({ ok: true, healthy: true, db: { exists: false } });
+    expect((await ic(repo, ['doctor'], { env: { IC_DB: db } })).json).toMatchObject({ ok: true, db: { exists: false } });
+    expectUnavailable(await ic(repo, ['coord', 'reserve', 'a'], as('alice', { IC_DB: db })), /does not exist.*never creates/);
     expect(existsSync(join(repo.dir, 'deep'))).toBe(false);
-    expect((await ic(repo, ['coord', 'reserve', 'a'], as('alice', { IC_DB: db }))).exitCode).toBe(0);
-    expect(existsSync(db)).toBe(true);
+    expect(existsSync(dirname(repo.db))).toBe(false);
+    expect((await ic(repo, ['coord', 'reserve', 'a'], as('alice'))).exitCode).toBe(0);
+    expect(existsSync(repo.db)).toBe(true);
   });
 
   it('a path through a file: 69 with what to do', async () => {
@@ -276,7 +278,7 @@ describe('ic doctor', () => {
       ok: true,
       healthy: true,
       status: 'healthy',
-      db: { path: repo.db, source: 'nearest', exists: true },
+      db: { path: repo.db, source: 'git', exists: true },
       schema_version: 2,
       latest_schema_version: 2,
       journal_mode: 'wal',

@@ -13,7 +13,7 @@ let dir: string;
 let db: Database.Database;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ic-events-'));
-  db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1000, now: Date.now(), env: {} });
+  db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1000, now: Date.now(), env: {} }).db;
 });
 afterAll(() => {
   db.close();

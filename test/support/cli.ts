@@ -21,7 +21,8 @@ export function makeTempRepo(prefix = 'ic-test-'): TempRepo {
   execFileSync('git', ['-C', dir, 'config', 'user.email', 'test@example.com']);
   execFileSync('git', ['-C', dir, 'config', 'user.name', 'Test']);
   execFileSync('git', ['-C', dir, 'config', 'commit.gpgsign', 'false']);
-  return { dir, db: join(dir, '.ic', 'ic.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // The default database of a git repository lives in its common dir (docs/reference.md, Database).
+  return { dir, db: join(dir, '.git', 'ic', 'ic.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 export interface RunResult {

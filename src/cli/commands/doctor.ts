@@ -17,8 +17,8 @@ export function doctorCommand(emit: (reply: Reply) => void): Command {
 // Doctor never creates, migrates or converts the database.
 function runDoctor(options: CommonOptions): Reply {
   const project = resolveProject(process.cwd(), options.scope);
-  const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectRoot: project.projectRoot });
-  const report = diagnose(location, process.env, clockFromEnv(process.env)());
+  const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
+  const report = diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
   const json = { healthy: report.status === 'healthy', ...report };
   if (report.status === 'unusable') {
     const first = report.checks.find((check) => !check.ok && check.severity === 'error')!;

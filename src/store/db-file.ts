@@ -1,0 +1,53 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { IC_APPLICATION_ID } from './application-id';
+
+// What sits at a database path, judged from the file system and SQLite's 100-byte header alone, before
+// SQLite opens it: ic must not touch a file that is not its own (not even to set WAL mode).
+export type DbFileKind =
+  | { kind: 'missing' }
+  | { kind: 'not_regular'; what: string }
+  | { kind: 'not_sqlite' }
+  /** Empty, or a SQLite file with no schema yet: ic may take it. */
+  | { kind: 'blank' }
+  | { kind: 'ic' }
+  | { kind: 'foreign'; applicationId: number };
+
+const MAGIC = 'SQLite format 3\u0000';
+const HEADER_BYTES = 100;
+const SCHEMA_COOKIE_OFFSET = 40;
+const APPLICATION_ID_OFFSET = 68;
+
+// O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+export function classifyDbFile(path: string): DbFileKind {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw error;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { kind: 'not_regular', what: describeNonFile(stat) };
+    const header = Buffer.alloc(HEADER_BYTES);
+    const read = readSync(fd, header, 0, HEADER_BYTES, 0);
+    if (read === 0) return { kind: 'blank' };
+    if (read < HEADER_BYTES || header.toString('latin1', 0, 16) !== MAGIC) return { kind: 'not_sqlite' };
+    const applicationId = header.readUInt32BE(APPLICATION_ID_OFFSET);
+    if (applicationId === IC_APPLICATION_ID) return { kind: 'ic' };
+    // ic sets the application id in the transaction that creates its first table, so a file with a
+    // schema but another id is not ic's. (A header with no schema may be stale while a WAL holds newer
+    // pages: open.ts asks SQLite again in that case.)
+    return header.readUInt32BE(SCHEMA_COOKIE_OFFSET) === 0 ? { kind: 'blank' } : { kind: 'foreign', applicationId };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function describeNonFile(stat: import('node:fs').Stats): string {
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}

@@ -1,0 +1,230 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+
+const as = (owner: string, env: Record<string, string> = {}) => ({ env: { IC_OWNER: owner, ...env } });
+const git = (dir: string, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
+
+// Every file and directory below `dir` (git's own object store left out): what a command may not add to.
+function tree(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (current: string) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory() && entry.name === 'objects') continue;
+      out.push(relative(dir, path));
+      if (entry.isDirectory()) walk(path);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const patterns = (result: { json: any }) => result.json.locks.map((lock: any) => `${lock.owner}:${lock.pattern}`).sort();
+
+describe('the default database lives in the git common dir', () => {
+  let repo: TempRepo;
+  beforeEach(() => {
+    repo = makeTempRepo('ic-location-');
+    writeFileSync(join(repo.dir, 'README'), 'hello\n');
+    git(repo.dir, 'add', 'README');
+    git(repo.dir, 'commit', '-qm', 'first');
+  });
+  afterEach(() => repo.cleanup());
+
+  async function reserveTwo() {
+    mkdirSync(join(repo.dir, 'src'), { recursive: true });
+    expect((await coord(repo, ['reserve', 'src/**'], as('alice'))).exitCode).toBe(0);
+    expect((await coord(repo, ['reserve', 'docs/a.md'], as('bob'))).exitCode).toBe(0);
+    return (await coord(repo, ['list', '--active'])).json.locks.map((lock: any) => `${lock.id}:${lock.token}`).sort();
+  }
+
+  it('is at <common dir>/ic/ic.db, and nothing appears in the work tree', async () => {
+    await reserveTwo();
+    expect(existsSync(join(repo.dir, '.git', 'ic', 'ic.db'))).toBe(true);
+    expect(existsSync(join(repo.dir, '.ic'))).toBe(false);
+    expect(git(repo.dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  });
+
+  it('survives git add -A, git stash -u + pop and git clean -fdx with every lock intact', async () => {
+    const locks = await reserveTwo();
+    writeFileSync(join(repo.dir, 'scratch.txt'), 'untracked\n');
+    git(repo.dir, 'add', '-A');
+    expect(git(repo.dir, 'diff', '--cached', '--name-only').trim()).toBe('scratch.txt');
+    git(repo.dir, 'reset', '-q');
+    git(repo.dir, 'stash', '-u');
+    expect((await coord(repo, ['list', '--active'])).json.locks.map((lock: any) => `${lock.id}:${lock.token}`).sort()).toEqual(locks);
+    git(repo.dir, 'stash', 'pop');
+    git(repo.dir, 'clean', '-fdx');
+    expect(existsSync(join(repo.dir, 'scratch.txt'))).toBe(false);
+    expect((await coord(repo, ['list', '--active'])).json.locks.map((lock: any) => `${lock.id}:${lock.token}`).sort()).toEqual(locks);
+    // The guarantee itself: after all that, another owner is still refused inside alice's src/**.
+    const refused = await coord(repo, ['reserve', 'src/a.ts'], as('carol'));
+    expect(refused.exitCode).toBe(1);
+    expect(refused.json.error.conflicts[0].held.owner).toBe('alice');
+  });
+
+  it('is one database from any subdirectory; a stray nested .ic/ changes nothing', async () => {
+    mkdirSync(join(repo.dir, 'pkg', '.ic'), { recursive: true });
+    writeFileSync(join(repo.dir, 'pkg', '.ic', 'ic.db'), '');
+    expect((await coord(repo, ['reserve', 'pkg/a.ts'], as('alice'))).exitCode).toBe(0);
+    const fromPkg = await coord(repo, ['reserve', join(repo.dir, 'pkg', 'a.ts')], { ...as('bob'), cwd: join(repo.dir, 'pkg') });
+    expect(fromPkg.exitCode).toBe(1);
+    expect(fromPkg.json.error.conflicts[0].held).toMatchObject({ owner: 'alice', pattern: 'pkg/a.ts' });
+    expect(readFileSync(join(repo.dir, 'pkg', '.ic', 'ic.db'), 'utf8')).toBe('');
+  });
+
+  it('reports a database left at the old in-tree location, and never uses it', async () => {
+    mkdirSync(join(repo.dir, '.ic'));
+    const old = new Database(join(repo.dir, '.ic', 'ic.db'));
+    old.exec("CREATE TABLE locks (id TEXT); INSERT INTO locks VALUES ('x')");
+    old.close();
+    const before = digest(join(repo.dir, '.ic', 'ic.db'));
+    const result = await coord(repo, ['reserve', 'a.ts'], as('alice'));
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`${join(repo.dir, '.ic', 'ic.db')} is an ic 0.1 database and is no longer used`);
+    expect(result.stderr).toContain('ic init --import');
+    expect(digest(join(repo.dir, '.ic', 'ic.db'))).toBe(before);
+    expect(existsSync(repo.db)).toBe(true);
+  });
+});
+
+describe('worktrees share one database', () => {
+  let repo: TempRepo;
+  let one: string;
+  let two: string;
+  beforeEach(() => {
+    repo = makeTempRepo('ic-worktrees-');
+    writeFileSync(join(repo.dir, 'a.ts'), 'a\n');
+    git(repo.dir, 'add', 'a.ts');
+    git(repo.dir, 'commit', '-qm', 'first');
+    one = `${repo.dir}-one`;
+    two = `${repo.dir}-two`;
+    git(repo.dir, 'worktree', 'add', '-q', one);
+    git(repo.dir, 'worktree', 'add', '-q', two);
+  });
+  afterEach(() => {
+    repo.cleanup();
+    for (const dir of [one, two]) execFileSync('rm', ['-rf', dir]);
+  });
+
+  it('file locks are per worktree, claims per repository, and all see the same file', async () => {
+    expect((await coord(repo, ['reserve', 'a.ts'], { ...as('alice'), cwd: one })).exitCode).toBe(0);
+    // The same path in another worktree is another file on disk: no conflict.
+    expect((await coord(repo, ['reserve', 'a.ts'], { ...as('bob'), cwd: two })).exitCode).toBe(0);
+    expect((await coord(repo, ['claim', 'bd-42'], { ...as('alice'), cwd: one })).exitCode).toBe(0);
+    const second = await coord(repo, ['claim', 'bd-42'], { ...as('bob'), cwd: two });
+    expect(second.exitCode).toBe(1);
+    expect(second.json.error.code).toBe('CONFLICT');
+    const fromMain = await coord(repo, ['claim', 'bd-42'], as('carol'));
+    expect(fromMain.exitCode).toBe(1);
+    // Each worktree lists its own file locks and the repository's claims.
+    expect(patterns(await coord(repo, ['list', '--active'], { cwd: one }))).toEqual(['alice:a.ts', 'alice:bd-42']);
+    expect(patterns(await coord(repo, ['list', '--active'], { cwd: two }))).toEqual(['alice:bd-42', 'bob:a.ts']);
+    expect(patterns(await coord(repo, ['list', '--active', '--all-scopes']))).toEqual(['alice:a.ts', 'alice:bd-42', 'bob:a.ts']);
+    expect(existsSync(repo.db)).toBe(true);
+    for (const dir of [one, two]) expect(existsSync(join(dir, '.ic'))).toBe(false);
+    // alice gives the claim up from her worktree; bob gets it from his.
+    expect((await coord(repo, ['unclaim', 'bd-42'], { ...as('alice'), cwd: one })).exitCode).toBe(0);
+    expect((await coord(repo, ['claim', 'bd-42'], { ...as('bob'), cwd: two })).exitCode).toBe(0);
+  });
+});
+
+describe('explicit databases and scopes', () => {
+  let repo: TempRepo;
+  beforeEach(() => {
+    repo = makeTempRepo('ic-explicit-');
+  });
+  afterEach(() => repo.cleanup());
+
+  it('--db beats $IC_DB', async () => {
+    const flag = join(repo.dir, 'flag.db');
+    const env = join(repo.dir, 'env.db');
+    expect((await coord(repo, ['reserve', 'a.ts', '--db', flag], as('alice', { IC_DB: env }))).exitCode).toBe(0);
+    expect(existsSync(flag)).toBe(true);
+    expect(existsSync(env)).toBe(false);
+    expect(patterns(await coord(repo, ['list', '--db', flag], { env: { IC_DB: env } }))).toEqual(['alice:a.ts']);
+  });
+
+  it.each([
+    ['IC_DB', (path: string) => ({ args: [], env: { IC_DB: path } })],
+    ['--db', (path: string) => ({ args: ['--db', path], env: {} })],
+  ])('a typo in %s (a directory that does not exist) is refused and creates nothing', async (_name, how) => {
+    const before = tree(repo.dir);
+    const { args, env } = how(join(repo.dir, 'no-such-dir', 'ic.db'));
+    const reserve = await coord(repo, ['reserve', 'a.ts', ...args], as('alice', env));
+    expect(reserve.exitCode).toBe(69);
+    expect(reserve.json.error.message).toMatch(/no-such-dir does not exist/);
+    expect(reserve.stdout.trim().split('\n')).toHaveLength(1);
+    const read = await coord(repo, ['list', ...args], { env });
+    expect(read.exitCode).toBe(0);
+    expect(read.json.locks).toEqual([]);
+    expect(read.stderr).toMatch(/no database at .* yet/);
+    expect(tree(repo.dir)).toEqual(before);
+  });
+
+  it('--scope naming a missing directory or a file is refused (65) and creates nothing', async () => {
+    writeFileSync(join(repo.dir, 'file.txt'), 'x');
+    const before = tree(repo.dir);
+    for (const scope of ['no-such-dir', 'file.txt']) {
+      const result = await coord(repo, ['reserve', 'a.ts', '--scope', scope], as('alice'));
+      expect(result.exitCode).toBe(65);
+      expect(result.json.error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('not an existing directory') });
+    }
+    expect(tree(repo.dir)).toEqual(before);
+  });
+
+  it('a read-only command on a repository with no database creates nothing', async () => {
+    const before = tree(repo.dir);
+    for (const args of [['list'], ['list', '--active'], ['who'], ['check', 'a.ts'], ['events'], ['stats']]) {
+      const result = await coord(repo, args);
+      expect(result.exitCode, args.join(' ')).toBe(0);
+    }
+    expect(tree(repo.dir)).toEqual(before);
+  });
+
+  it('a foreign SQLite file is refused (69) by every command and stays byte-identical, journal mode included', async () => {
+    const foreign = join(repo.dir, 'customers.db');
+    const db = new Database(foreign);
+    db.exec("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO customers (name) VALUES ('Ada'), ('Grace')");
+    db.close();
+    const before = digest(foreign);
+    const commands = [['list'], ['list', '--active'], ['who'], ['check', 'a.ts'], ['events'], ['stats'], ['reserve', 'a.ts'], ['sweep'], ['lock', 'tests'], ['claim', 'x'], ['release', '--all']];
+    for (const args of commands) {
+      const result = await coord(repo, [...args, '--db', foreign], as('alice'));
+      expect(result.exitCode, args.join(' ')).toBe(69);
+      expect(result.json.error.message).toMatch(/ic did not create/);
+      expect(digest(foreign)).toBe(before);
+    }
+    const doctor = await ic(repo, ['doctor', '--db', foreign]);
+    expect(doctor.exitCode).toBe(69);
+    expect(digest(foreign)).toBe(before);
+    expect(readdirSync(repo.dir).filter((name) => name.startsWith('customers.db'))).toEqual(['customers.db']);
+    const check = new Database(foreign, { readonly: true });
+    expect(check.pragma('journal_mode', { simple: true })).toBe('delete');
+    check.close();
+  });
+});
+
+describe('outside git', () => {
+  it('uses <root>/.ic/ic.db where root is the nearest ancestor holding .ic/, else the working directory', async () => {
+    const dir = realpathSync(execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim());
+    const repo: TempRepo = { dir, db: join(dir, '.ic', 'ic.db'), cleanup: () => execFileSync('rm', ['-rf', dir]) };
+    try {
+      mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
+      expect((await coord(repo, ['reserve', 'sub/a.ts'], as('alice'))).exitCode).toBe(0);
+      expect(statSync(repo.db).isFile()).toBe(true);
+      const nested = await coord(repo, ['reserve', join(dir, 'sub', 'a.ts')], { ...as('bob'), cwd: join(dir, 'sub') });
+      expect(nested.exitCode).toBe(1);
+      expect(nested.json.error.conflicts[0].held).toMatchObject({ owner: 'alice', pattern: 'sub/a.ts' });
+      expect(existsSync(join(dir, 'sub', '.ic'))).toBe(false);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
