@@ -37,18 +37,18 @@ export function runCommandUnderLock(name: string, command: string[], options: Ru
   const lockName = validateName(name, 'lock name');
   const reason = options.reason ?? Array.from(escapeForDisplay(command.join(' '))).slice(0, 200).join(''); // whole characters
   const ctx = openContext(options, true);
-  let outcome: { outcome: ReserveOutcome; timedOut: boolean };
+  let waited: { outcome: ReserveOutcome; timedOut: boolean };
   try {
-    outcome = waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
+    waited = waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
   } catch (error) {
     ctx.db.close();
     throw error;
   }
-  if (!outcome.outcome.granted) {
+  if (!waited.outcome.granted) {
     ctx.db.close();
-    return emit({ ...replyForOutcome(outcome.outcome, outcome.timedOut), exitCode: conflictExitCode });
+    return emit({ ...replyForOutcome(waited.outcome, waited.timedOut), exitCode: conflictExitCode });
   }
-  return runUnderLock(ctx, outcome.outcome.locks[0]!, leaseMs, command)
+  return runUnderLock(ctx, waited.outcome.locks[0]!, leaseMs, command)
     .then(({ code, lost }) => {
       if (lost !== undefined) {
         process.stderr.write(`ic: the command exited ${code}, but it did not hold lock ${escapeForDisplay(lockName)} throughout (${lost}); exiting ${conflictExitCode}\n`);
