@@ -1,5 +1,6 @@
 import type { CommanderError } from 'commander';
 import { IcError } from '../core/errors';
+import { escapeControls } from './render';
 import { reportTimingsAtExit } from './timing-report';
 import { failure, toIcError, type Reply } from './reply';
 
@@ -10,8 +11,8 @@ export interface Io {
 // The only writer to stdout: one JSON document when piped or with --json, a human summary on a terminal.
 export function writeReply(reply: Reply, io: Io): void {
   if (io.json) process.stdout.write(`${JSON.stringify(reply.json)}\n`);
-  else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${reply.human()}\n`);
-  else process.stderr.write(`${reply.human()}\n`);
+  else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${escapeControls(reply.human())}\n`);
+  else process.stderr.write(`${escapeControls(reply.human())}\n`);
   process.exitCode = reply.exitCode;
 }
 
@@ -43,6 +44,8 @@ export function run(argv: string[]): void {
     writeReply(reply, io);
   };
   try {
+    const { checkArguments } = require('./argv-text') as typeof import('./argv-text');
+    checkArguments(argv);
     buildProgram(emit).parse(argv, { from: 'user' });
   } catch (error) {
     if (replied) return;

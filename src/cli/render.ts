@@ -1,7 +1,16 @@
 import type { LockView } from '../core/lock';
+import { escapeForDisplay } from '../core/names';
 
-// A plain left-aligned table; the last column is not padded.
-export function table(headers: string[], rows: string[][]): string {
+// Human output as a whole: stored text never reaches a terminal raw (the text rule of core/names.ts);
+// only the line breaks the output itself is made of survive.
+export function escapeControls(text: string): string {
+  return text.split('\n').map(escapeForDisplay).join('\n');
+}
+
+// A plain left-aligned table; the last column is not padded. Cells are escaped one by one, so a name
+// with a newline or a bidi control in it stays on its own row and in its own column.
+export function table(headers: string[], rawRows: string[][]): string {
+  const rows = rawRows.map((row) => row.map(escapeForDisplay));
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   return [line(headers), ...rows.map(line)].join('\n');

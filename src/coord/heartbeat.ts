@@ -11,7 +11,8 @@ export interface HeartbeatResult {
 }
 
 // Renews every active lock and claim of the owner (every scope: an owner is one agent session) and records
-// it as alive. Called on every tool use, so a call within HEARTBEAT_SKIP_MS of the last one only reads.
+// it as alive; only its own (core/authority.ts), and not the leases of its `lock -- CMD` runs, which
+// renew themselves. Called on every tool use, so a call within HEARTBEAT_SKIP_MS of the last one only reads.
 export function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_SKIP_MS): HeartbeatResult {
   const recent = readTransaction(ctx, (now) => {
     const seen = lastSeen(ctx.db, owner);

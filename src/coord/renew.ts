@@ -1,3 +1,4 @@
+import { mayChange } from '../core/authority';
 import type { Lock } from '../core/lock';
 import { insertEvent } from '../store/events';
 import { getLock, listLocks, setExpiry, withoutBase, type StoredLock } from '../store/locks';
@@ -9,6 +10,7 @@ export interface RenewResult {
 }
 
 // Extends the owner's active locks by --ttl (or the TTL each was taken with); expired locks are not revived.
+// Only one's own: there is no forced renew (core/authority.ts).
 export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; ttlMs?: number }): RenewResult {
   return writeTransaction(ctx, (now) => {
     const result: RenewResult = { locks: [], not_renewed: [] };
@@ -19,7 +21,7 @@ export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; 
     for (const id of new Set(input.ids)) {
       const lock = getLock(ctx.db, id);
       if (!lock) result.not_renewed.push({ id, why: 'not_found' });
-      else if (lock.owner !== input.owner) result.not_renewed.push({ id, why: 'not_owner' });
+      else if (!mayChange(input.owner, lock.owner, false)) result.not_renewed.push({ id, why: 'not_owner' });
       else if (lock.released_at !== null || lock.expires_at <= now) result.not_renewed.push({ id, why: 'not_active' });
       else targets.push(lock);
     }

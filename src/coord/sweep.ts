@@ -10,6 +10,7 @@ export interface SweepResult {
   dry_run: boolean;
 }
 
+// Needs no owner (core/authority.ts): it changes only what time has already ended.
 // Marks lapsed locks expired (one event each, however many sweeps race: the UPDATE only takes unreleased
 // rows) and, with olderThanMs, deletes released locks and events older than that. A dry run does all of
 // it inside a savepoint and rolls it back, so its counts are the real run's by construction (expiring

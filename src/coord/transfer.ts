@@ -1,13 +1,25 @@
+import { checkTransferAuthority } from '../core/authority';
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
 import { insertEvent, nextEventId, raiseTokenFloor } from '../store/events';
 import { listLocks, reassign, withoutBase } from '../store/locks';
 import { writeTransaction, type CoordContext } from './context';
 
+export interface TransferInput {
+  from: string;
+  to: string;
+  /** Who does it: `from` itself, or anyone with `force` (core/authority.ts). */
+  by: string;
+  force: boolean;
+  pattern?: string[];
+}
+
 // Hands A's active locks in the scope (or only those on one pattern or name) to B in one transaction,
-// each with a new fencing token so that A's old tokens stop verifying.
-export function transfer(ctx: CoordContext, input: { from: string; to: string; pattern?: string[] }): Lock[] {
+// each with a new fencing token so that A's old tokens stop verifying. Each event records `by`.
+export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
   if (input.from === input.to) throw new IcError('INVALID_INPUT', '--from and --to name the same owner');
+  checkTransferAuthority(input.by, input.from, input.force);
+  const forced = input.by !== input.from;
   return writeTransaction(ctx, (now) => {
     const held = listLocks(ctx.db, { scope: ctx.scope, owner: input.from, activeAt: now }).filter((lock) => input.pattern === undefined || input.pattern.includes(lock.pattern));
     if (held.length === 0) {
@@ -18,7 +30,8 @@ export function transfer(ctx: CoordContext, input: { from: string; to: string; p
       const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
       reassign(ctx.db, lock.seq, input.to, token);
       raiseTokenFloor(ctx.db, token);
-      insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail: { from: input.from, previous_token: lock.token, token } }, token);
+      const detail = { from: input.from, by: input.by, forced, previous_token: lock.token, token };
+      insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
       return withoutBase({ ...lock, owner: input.to, token });
     });
   });

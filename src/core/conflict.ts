@@ -1,5 +1,6 @@
 import { overlaps } from './glob';
 import type { Lock, LockMode, LockType } from './lock';
+import { isRunOwner } from './owner';
 
 export interface LockRequest {
   type: LockType;
@@ -25,10 +26,12 @@ export function commonTarget(type: LockType, a: string, b: string): string | nul
 }
 
 // Does `held` still bind others at `now`? Active locks do; so does a lock that lapsed by expiry
-// (not release or transfer) within `lockDelayMs`, because its owner may still be writing.
+// (not release or transfer) within `lockDelayMs`, because its owner may still be writing. The lease of a
+// `lock NAME -- CMD` run is the exception: its owner is one dead ic process, and the lease is short so
+// that the lock is free within it.
 export function bindingState(held: Lock, now: number, lockDelayMs: number): Conflict['state'] | null {
   if (held.released_at === null && held.expires_at > now) return 'active';
-  const lapsedByExpiry = held.released_at === null || held.release_reason === 'expired';
+  const lapsedByExpiry = (held.released_at === null || held.release_reason === 'expired') && !isRunOwner(held.owner);
   if (lapsedByExpiry && lockDelayMs > 0 && held.expires_at + lockDelayMs > now) return 'lock_delay';
   return null;
 }

@@ -1,19 +1,25 @@
 import { IcError } from './errors';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const BARE_NUMBER = /^\d+(?:\.\d+)?$/;
 
 export const MAX_TTL_MS = 24 * 3_600_000;
 
-// Parses `90s`, `15m`, `2h`, `1d` or bare seconds into milliseconds; `what` names the flag in errors.
+// Parses `90s`, `15m`, `2h`, `1d` (or `500ms`) into milliseconds; `what` names the flag or variable in
+// errors. A unit is required: a bare `10` was read as seconds, and `--ttl 10 minutes` then took a
+// 10-second lock plus a lock on a file named `minutes`. Only `0` needs none (it is 0 in every unit).
 export function parseDuration(input: string, what = 'duration'): number {
-  const match = DURATION.exec(input.trim());
-  if (!match) {
-    throw new IcError('INVALID_INPUT', `${what} "${input}" is not a duration; write e.g. 90s, 15m, 2h, 1d or a number of seconds`, { value: input });
+  const text = input.trim();
+  if (text === '0') return 0;
+  if (BARE_NUMBER.test(text)) {
+    throw new IcError('INVALID_INPUT', `${what} "${input}" needs a unit: write ${text}s or ${text}m (units: ms, s, m, h, d)`, { value: input });
   }
-  const amount = Number(match[1]);
-  const unit = match[2] ?? 's';
-  return Math.round(amount * (UNIT_MS[unit] ?? 1_000));
+  const match = DURATION.exec(text);
+  if (!match) {
+    throw new IcError('INVALID_INPUT', `${what} "${input}" is not a duration; write e.g. 90s, 15m, 2h or 1d`, { value: input });
+  }
+  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
 }
 
 // A TTL must be positive and at most 24h: there are no immortal locks.
@@ -29,4 +35,13 @@ export function parseNonNegativeDuration(input: string, what: string, maxMs = 36
   const ms = parseDuration(input, what);
   if (ms > maxMs) throw new IcError('INVALID_INPUT', `${what} is too long: "${input}"`, { value: input });
   return ms;
+}
+
+// The short form people write: 15000 → `15s`, 90000 → `90s`, 300000 → `5m`.
+export function formatDuration(ms: number): string {
+  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
+  return `${ms}ms`;
 }

@@ -1,10 +1,44 @@
 import { IcError } from './errors';
 
-// Names of named locks and claims: any printable text, compared exactly.
+// The text rule for everything a person names: owners, lock names, claim items, consumers, patterns and
+// reasons (README, "Names"). Each refused character is invisible, rewrites the terminal, or reorders
+// what is shown, so two different names could look the same or a name could look like something else:
+// C0 and C1 controls and DEL, zero-width characters (U+200B–U+200D, U+2060, U+FEFF), bidi controls
+// (U+202A–U+202E, U+2066–U+2069) and the line/paragraph separators U+2028/U+2029.
+const REFUSED = /[\u0000-\u001f\u007f-\u009f\u200b-\u200d\u2028-\u202e\u2060\u2066-\u2069\ufeff]/u;
+const REFUSED_ALL = new RegExp(REFUSED.source, 'gu');
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+// The first refused character, as `U+202E`, or undefined when the text follows the rule.
+export function refusedCharacter(text: string): string | undefined {
+  const found = REFUSED.exec(text);
+  return found ? codePoint(found[0]) : undefined;
+}
+
+// Throws INVALID_INPUT when `text` breaks the text rule; `what` names the flag or argument in the message.
+export function checkText(text: string, what: string): string {
+  if (LONE_SURROGATE.test(text)) throw new IcError('INVALID_INPUT', `${what} is not valid Unicode`, { value: escapeForDisplay(text) });
+  const refused = refusedCharacter(text);
+  if (refused !== undefined) {
+    throw new IcError('INVALID_INPUT', `${what} must not contain control, bidi or zero-width characters (found ${refused} in "${escapeForDisplay(text)}")`, { value: escapeForDisplay(text) });
+  }
+  return text;
+}
+
+// Names of named locks, claims and consumers: any text that follows the rule, compared exactly after NFC.
 export function validateName(input: string, what: string): string {
-  const name = input.normalize('NFC');
-  if (name === '' || name.trim() === '') throw new IcError('INVALID_INPUT', `${what} must not be empty`);
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new IcError('INVALID_INPUT', `${what} must not contain control characters`);
+  const name = checkText(input, what).normalize('NFC');
+  if (name.trim() === '') throw new IcError('INVALID_INPUT', `${what} must not be empty`);
   if ([...name].length > 256) throw new IcError('INVALID_INPUT', `${what} may be at most 256 characters`);
   return name;
+}
+
+// Text from the database as a terminal may show it: every refused character becomes `\u{…}`, so a
+// stored name can neither move the cursor nor pass for another name. JSON output is not escaped.
+export function escapeForDisplay(text: string): string {
+  return text.replace(REFUSED_ALL, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
+}
+
+function codePoint(char: string): string {
+  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }

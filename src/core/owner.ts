@@ -1,18 +1,27 @@
 import { IcError } from './errors';
+import { checkText } from './names';
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-
-// Owners are 1–128 printable characters: they appear in tables, JSON and hook messages.
+// Owners are 1–128 characters under the text rule of names.ts: they appear in tables, JSON and hook messages.
 export function validateOwner(owner: string | undefined, flag = '--owner'): string {
   if (owner === undefined || owner === '') {
     throw new IcError('USAGE', `an owner is required: pass ${flag} NAME or set IC_OWNER`, { hint: 'Try: export IC_OWNER=alice' });
   }
+  checkText(owner, flag === '--owner' ? 'owner' : flag);
+  // Node reads invalid UTF-8 in the environment as U+FFFD, so IC_OWNER=x\xff and x\xfe would be one owner.
+  if (owner.includes('\ufffd')) throw new IcError('INVALID_INPUT', `${flag === '--owner' ? 'owner' : flag} contains U+FFFD, which stands for bytes that are not UTF-8`);
   if ([...owner].length > 128) throw new IcError('INVALID_INPUT', 'owner may be at most 128 characters', { value: owner.slice(0, 140) });
-  if (CONTROL.test(owner) || owner.trim() === '') {
-    throw new IcError('INVALID_INPUT', 'owner must be printable characters (no control characters, not blank)');
-  }
-  if (/[\ud800-\udfff]/.test(owner.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) {
-    throw new IcError('INVALID_INPUT', 'owner is not valid Unicode');
-  }
+  if (owner.trim() === '') throw new IcError('INVALID_INPUT', 'owner must not be blank');
   return owner;
+}
+
+// A run of `coord lock NAME -- CMD` holds its lock as OWNER/run-ID: its own owner, so two runs by one
+// owner conflict (a run is not re-entrant) and its short lease is not subject to lock-delay.
+export function runOwner(owner: string, runId: string): string {
+  return `${owner}/run-${runId}`;
+}
+
+const RUN_OWNER = /\/run-[0-9a-z]{8}$/;
+
+export function isRunOwner(owner: string): boolean {
+  return RUN_OWNER.test(owner);
 }

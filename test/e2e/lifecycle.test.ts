@@ -16,7 +16,7 @@ const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 describe('transfer', () => {
   it('moves locks with new tokens, after which the old owner cannot release them', async () => {
     const held = await coord(repo, ['reserve', 'src/**', 'docs/a.md'], as('alice'));
-    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob']);
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob'], as('alice'));
     expect(moved.exitCode).toBe(0);
     expect(moved.json.locks.map((l: any) => l.owner)).toEqual(['bob', 'bob']);
     for (const [i, lock] of moved.json.locks.entries()) expect(lock.token).toBeGreaterThan(held.json.locks[i].token);
@@ -35,9 +35,9 @@ describe('transfer', () => {
 
   it('moves only the locks on --pattern, and refuses when nothing matches', async () => {
     await coord(repo, ['reserve', 'src/**', 'docs/a.md'], as('alice'));
-    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob', '--pattern', 'docs/a.md']);
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob', '--pattern', 'docs/a.md'], as('alice'));
     expect(moved.json.locks.map((l: any) => l.pattern)).toEqual(['docs/a.md']);
-    const nothing = await coord(repo, ['transfer', '--from', 'carol', '--to', 'bob']);
+    const nothing = await coord(repo, ['transfer', '--from', 'carol', '--to', 'bob'], as('carol'));
     expect(nothing.exitCode).toBe(1);
     expect(nothing.json.error.code).toBe('NOT_FOUND');
   });
@@ -137,15 +137,19 @@ describe('named locks', () => {
     expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
   });
 
-  it('passes stdin through and keeps the lock while the command outlives several TTLs', async () => {
+  it('passes stdin through and keeps renewing its lease while the command runs', async () => {
     const marker = join(repo.dir, 'seen');
-    const script = `cat > "${marker}"; sleep 2.5`;
-    const run = coord(repo, ['lock', 'tests', '--ttl', '1s', '--', 'sh', '-c', script], { env: { IC_OWNER: 'alice' }, input: 'hello' });
-    await new Promise((resolve) => setTimeout(resolve, 1_800));
+    const script = `cat > "${marker}"; sleep 4`;
+    const run = coord(repo, ['lock', 'tests', '--ttl', '5s', '--', 'sh', '-c', script], { env: { IC_OWNER: 'alice' }, input: 'hello' });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const during = await coord(repo, ['lock', 'tests'], as('bob'));
     expect(during.exitCode).toBe(1);
     expect((await run).exitCode).toBe(0);
     expect(readFileSync(marker, 'utf8')).toBe('hello');
+    // A 5s lease is renewed every third of it: at least twice in 4s.
+    const lockId = during.json.error.conflicts[0].held.id;
+    const renewals = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'renewed' && e.lock_id === lockId);
+    expect(renewals.length).toBeGreaterThanOrEqual(2);
     expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
   });
 
@@ -161,13 +165,27 @@ describe('named locks', () => {
 
   it('frees the lock and stops the command when ic gets SIGTERM', async () => {
     const pidFile = join(repo.dir, 'pid');
-    const child = execa(COORD_BIN, ['lock', 'tests', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 30`], { cwd: repo.dir, env: cleanEnv({ IC_OWNER: 'alice' }), extendEnv: false, reject: false });
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
-    child.kill('SIGTERM');
-    const result = await child;
-    expect(result.exitCode).toBe(143);
-    expect(() => process.kill(Number(readFileSync(pidFile, 'utf8')), 0)).toThrow();
-    expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+    // No forced SIGKILL from execa: ic must end on the SIGTERM alone. ic's handlers are installed before
+    // it starts the command, so once the pid file exists a SIGTERM is always forwarded.
+    const child = execa(COORD_BIN, ['lock', 'tests', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 30`], { cwd: repo.dir, env: cleanEnv({ IC_OWNER: 'alice' }), extendEnv: false, reject: false, forceKillAfterDelay: false });
+    let commandPid: number | undefined;
+    try {
+      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+      commandPid = Number(readFileSync(pidFile, 'utf8'));
+      process.kill(child.pid!, 'SIGTERM');
+      const result = await child;
+      expect(result.exitCode).toBe(143);
+      expect(() => process.kill(commandPid!, 0)).toThrow();
+      expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
+    } finally {
+      for (const pid of [commandPid, child.pid]) {
+        try {
+          if (pid) process.kill(pid, 'SIGKILL'); // never leave a sleep behind for the rest of the run
+        } catch {
+          // already gone
+        }
+      }
+    }
   });
 
   it('serialises two `lock --wait` runs', async () => {

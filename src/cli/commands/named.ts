@@ -6,15 +6,15 @@ import { dropName, takeName, type NameType } from '../../coord/named';
 import { validateName } from '../../core/names';
 import type { ReserveOutcome } from '../../coord/reserve';
 import { retryWithBackoff } from '../../coord/wait';
-import { openContext, optionalOwner, ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
-import { failure, success, toIcError, type Reply } from '../reply';
+import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { failure, success, type Reply } from '../reply';
 import { lockTable } from '../render';
-import { runUnderLock } from '../run-under-lock';
+import { runCommandUnderLock, type RunOptions } from './lock-run';
 import { replyForOutcome } from './reserve';
 
 interface TakeOptions extends CommonOptions {
   ttl?: string;
-  wait?: string;
+  wait?: string | false;
   reason?: string;
 }
 
@@ -26,11 +26,15 @@ export function lockCommand(emit: (reply: Reply) => void): Command {
     .argument('<name>', 'lock name')
     .argument('[command...]', 'command to run under the lock (after --)')
     .addOption(ownerOption())
-    .option('--ttl <duration>', 'time to live (default 5m; renewed while CMD runs)')
-    .option('--wait <duration>', 'wait up to this long for the lock')
-    .option('--reason <text>', 'why, shown to others who wait')
-    .action((name: string, command: string[], options: TakeOptions) => {
+    .option('--ttl <duration>', 'time to live (default 5m); with CMD, the lease renewed while it runs (default 15s, at least 5s)')
+    .option('-w, --wait <duration>', 'wait up to this long for the lock (with CMD the default is to wait as long as it takes)')
+    .option('-n, --no-wait', 'with CMD: do not wait; give up at once if the lock is held')
+    .option('-E, --conflict-exit-code <code>', 'with CMD: exit code when the lock could not be had or was lost (default 75)')
+    .option('--reason <text>', 'why, shown to others who wait (with CMD, default: the command)')
+    .action((name: string, command: string[], options: TakeOptions & RunOptions) => {
       if (command.length === 0) return emit(take('named', name, options));
+      // Without `--`, `lock NAME --ttl 10m minutes` would run a command named `minutes`.
+      if (!process.argv.includes('--')) throw new IcError('USAGE', `put -- before the command: coord lock ${name} -- ${command.join(' ')}`, { hint: 'Try: coord lock tests -- npm test' });
       return runCommandUnderLock(name, command, options, emit);
     });
 }
@@ -64,19 +68,19 @@ function dropCommand(commandName: string, type: NameType, description: string, e
     .action((name: string, options: CommonOptions & { force?: boolean; reason?: string }) => emit(drop(type, name, options)));
 }
 
-function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome: ReserveOutcome; timedOut: boolean; ttlMs: number; owner: string } {
+function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome: ReserveOutcome; timedOut: boolean } {
   const owner = resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS[type];
-  const waitMs = options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
+  const waitMs = typeof options.wait === 'string' ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
   const validName = validateName(name, NOUN[type] === 'lock' ? 'lock name' : 'claim item');
   return withContext(options, true, (ctx) => {
     const input = { type, name: validName, owner, ttlMs, reason: options.reason ?? null };
-    if (waitMs === undefined) return { outcome: takeName(ctx, input), timedOut: false, ttlMs, owner };
+    if (waitMs === undefined) return { outcome: takeName(ctx, input), timedOut: false };
     const result = retryWithBackoff((attempt) => {
       const value = takeName(ctx, input, attempt);
       return { done: value.granted, value };
     }, { waitMs, clock: ctx.clock });
-    return { outcome: result.value, timedOut: result.timedOut, ttlMs, owner };
+    return { outcome: result.value, timedOut: result.timedOut };
   });
 }
 
@@ -91,23 +95,11 @@ function take(type: NameType, name: string, options: TakeOptions): Reply {
 }
 
 function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Reply {
-  const owner = optionalOwner(options, process.env);
+  const owner = resolveOwner(options, process.env); // even --force names who did it
   return withContext(options, true, (ctx) => {
     const result = dropName(ctx, { type, name: validateName(name, 'name'), owner, force: Boolean(options.force), reason: options.reason ?? null });
     const released = result.released.map(viewLock);
     if (released.length > 0) return success({ released, not_released: [] }, () => lockTable(released));
     return failure(new IcError('NOT_HELD', `${owner ?? 'nobody'} holds no ${NOUN[type]} named "${name}"`), { released, not_released: [] });
   });
-}
-
-function runCommandUnderLock(name: string, command: string[], options: TakeOptions, emit: (reply: Reply) => void): Promise<void> | void {
-  const { outcome, timedOut, ttlMs } = takeOnce('named', name, options);
-  if (!outcome.granted) return emit(replyForOutcome(outcome, timedOut));
-  const ctx = openContext(options, true);
-  return runUnderLock(ctx, outcome.locks[0]!, ttlMs, command)
-    .then((code) => {
-      process.exitCode = code;
-    })
-    .catch((error: unknown) => emit(failure(toIcError(error))))
-    .finally(() => ctx.db.close());
 }

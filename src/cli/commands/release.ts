@@ -1,43 +1,71 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { viewLock } from '../../core/lock';
+import { viewLock, type LockType } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
-import { release } from '../../coord/release';
-import { optionalOwner, ownerOption, projectFor, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { release, type ReleaseResult } from '../../coord/release';
+import { ownerOption, projectFor, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { lockTable } from '../render';
 
 interface ReleaseOptions extends CommonOptions {
   pattern?: string;
   all?: boolean;
+  claims?: boolean;
+  everything?: boolean;
   force?: boolean;
   reason?: string;
 }
 
 export function releaseCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('release'))
-    .description("release locks: by ID, by --pattern, or --all of the owner's")
+    .description("release locks: by ID, by --pattern, or --all of the owner's file locks")
     .argument('[ids...]', 'lock IDs')
     .addOption(ownerOption())
-    .option('--pattern <pattern>', "release the owner's locks on this pattern")
-    .option('--all', "release all of the owner's locks in the scope")
-    .option('--force', "release another owner's lock (recorded as force_released)")
+    .option('--pattern <pattern>', "release the owner's file lock on exactly this pattern")
+    .option('--all', "release all of the owner's file locks in the scope")
+    .option('--claims', "release all of the owner's claims in the scope (with --all: file locks and claims)")
+    .option('--everything', "release all of the owner's file locks, named locks and claims in the scope")
+    .option('--force', "release another owner's lock (recorded as force_released, with who did it)")
     .option('--reason <text>', 'why, kept in the events')
     .action((ids: string[], options: ReleaseOptions) => emit(runRelease(ids, options)));
 }
 
+// --all means file locks: a claim or a named lock is given up by name (unclaim, unlock) or by asking for it.
+function typesToRelease(options: ReleaseOptions): LockType[] | undefined {
+  if (options.everything) return ['file', 'named', 'claim'];
+  const types: LockType[] = [];
+  if (options.all) types.push('file');
+  if (options.claims) types.push('claim');
+  return types.length > 0 ? types : undefined;
+}
+
 function runRelease(ids: string[], options: ReleaseOptions): Reply {
-  const owner = optionalOwner(options, process.env);
+  const owner = resolveOwner(options, process.env); // even --force names who did it
   const pattern = options.pattern !== undefined ? commandLinePattern(projectFor(options), process.cwd(), options.pattern) : undefined;
+  const allTypes = typesToRelease(options);
   return withContext(options, true, (ctx) => {
-    const result = release(ctx, { ids, owner, pattern, type: pattern !== undefined ? 'file' : undefined, all: Boolean(options.all), force: Boolean(options.force), reason: options.reason ?? null });
+    const result = release(ctx, { ids, owner, pattern, type: pattern !== undefined ? 'file' : undefined, all: allTypes !== undefined, allTypes, force: Boolean(options.force), reason: options.reason ?? null });
     const released = result.released.map(viewLock);
-    const json = { released, not_released: result.not_released };
-    const human = () => [released.length ? lockTable(released) : 'nothing released', ...result.not_released.map((n) => `  ${n.id}: ${n.why.replace('_', ' ')}`)].join('\n');
+    const near = (result.near ?? []).map(viewLock);
+    const json = { released, not_released: result.not_released, ...(result.near ? { near } : {}) };
+    const human = () => [released.length ? lockTable(released) : 'nothing released', ...result.not_released.map((n) => `  ${n.id}: ${n.why.replace('_', ' ')}`), ...nearLines(result)].join('\n');
     if (released.length > 0) return success(json, human);
     const whys = new Set(result.not_released.map((n) => n.why));
     const code = whys.has('not_owner') ? 'NOT_OWNER' : 'NOT_FOUND';
-    const message = result.not_released.length ? `nothing released: ${result.not_released.map((n) => `${n.id} ${n.why.replace('_', ' ')}`).join(', ')}` : 'nothing released: no matching locks held';
-    return failure(new IcError(code, message), json, human);
+    return failure(new IcError(code, nothingReleased(result, pattern)), json, human);
   });
+}
+
+function nothingReleased(result: ReleaseResult, pattern: string | undefined): string {
+  if (result.not_released.length > 0) return `nothing released: ${result.not_released.map((n) => `${n.id} ${n.why.replace('_', ' ')}`).join(', ')}`;
+  if (pattern !== undefined && result.near && result.near.length > 0) {
+    return `nothing released: no lock on exactly ${pattern}; near matches: ${result.near.map((lock) => `${lock.pattern} (${lock.id}, ${lock.owner})`).join(', ')}; release by ID or give the exact pattern`;
+  }
+  if (pattern !== undefined) return `nothing released: no lock on ${pattern}, and no active file lock overlaps it`;
+  return 'nothing released: no matching locks held';
+}
+
+function nearLines(result: ReleaseResult): string[] {
+  if (!result.near || result.near.length === 0) return [];
+  return ['near matches (release by ID or give the exact pattern):', ...result.near.map((lock) => `  ${lock.id}  ${lock.owner}  ${lock.pattern}`)];
 }

@@ -1,10 +1,11 @@
 import { Command } from 'commander';
+import { checkTransferAuthority } from '../../core/authority';
 import { validateOwner } from '../../core/owner';
 import { viewLock } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { validateName } from '../../core/names';
 import { transfer } from '../../coord/transfer';
-import { projectFor, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, projectFor, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 import { lockTable } from '../render';
 
@@ -12,14 +13,17 @@ interface TransferOptions extends CommonOptions {
   from: string;
   to: string;
   pattern?: string;
+  force?: boolean;
 }
 
 export function transferCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('transfer'))
-    .description("atomically hand A's active locks in the scope to B, with new fencing tokens")
+    .description("atomically hand A's active locks in the scope to B, with new fencing tokens (only A, or anyone with --force)")
     .requiredOption('--from <owner>', 'current owner')
     .requiredOption('--to <owner>', 'new owner')
     .option('--pattern <pattern>', 'only the locks on this pattern (or named lock / claim name)')
+    .addOption(ownerOption())
+    .option('--force', "transfer another owner's locks (the event records who did it)")
     .action((options: TransferOptions) => emit(runTransfer(options)));
 }
 
@@ -37,10 +41,13 @@ function transferKeys(raw: string, options: CommonOptions): string[] {
 function runTransfer(options: TransferOptions): Reply {
   const from = validateOwner(options.from, '--from');
   const to = validateOwner(options.to, '--to');
+  // Who does it: only --from itself, or anyone with --force (core/authority.ts).
+  const by = resolveOwner(options, process.env);
+  checkTransferAuthority(by, from, Boolean(options.force)); // before the database is opened (or created)
   // --pattern matches a file pattern in canonical form, or a lock/claim name as written.
   const pattern = options.pattern === undefined ? undefined : transferKeys(options.pattern, options);
   return withContext(options, true, (ctx) => {
-    const locks = transfer(ctx, { from, to, pattern }).map(viewLock);
+    const locks = transfer(ctx, { from, to, by, force: Boolean(options.force), pattern }).map(viewLock);
     return success({ locks }, () => lockTable(locks));
   });
 }

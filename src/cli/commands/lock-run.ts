@@ -1,0 +1,96 @@
+import { IcError } from '../../core/errors';
+import { formatDuration, parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { randomId } from '../../core/ids';
+import { escapeForDisplay, validateName } from '../../core/names';
+import { runOwner } from '../../core/owner';
+import type { CoordContext } from '../../coord/context';
+import { takeName } from '../../coord/named';
+import type { ReserveOutcome } from '../../coord/reserve';
+import { retryWithBackoff } from '../../coord/wait';
+import { openContext, resolveOwner, type CommonOptions } from '../common';
+import { failure, toIcError, type Reply } from '../reply';
+import { runUnderLock } from '../run-under-lock';
+import { replyForOutcome } from './reserve';
+
+export interface RunOptions extends CommonOptions {
+  ttl?: string;
+  /** A duration, false for -n/--no-wait, undefined to wait as long as it takes. */
+  wait?: string | false;
+  reason?: string;
+  conflictExitCode?: string;
+}
+
+// A run holds its lock on a short lease renewed while CMD lives, so a SIGKILLed ic frees it within one lease.
+export const RUN_LEASE_MS = 15_000;
+export const MIN_RUN_LEASE_MS = 5_000;
+export const DEFAULT_CONFLICT_EXIT_CODE = 75;
+const WAITING_NOTICE_EVERY_MS = 10_000;
+
+// `coord lock NAME -- CMD`: wait for the lock under a per-run owner (OWNER/run-ID, so two runs by one
+// owner serialise), run CMD, and exit with its code; the conflict exit code when the lock could not be
+// had or was lost while CMD ran.
+export function runCommandUnderLock(name: string, command: string[], options: RunOptions, emit: (reply: Reply) => void): Promise<void> | void {
+  const owner = resolveOwner(options, process.env);
+  const leaseMs = options.ttl !== undefined ? parseLease(options.ttl) : RUN_LEASE_MS;
+  const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
+  const conflictExitCode = parseExitCode(options.conflictExitCode);
+  const lockName = validateName(name, 'lock name');
+  const reason = options.reason ?? Array.from(escapeForDisplay(command.join(' '))).slice(0, 200).join(''); // whole characters
+  const ctx = openContext(options, true);
+  let waited: { outcome: ReserveOutcome; timedOut: boolean };
+  try {
+    waited = waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
+  } catch (error) {
+    ctx.db.close();
+    throw error;
+  }
+  if (!waited.outcome.granted) {
+    ctx.db.close();
+    return emit({ ...replyForOutcome(waited.outcome, waited.timedOut), exitCode: conflictExitCode });
+  }
+  return runUnderLock(ctx, waited.outcome.locks[0]!, leaseMs, command)
+    .then(({ code, lost }) => {
+      if (lost !== undefined) {
+        process.stderr.write(`ic: the command exited ${code}, but it did not hold lock ${escapeForDisplay(lockName)} throughout (${lost}); exiting ${conflictExitCode}\n`);
+      }
+      process.exitCode = lost !== undefined ? conflictExitCode : code;
+    })
+    .catch((error: unknown) => emit(failure(toIcError(error))))
+    .finally(() => ctx.db.close());
+}
+
+// Retries until granted or the wait runs out, saying on stderr whom it waits for at once and every ~10 s.
+function waitForLock(ctx: CoordContext, input: { name: string; owner: string; ttlMs: number; reason: string }, waitMs: number): { outcome: ReserveOutcome; timedOut: boolean } {
+  let noticeAt = -Infinity;
+  const take = { type: 'named' as const, ...input };
+  const result = retryWithBackoff((attempt) => {
+    const value = takeName(ctx, take, attempt);
+    if (!value.granted && waitMs > 0 && Date.now() - noticeAt >= WAITING_NOTICE_EVERY_MS) {
+      noticeAt = Date.now();
+      process.stderr.write(`${waitingNotice(input.name, value)}\n`);
+    }
+    return { done: value.granted, value };
+  }, { waitMs, clock: ctx.clock });
+  return { outcome: result.value, timedOut: result.timedOut && waitMs > 0 }; // -n is a conflict, not a timeout
+}
+
+function waitingNotice(name: string, outcome: ReserveOutcome & { granted: false }): string {
+  const held = outcome.conflicts[0]!.held;
+  const reason = held.reason ? `, reason: ${held.reason}` : '';
+  return escapeForDisplay(`ic: waiting for ${name} (held by ${held.owner} since ${new Date(held.created_at).toISOString()}${reason})`);
+}
+
+// The lease is renewed every third of it, so it must leave room for a slow renewal: at least 5s.
+function parseLease(input: string): number {
+  const ms = parseTtl(input);
+  if (ms < MIN_RUN_LEASE_MS) {
+    throw new IcError('INVALID_INPUT', `--ttl with a command is the lease renewed while it runs; it must be at least ${formatDuration(MIN_RUN_LEASE_MS)}, got "${input}"`, { value: input, min: formatDuration(MIN_RUN_LEASE_MS) });
+  }
+  return ms;
+}
+
+function parseExitCode(input: string | undefined): number {
+  if (input === undefined) return DEFAULT_CONFLICT_EXIT_CODE;
+  if (!/^\d{1,3}$/.test(input) || Number(input) > 255) throw new IcError('INVALID_INPUT', `--conflict-exit-code must be a whole number from 0 to 255, got "${input}"`, { value: input });
+  return Number(input);
+}

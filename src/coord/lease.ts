@@ -1,0 +1,47 @@
+import type { Lock } from '../core/lock';
+import { insertEvent } from '../store/events';
+import { getLock, markReleased, setExpiry, type StoredLock } from '../store/locks';
+import { writeTransaction, type CoordContext } from './context';
+import { expireLock } from './reserve';
+
+// Why a lease is no longer ours: it ran out (ic was stopped or starved past its expiry), someone
+// released or transferred it, or the row is gone.
+export type LeaseLost = 'expired' | 'released' | 'not_owner' | 'not_found';
+
+export type LeaseState = { held: true; expiresAt: number } | { held: false; why: LeaseLost };
+
+// The lease of a run under `coord lock NAME -- CMD`, judged in one transaction: still ours, unreleased
+// and not yet expired (an expired lease was free for others, even if nobody took it).
+function judge(ctx: CoordContext, lock: Lock, now: number): { held: true; row: StoredLock } | { held: false; why: LeaseLost } {
+  const row = getLock(ctx.db, lock.id);
+  if (!row) return { held: false, why: 'not_found' };
+  if (row.owner !== lock.owner || row.token !== lock.token) return { held: false, why: 'not_owner' };
+  if (row.released_at !== null) return { held: false, why: row.release_reason === 'expired' ? 'expired' : 'released' };
+  if (row.expires_at <= now) {
+    expireLock(ctx, row, now);
+    return { held: false, why: 'expired' };
+  }
+  return { held: true, row };
+}
+
+// Extends the lease by ttlMs from now, or reports that it was lost.
+export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseState {
+  return writeTransaction(ctx, (now) => {
+    const state = judge(ctx, lock, now);
+    if (!state.held) return state;
+    setExpiry(ctx.db, state.row.seq, now + ttlMs, ttlMs, state.row.mode);
+    insertEvent(ctx.db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now });
+    return { held: true, expiresAt: now + ttlMs };
+  });
+}
+
+// Releases the lease when the command has ended; reports whether it was still held up to that moment.
+export function endLease(ctx: CoordContext, lock: Lock, reason: string): LeaseState {
+  return writeTransaction(ctx, (now) => {
+    const state = judge(ctx, lock, now);
+    if (!state.held) return state;
+    markReleased(ctx.db, state.row.seq, now, 'released');
+    insertEvent(ctx.db, { type: 'released', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now });
+    return { held: true, expiresAt: state.row.expires_at };
+  });
+}
