@@ -4,6 +4,7 @@ import { overlaps } from '../core/glob';
 import type { Lock, LockType } from '../core/lock';
 import { insertEvent } from '../store/events';
 import { getLock, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
+import { locksInView } from './list';
 import { writeTransaction, type CoordContext } from './context';
 
 export interface ReleaseInput {
@@ -76,7 +77,7 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
     if (input.all) {
       // --all is always the owner's own locks, forced or not.
       const types = new Set(input.allTypes ?? ['file', 'named', 'claim']);
-      const mine = listLocks(ctx.db, { scope: ctx.scope, owner, unreleased: true });
+      const mine = locksInView(ctx, false, { owner, unreleased: true });
       for (const lock of mine) if (types.has(lock.type) && !done(lock)) releaseOne(lock);
     }
     return result;

@@ -1,7 +1,8 @@
 import { mayChange } from '../core/authority';
 import type { Lock } from '../core/lock';
 import { insertEvent } from '../store/events';
-import { getLock, listLocks, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { locksInView } from './list';
 import { writeTransaction, type CoordContext } from './context';
 
 export interface RenewResult {
@@ -16,7 +17,7 @@ export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; 
     const result: RenewResult = { locks: [], not_renewed: [] };
     const targets: StoredLock[] = [];
     if (input.ids.length === 0) {
-      targets.push(...listLocks(ctx.db, { scope: ctx.scope, owner: input.owner, activeAt: now }));
+      targets.push(...locksInView(ctx, false, { owner: input.owner, activeAt: now }));
     }
     for (const id of new Set(input.ids)) {
       const lock = getLock(ctx.db, id);

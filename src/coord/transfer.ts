@@ -2,7 +2,8 @@ import { checkTransferAuthority } from '../core/authority';
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
 import { insertEvent, nextEventId, raiseTokenFloor } from '../store/events';
-import { listLocks, reassign, withoutBase } from '../store/locks';
+import { reassign, withoutBase } from '../store/locks';
+import { locksInView } from './list';
 import { writeTransaction, type CoordContext } from './context';
 
 export interface TransferInput {
@@ -21,7 +22,7 @@ export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
   checkTransferAuthority(input.by, input.from, input.force);
   const forced = input.by !== input.from;
   return writeTransaction(ctx, (now) => {
-    const held = listLocks(ctx.db, { scope: ctx.scope, owner: input.from, activeAt: now }).filter((lock) => input.pattern === undefined || input.pattern.includes(lock.pattern));
+    const held = locksInView(ctx, false, { owner: input.from, activeAt: now }).filter((lock) => input.pattern === undefined || input.pattern.includes(lock.pattern));
     if (held.length === 0) {
       const what = input.pattern ? ` matching ${input.pattern[0]}` : '';
       throw new IcError('NOT_FOUND', `${input.from} holds no active locks${what} in ${ctx.scope}`, { from: input.from });

@@ -133,6 +133,18 @@ describe('worktrees share one database', () => {
     expect((await coord(repo, ['unclaim', 'bd-42'], { ...as('alice'), cwd: one })).exitCode).toBe(0);
     expect((await coord(repo, ['claim', 'bd-42'], { ...as('bob'), cwd: two })).exitCode).toBe(0);
   });
+
+  it('renew, transfer and release --claims reach the repository\'s claims from a linked worktree', async () => {
+    expect((await coord(repo, ['claim', 'bd-7', '--ttl', '10m'], { ...as('alice'), cwd: one })).exitCode).toBe(0);
+    const renewed = await coord(repo, ['renew', '--ttl', '2h'], { ...as('alice'), cwd: one });
+    expect(renewed.json.locks.map((lock: any) => lock.pattern)).toEqual(['bd-7']);
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob'], { ...as('alice'), cwd: one });
+    expect(moved.exitCode).toBe(0);
+    expect(moved.json.locks.map((lock: any) => `${lock.owner}:${lock.pattern}`)).toEqual(['bob:bd-7']);
+    const released = await coord(repo, ['release', '--all', '--claims'], { ...as('bob'), cwd: two });
+    expect(released.json.released.map((lock: any) => lock.pattern)).toEqual(['bd-7']);
+    expect((await coord(repo, ['list', '--active', '--all-scopes'])).json.locks).toEqual([]);
+  });
 });
 
 describe('explicit databases and scopes', () => {
