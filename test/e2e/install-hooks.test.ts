@@ -30,23 +30,32 @@ describe('ic coord install / uninstall', () => {
     const first = await ic(r, ['coord', 'install']);
     expect(first.exitCode).toBe(0);
     expect(first.json).toMatchObject({ ok: true, dry_run: false });
-    const settings = join(r.dir, '.claude', 'settings.json');
+    const settings = join(r.dir, '.claude', 'settings.local.json');
     const codex = join(r.dir, '.codex', 'hooks.json');
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
+    expect(existsSync(join(r.dir, '.claude', 'settings.json'))).toBe(false);
+    expect(first.json.next_steps.join('\n')).toMatch(/do not commit it[\s\S]*statusline[\s\S]*Codex runs project hooks only once you trust them[\s\S]*git-commit-verify: true/);
     expect(first.json.changed).toEqual([
       { file: settings, action: 'created' },
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
     ]);
+    const edits = 'Edit|Write|MultiEdit|NotebookEdit';
     expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }],
+        PreToolUse: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }],
+        PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
+        PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-start`, timeout: 10 }] }],
+        SubagentStop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-subagent-stop`, timeout: 5 }] }],
         SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-end`, timeout: 5 }] }],
       },
     });
     expect(JSON.parse(readFileSync(codex, 'utf8'))).toEqual({
-      hooks: { PreToolUse: [{ matcher: 'apply_patch', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] }] },
+      hooks: {
+        PreToolUse: [{ matcher: 'apply_patch|Bash', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook codex-session-end`, timeout: 3 }] }],
+      },
     });
     const template = readFileSync(join(REPO_ROOT, 'scripts', 'git-pre-commit.sh'), 'utf8');
     expect(readFileSync(hook, 'utf8')).toBe(template.replace("ic_bin='ic'", `ic_bin=${Q}`));
@@ -54,7 +63,7 @@ describe('ic coord install / uninstall', () => {
     const before = snapshot([settings, codex, hook]);
     const mtimes = [settings, codex, hook].map((f) => statSync(f).mtimeMs);
     const second = await ic(r, ['coord', 'install']);
-    expect(second.json).toEqual({ ok: true, changed: [], dry_run: false });
+    expect(second.json).toMatchObject({ ok: true, changed: [], dry_run: false });
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
     const gone = await ic(r, ['coord', 'uninstall']);
@@ -75,7 +84,7 @@ describe('ic coord install / uninstall', () => {
     expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json')]);
   });
 
-  it('keeps the user\'s settings and pre-existing hook; both hooks run; uninstall restores byte for byte', async () => {
+  it('--shared: the committed settings.json calls ic from PATH; keeps the user\'s settings and pre-existing hook; both hooks run; uninstall restores byte for byte', async () => {
     const r = repo();
     const settings = join(r.dir, '.claude', 'settings.json');
     const userSettings = '{\n  "permissions": {\n    "allow": ["Bash(npm test)"]\n  },\n  "hooks": {\n    "PreToolUse": [\n      {\n        "matcher": "Bash",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "echo user-hook"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
@@ -83,7 +92,8 @@ describe('ic coord install / uninstall', () => {
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
     writeScript(hook, '#!/bin/sh\necho ran >> "$(git rev-parse --show-toplevel)/previous-hook-ran"\n');
     const before = snapshot([settings, hook]);
-    const install = await ic(r, ['coord', 'install', '--claude', '--git']);
+    const install = await ic(r, ['coord', 'install', '--claude', '--git', '--shared']);
+    expect(install.json.next_steps[0]).toMatch(/commit \.claude\/settings\.json; every teammate needs `ic` on PATH/);
     expect(install.json.changed).toEqual([
       { file: settings, action: 'updated' },
       { file: `${hook}.ic-backup`, action: 'backed_up' },
@@ -92,7 +102,9 @@ describe('ic coord install / uninstall', () => {
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
     expect(merged.hooks.PreToolUse[0].hooks[0].command).toBe('echo user-hook');
-    expect((await ic(r, ['coord', 'install', '--claude', '--git'])).json.changed).toEqual([]);
+    expect(merged.hooks.PreToolUse[1].hooks[0].command).toBe('ic coord hook claude-pre-edit');
+    expect(readFileSync(settings, 'utf8')).not.toContain(BIN);
+    expect((await ic(r, ['coord', 'install', '--claude', '--git', '--shared'])).json.changed).toEqual([]);
 
     await coord(r, ['reserve', 'held.ts', '--owner', 'alice']);
     writeFile(r.dir, 'held.ts');
@@ -113,11 +125,11 @@ describe('ic coord install / uninstall', () => {
 
   it('refuses to touch a settings file that is not JSON', async () => {
     const r = repo();
-    writeFile(r.dir, '.claude/settings.json', '{ "broken": ');
+    writeFile(r.dir, '.claude/settings.local.json', '{ "broken": ');
     const result = await ic(r, ['coord', 'install']);
     expect(result.exitCode).toBe(65);
     expect(result.json.error.code).toBe('INVALID_INPUT');
-    expect(readFileSync(join(r.dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "broken": ');
+    expect(readFileSync(join(r.dir, '.claude', 'settings.local.json'), 'utf8')).toBe('{ "broken": ');
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
   });
 
