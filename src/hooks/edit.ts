@@ -2,8 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
-import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
-import { reserveOnce } from '../coord/reserve';
+import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
+import { gatherCandidates, reserveOnce, toRequests } from '../coord/reserve';
+import { findConflicts } from '../core/conflict';
 import { transfer } from '../coord/transfer';
 import { findGitInfo } from '../store/discover';
 import { sameLineage } from './identity';
@@ -58,14 +59,19 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
 
 // A lock held by the requester's own session or subagent is handed over, not refused: a subagent may edit
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
+// One transaction: the look, the hand-over and the grant (nested as savepoints) commit together, and a
+// hand-over is never recorded as a conflict.
 function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
   const input = { type: 'file' as const, patterns, owner: request.owner, mode: 'exclusive' as const, ttlMs: DEFAULT_TTL_MS.file, reason: editReason(request.toolUseId) };
-  const first = reserveOnce(ctx, input);
-  if (first.granted) return { kind: 'granted' };
-  if (!first.conflicts.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) return { kind: 'conflict', conflicts: first.conflicts };
-  for (const conflict of first.conflicts) transfer(ctx, { from: conflict.held.owner, to: request.owner, pattern: [conflict.held.pattern] });
-  const second = reserveOnce(ctx, input);
-  return second.granted ? { kind: 'granted' } : { kind: 'conflict', conflicts: second.conflicts };
+  return writeTransaction(ctx, (now) => {
+    const requests = toRequests(ctx, input);
+    const blocking = findConflicts(requests, gatherCandidates(ctx.db, requests, now, ctx.lockDelayMs), now, ctx.lockDelayMs);
+    if (blocking.length > 0 && blocking.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) {
+      for (const conflict of blocking) transfer(ctx, { from: conflict.held.owner, to: request.owner, pattern: [conflict.held.pattern] });
+    }
+    const outcome = reserveOnce(ctx, input);
+    return outcome.granted ? { kind: 'granted' as const } : { kind: 'conflict' as const, conflicts: outcome.conflicts };
+  });
 }
 
 export interface ProjectGroup {

@@ -6,7 +6,7 @@ import { checkStaged, guardReport } from './git-guard';
 import { ownerForSession, sessionOf } from './identity';
 import { noticeOutput, preToolUseOutput } from './output';
 import { parsePayload, stringField, type Payload } from './payload';
-import { releaseRefusedEdit } from './refused';
+import { releaseFailedCalls, releaseRefusedEdit } from './refused';
 import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithDeadline, hookSettings } from './settings';
 
@@ -14,6 +14,7 @@ export const HOOK_NAMES = [
   'claude-pre-edit',
   'claude-edit-refused',
   'claude-session-start',
+  'claude-turn-end',
   'claude-subagent-stop',
   'claude-session-end',
   'codex-pre-edit',
@@ -51,6 +52,8 @@ export function runHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv
         return runEditRefused(input, env, cwd);
       case 'claude-session-start':
         return runSessionStart(input, env);
+      case 'claude-turn-end':
+        return runTurnEnd(input, env, cwd);
       case 'claude-subagent-stop':
         return runSubagentStop(input, env, cwd);
       case 'claude-session-end':
@@ -151,7 +154,22 @@ function runSubagentStop(input: HookInput, env: NodeJS.ProcessEnv, cwd: string):
   if (sessionId === undefined || agentId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const subagent = ownerForSession('claude', sessionId, agentId);
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
+  const transcript = stringField(parsed.value, 'agent_transcript_path');
+  if (transcript) releaseFailedCalls(dir, [subagent], transcript, envWithDeadline(env, 1_000));
   handBackToSession(dir, subagent, sessionOf(subagent), envWithDeadline(env, 1_000));
+  return { stdout: '', stderr: '', exitCode: 0 };
+}
+
+// Stop (the end of each turn): a call the person refused permission for, or that failed, fired no event
+// of its own in every mode; its lock goes now (see releaseFailedCalls).
+function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { stdout: '', stderr: '', exitCode: 0 };
+  const sessionId = stringField(parsed.value, 'session_id');
+  const transcript = stringField(parsed.value, 'transcript_path');
+  if (sessionId === undefined || transcript === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
+  releaseFailedCalls(dir, [ownerForSession('claude', sessionId)], transcript, envWithDeadline(env, 1_000));
   return { stdout: '', stderr: '', exitCode: 0 };
 }
 

@@ -1,7 +1,7 @@
 import { shellQuote } from '../session';
 import type { HookEntry } from './json-hooks';
 
-export const CLAUDE_HOOK_NAMES = ['claude-pre-edit', 'claude-edit-refused', 'claude-session-start', 'claude-subagent-stop', 'claude-session-end'] as const;
+export const CLAUDE_HOOK_NAMES = ['claude-pre-edit', 'claude-edit-refused', 'claude-session-start', 'claude-turn-end', 'claude-subagent-stop', 'claude-session-end'] as const;
 export const CODEX_HOOK_NAMES = ['codex-pre-edit', 'codex-session-end'] as const;
 
 const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
@@ -19,7 +19,7 @@ export function hookCommand(ic: IcCommand, name: string): string {
 }
 
 // .claude/settings(.local).json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).
-// Nothing on Stop: it fires every turn, and a turn's end is not the session's end.
+// Stop fires every turn: its hook only gives back what refused calls took, never the session's locks.
 export function claudeEntries(ic: IcCommand): HookEntry[] {
   const entry = (event: string, name: string, timeout: number, matcher?: string): HookEntry => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
   return [
@@ -27,6 +27,7 @@ export function claudeEntries(ic: IcCommand): HookEntry[] {
     entry('PostToolUseFailure', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('PermissionDenied', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('SessionStart', 'claude-session-start', 10),
+    entry('Stop', 'claude-turn-end', 5),
     entry('SubagentStop', 'claude-subagent-stop', 5),
     entry('SessionEnd', 'claude-session-end', 5),
   ];
