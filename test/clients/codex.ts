@@ -39,3 +39,35 @@ export async function runCodex(scratch: Scratch, prompt: string, env: Record<str
   const started = result.stdout.split('\n').find((line) => line.includes('"thread.started"'));
   return { ...result, threadId: started ? (JSON.parse(started).thread_id as string) : undefined };
 }
+
+// Codex's own view of the project's hooks (`codex app-server`, JSON-RPC hooks/list): key, currentHash,
+// trustStatus for each. The independent oracle for ic's trust hash.
+export async function codexHookList(scratch: Scratch): Promise<{ key: string; currentHash: string; trustStatus: string; command: string }[]> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(CODEX.command, [...CODEX.prefix, 'app-server'], { cwd: scratch.repo, env: baseEnv(scratch.home, { CODEX_HOME: scratch.home, MOCK_API_KEY: 'x' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  let buffer = '';
+  try {
+    return await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('codex app-server did not answer hooks/list')), 30_000);
+      child.stdout.on('data', (chunk) => {
+        buffer += chunk;
+        for (const line of buffer.split('\n').slice(0, -1)) {
+          const message = JSON.parse(line);
+          if (message.id === 1) {
+            send({ jsonrpc: '2.0', method: 'initialized' });
+            send({ jsonrpc: '2.0', id: 2, method: 'hooks/list', params: { cwds: [scratch.repo] } });
+          }
+          if (message.id === 2) {
+            clearTimeout(timer);
+            resolve(message.result.data[0].hooks);
+          }
+        }
+        buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
+      });
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'ic-test', version: '1' } } });
+    });
+  } finally {
+    child.kill();
+  }
+}
