@@ -182,6 +182,33 @@ describe('ic coord install / uninstall', () => {
   });
 });
 
+describe('ic doctor: installed hooks', () => {
+  it('reports hooks that call a missing ic, and Codex hooks Codex does not trust until install --codex --trust', async () => {
+    const r = repo();
+    const codexHome = join(r.dir, '.codex-home');
+    const env = { CODEX_HOME: codexHome };
+    await ic(r, ['coord', 'install', '--claude', '--codex'], { env });
+    const before = await ic(r, ['doctor'], { env });
+    expect(before.exitCode).toBe(1);
+    const check = (result: any, name: string) => result.json.checks.find((c: any) => c.name === name);
+    expect(check(before, 'claude_hooks')).toMatchObject({ ok: true });
+    expect(check(before, 'codex_trust')).toMatchObject({ ok: false, severity: 'warning', fix: expect.stringContaining('install --codex --trust') });
+    const trust = await ic(r, ['coord', 'install', '--codex', '--trust'], { env });
+    expect(trust.json.changed).toEqual([{ file: join(codexHome, 'config.toml'), action: 'created' }]);
+    expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toMatch(/^\[hooks\.state\.".*\/\.codex\/hooks\.json:pre_tool_use:0:0"\]\ntrusted_hash = "sha256:[0-9a-f]{64}"\n/);
+    expect((await ic(r, ['coord', 'install', '--codex', '--trust'], { env })).json.changed).toEqual([]);
+    const after = await ic(r, ['doctor'], { env });
+    expect(after.exitCode).toBe(0);
+    expect(check(after, 'codex_trust')).toMatchObject({ ok: true });
+    // The settings name an ic that is gone (installed from a checkout that moved).
+    const settings = join(r.dir, '.claude', 'settings.local.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').split(Q).join("'/nowhere/bin/ic'"));
+    const broken = await ic(r, ['doctor'], { env });
+    expect(broken.exitCode).toBe(1);
+    expect(check(broken, 'claude_hooks')).toMatchObject({ ok: false, detail: expect.stringContaining('/nowhere/bin/ic') });
+  });
+});
+
 describe('scripts/*.sh', () => {
   const scripts = ['git-pre-commit.sh'].map((name) => join(REPO_ROOT, 'scripts', name));
   const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
