@@ -20,7 +20,8 @@ describe('mergeHookEntries / removeHookEntries', () => {
     expect(parsed.model).toBe('opus');
     expect(parsed.hooks.PreToolUse).toHaveLength(2);
     expect(parsed.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
-    expect(parsed.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    expect(parsed.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say done' }] });
+    expect(parsed.hooks.Stop[1].hooks[0].command).toContain('claude-turn-end');
     expect(parsed.hooks.SessionStart[0].hooks[0].command).toContain('claude-session-start');
     expect(parsed.hooks.SessionEnd[0].hooks[0].command).toContain('claude-session-end');
     expect(mergeHookEntries(once, claudeEntries(bin), 'settings.json')).toBe(once);
