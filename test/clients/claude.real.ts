@@ -80,7 +80,8 @@ describe('Claude Code, real binary', () => {
       CDOUT: [[read(a)], [{ name: 'Bash', input: { command: `cd ${JSON.stringify(s.home)} && pwd`, description: 'leave the repo' } }], [edit(a, 'alpha', 'cd-out')], 'done'],
       PARENT: [[read(a)], [edit(a, 'alpha', 'from-parent')], 'done'],
     });
-    const cdOut = await runClaude(s, server.url, 'go elsewhere [[CDOUT]]');
+    // --add-dir lets the shell stay where it cd-ed (Claude resets a cwd outside the allowed directories).
+    const cdOut = await runClaude(s, server.url, 'go elsewhere [[CDOUT]]', { args: ['--permission-mode', 'acceptEdits', '--add-dir', s.home] });
     expect(cdOut.code).toBe(0);
     const cdResults = server.requests.filter((r) => r.conversation === 'CDOUT').at(-1)!.toolResults;
     expect(deniedByIc(cdResults.at(-1)!.text)).toBe(true);
