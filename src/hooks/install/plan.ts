@@ -75,6 +75,11 @@ export function planInstall(options: PlanOptions): InstallPlan {
     const text = merge.length > 0 ? merge[0]!.text : readIfExists(file);
     const trusts = text === undefined ? [] : codexHookTrusts(file, text, CODEX_HOOK_NAMES);
     const config = codexConfigPath(env);
+    nextSteps.push(
+      options.shared
+        ? `Codex: commit ${relative(projectRoot, file)}; it calls \`ic\` from PATH.`
+        : `Codex: ${relative(projectRoot, file)} names this machine's ic; do not commit it (or install with --shared).`,
+    );
     if (options.trust) {
       const before = readIfExists(config);
       const after = withTrustEntries(before ?? '', trusts);
