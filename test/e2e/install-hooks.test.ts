@@ -182,6 +182,29 @@ describe('ic coord install / uninstall', () => {
   });
 });
 
+describe('ic coord install: moving between settings files', () => {
+  it('a 0.1 install in the committed settings.json (this machine\'s path) moves to settings.local.json; a shared one stays', async () => {
+    const r = repo();
+    const shared = join(r.dir, '.claude', 'settings.json');
+    const local = join(r.dir, '.claude', 'settings.local.json');
+    const old = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }] } };
+    writeFile(r.dir, '.claude/settings.json', `${JSON.stringify(old, null, 2)}\n`);
+    const moved = await ic(r, ['coord', 'install', '--claude']);
+    expect(moved.json.changed).toEqual([
+      { file: local, action: 'created' },
+      { file: shared, action: 'updated' },
+    ]);
+    expect(JSON.parse(readFileSync(shared, 'utf8'))).toEqual({ model: 'opus' });
+    // A teammate's shared install (ic from PATH) is left alone by a personal install.
+    await ic(r, ['coord', 'install', '--claude', '--shared']);
+    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+    expect(existsSync(local)).toBe(false);
+    const personal = await ic(r, ['coord', 'install', '--claude']);
+    expect(personal.json.changed).toEqual([{ file: local, action: 'created' }]);
+    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+  });
+});
+
 describe('ic doctor: installed hooks', () => {
   it('reports hooks that call a missing ic, and Codex hooks Codex does not trust until install --codex --trust', async () => {
     const r = repo();
