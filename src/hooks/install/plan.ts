@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, u
 import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { resolveProject } from '../../coord/context';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, type IcCommand } from './entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, type IcCommand } from './entries';
 import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
 import { chainMode, gitHooksDir, hookPaths, isGuard, readIfExists, renderGuard } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
@@ -65,7 +65,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
       options.shared
         ? `Claude Code: commit ${relative(projectRoot, target)}; every teammate needs \`ic\` on PATH (npm install -g, or a project bin directory on PATH) for the hooks to run.`
         : `Claude Code: ${relative(projectRoot, target)} is personal (Claude Code keeps it out of git); do not commit it. Use --shared for a file the team commits.`,
-      'Claude Code status line (optional): add "statusLine": {"type": "command", "command": "ic coord statusline"} to your settings.',
+      `Claude Code status line (optional): add "statusLine": ${JSON.stringify({ type: 'command', command: statuslineCommand(ic) })} to your settings.`,
     );
   }
   if (options.targets.includes('codex')) {
@@ -96,6 +96,10 @@ export function planInstall(options: PlanOptions): InstallPlan {
     nextSteps.push('Aider: set `git-commit-verify: true` in .aider.conf.yml so its commits go through the guard.');
   }
   return { changes, nextSteps };
+}
+
+function statuslineCommand(ic: IcCommand): string {
+  return hookCommand(ic, 'x').replace(/ coord hook x$/, ' coord statusline');
 }
 
 // Does this settings text hold none of our entries that name a machine's path (only `ic coord hook …`, or none)?
