@@ -1,39 +1,111 @@
+import { existsSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
-import { createContext, resolveProject } from '../coord/context';
-import { reserveOnce } from '../coord/reserve';
+import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
+import { gatherCandidates, reserveOnce, toRequests } from '../coord/reserve';
+import { findConflicts } from '../core/conflict';
+import { transfer } from '../coord/transfer';
+import { findGitInfo } from '../store/discover';
+import { sameLineage } from './identity';
 import { literalPatterns } from './project-paths';
 
 export interface EditRequest {
   owner: string;
+  /** Where relative paths are read from: the payload's cwd, else $CLAUDE_PROJECT_DIR, else the hook's cwd. */
   cwd: string;
+  /** The agent's project ($CLAUDE_PROJECT_DIR, else cwd): only used for files outside every git repository. */
+  projectDir: string;
+  paths: string[];
+  /** The agent's id for this tool call: recorded in the lock's reason so a refused call can take back what it took. */
+  toolUseId?: string;
+}
+
+type Untrackable = { path: string; why: string }[];
+
+export type EditOutcome =
+  | { kind: 'outside'; untrackable: Untrackable }
+  | { kind: 'granted'; patterns: string[]; untrackable: Untrackable }
+  | { kind: 'conflict'; conflicts: Conflict[]; untrackable: Untrackable };
+
+// The lock reason an edit hook writes; a renewal keeps the reason of the call that created the lock.
+export function editReason(toolUseId: string | undefined): string {
+  return toolUseId ? `editing (agent hook, tool call ${toolUseId})` : 'editing (agent hook)';
+}
+
+// Reserves every edited file for the session's owner (exclusive, default TTL, renewing its own), each in
+// the database of the repository that contains it: the project is found from the file's own path, so a
+// `cd` elsewhere or a session started in a parent directory changes nothing. All or none within a
+// repository. Files in no repository and outside the agent's project are allowed without a database.
+export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditOutcome {
+  const groups = groupByProject(request);
+  const untrackable: Untrackable = [];
+  const granted: string[] = [];
+  for (const group of groups) {
+    const { patterns, untrackable: odd } = literalPatterns(group.project, request.cwd, group.paths);
+    untrackable.push(...odd);
+    if (patterns.length === 0) continue;
+    const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
+    try {
+      const outcome = reserveInLineage(ctx, request, patterns.map((p) => p.pattern));
+      if (outcome.kind === 'conflict') return { ...outcome, untrackable };
+      granted.push(...patterns.map((p) => p.pattern));
+    } finally {
+      ctx.db.close();
+    }
+  }
+  return granted.length > 0 ? { kind: 'granted', patterns: granted, untrackable } : { kind: 'outside', untrackable };
+}
+
+// A lock held by the requester's own session or subagent is handed over, not refused: a subagent may edit
+// what its session holds, and the session what its finished subagents held. Any other holder refuses.
+// One transaction: the look, the hand-over and the grant (nested as savepoints) commit together, and a
+// hand-over is never recorded as a conflict.
+function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
+  const input = { type: 'file' as const, patterns, owner: request.owner, mode: 'exclusive' as const, ttlMs: DEFAULT_TTL_MS.file, reason: editReason(request.toolUseId) };
+  return writeTransaction(ctx, (now) => {
+    const requests = toRequests(ctx, input);
+    const blocking = findConflicts(requests, gatherCandidates(ctx.db, requests, now, ctx.lockDelayMs), now, ctx.lockDelayMs);
+    if (blocking.length > 0 && blocking.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) {
+      for (const conflict of blocking) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, pattern: [conflict.held.pattern] }); // its own lineage: recorded as forced, by the taker
+    }
+    const outcome = reserveOnce(ctx, input);
+    return outcome.granted ? { kind: 'granted' as const } : { kind: 'conflict' as const, conflicts: outcome.conflicts };
+  });
+}
+
+export interface ProjectGroup {
+  project: Project;
+  startDir: string;
   paths: string[];
 }
 
-export type EditOutcome =
-  | { kind: 'outside'; untrackable: { path: string; why: string }[] }
-  | { kind: 'granted'; patterns: string[]; untrackable: { path: string; why: string }[] }
-  | { kind: 'conflict'; conflicts: Conflict[]; untrackable: { path: string; why: string }[] };
+// Each path goes to the repository that contains it, found from its nearest existing directory.
+export function groupByProject(request: Pick<EditRequest, 'cwd' | 'projectDir' | 'paths'>): ProjectGroup[] {
+  const groups = new Map<string, ProjectGroup>();
+  let fallback: { project: Project; startDir: string } | undefined;
+  for (const path of request.paths) {
+    const absolute = normalize(isAbsolute(path) ? path : join(request.cwd, path));
+    const startDir = nearestExistingDir(dirname(absolute));
+    let target: { project: Project; startDir: string };
+    if (findGitInfo(startDir)) {
+      target = { project: resolveProject(startDir), startDir };
+    } else {
+      fallback ??= { project: resolveProject(request.projectDir), startDir: request.projectDir };
+      target = fallback;
+    }
+    const key = `${target.project.projectRoot}\0${target.project.scope}`;
+    const group = groups.get(key) ?? { ...target, paths: [] };
+    group.paths.push(absolute);
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}
 
-// Reserves every edited file inside the project for the session's owner, all or none (exclusive, default
-// TTL, renewing its own). Nothing inside the project means the database is never opened.
-export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditOutcome {
-  const project = resolveProject(request.cwd);
-  const { patterns, untrackable } = literalPatterns(project, request.cwd, request.paths);
-  if (patterns.length === 0) return { kind: 'outside', untrackable };
-  const ctx = createContext({ cwd: request.cwd, env, write: true, project });
-  try {
-    const outcome = reserveOnce(ctx, {
-      type: 'file',
-      patterns: patterns.map((p) => p.pattern),
-      owner: request.owner,
-      mode: 'exclusive',
-      ttlMs: DEFAULT_TTL_MS.file,
-      reason: 'editing (agent hook)',
-    });
-    if (outcome.granted) return { kind: 'granted', patterns: patterns.map((p) => p.pattern), untrackable };
-    return { kind: 'conflict', conflicts: outcome.conflicts, untrackable };
-  } finally {
-    ctx.db.close();
+// The file may not exist yet (Write of a new file, a patch adding a directory): start from what does.
+function nearestExistingDir(dir: string): string {
+  for (let current = dir; ; current = dirname(current)) {
+    if (existsSync(current) && statSync(current).isDirectory()) return current;
+    if (dirname(current) === current) return current;
   }
 }

@@ -5,6 +5,7 @@ import { formatTime } from '../core/time';
 import { createContext, readTransaction, resolveProject } from '../coord/context';
 import { locateDb } from '../store/discover';
 import { listLocks, withoutBase } from '../store/locks';
+import { sameLineage } from './identity';
 
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
 // unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which execFileSync passes through.
@@ -23,9 +24,9 @@ export interface HeldPath {
 }
 
 // Each staged path that an active exclusive file lock of another owner matches (the first such lock).
-// An empty `owner` makes every holder "another owner".
+// An empty `owner` makes every holder "another owner"; a session and its subagents are one owner here.
 export function heldByOthers(paths: readonly string[], locks: readonly Lock[], owner: string, ignoreCase: boolean): HeldPath[] {
-  const others = locks.filter((lock) => lock.type === 'file' && lock.mode === 'exclusive' && lock.owner !== owner);
+  const others = locks.filter((lock) => lock.type === 'file' && lock.mode === 'exclusive' && (owner === '' || !sameLineage(lock.owner, owner)));
   const held: HeldPath[] = [];
   if (others.length === 0) return held;
   for (const path of paths) {

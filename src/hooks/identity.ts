@@ -3,10 +3,28 @@ export type Agent = 'claude' | 'codex';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
-// The owner an agent session acts as: `claude-<session_id>` (or `codex-…`). Derived from the payload, never
-// from an inherited $IC_OWNER, so parallel sessions stay distinct owners. Odd ids are hashed: the result is
-// always a valid owner and safe in an env file.
-export function ownerForSession(agent: Agent, sessionId: string): string {
-  const id = SAFE_ID.test(sessionId) ? sessionId : (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
-  return `${agent}-${id}`;
+// An id as it appears in an owner: kept when plain, else hashed, so the result is always a valid owner and
+// safe in an env file.
+function ownerPart(id: string): string {
+  return SAFE_ID.test(id) ? id : (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(id).digest('hex').slice(0, 32);
+}
+
+// The owner an agent session acts as: `claude-<session_id>` (or `codex-…`), and `claude-<session_id>/<agent_id>`
+// for a subagent of that session. Derived from the payload, never from an inherited $IC_OWNER, so parallel
+// sessions (and parallel subagents of one session) stay distinct owners.
+export function ownerForSession(agent: Agent, sessionId: string, agentId?: string): string {
+  const session = `${agent}-${ownerPart(sessionId)}`;
+  return agentId === undefined ? session : `${session}/${ownerPart(agentId)}`;
+}
+
+// A session and its subagents form one lineage: `a` is `b`, or one of them is the other's subagent. The
+// hooks hand locks along a lineage instead of refusing (see README, "Subagents").
+export function sameLineage(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}
+
+// The session owner a subagent owner belongs to (`claude-S/A` → `claude-S`).
+export function sessionOf(owner: string): string {
+  const slash = owner.indexOf('/');
+  return slash < 0 ? owner : owner.slice(0, slash);
 }

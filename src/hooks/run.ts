@@ -1,15 +1,26 @@
 import { isIcError } from '../core/errors';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
-import { reserveEdit } from './edit';
-import { claudeEditEvent, codexEditEvent, type EditEvent } from './events';
+import { reserveEdit, type EditRequest } from './edit';
+import { claudeEditEvent, codexEditEvent, codexOwner, type EditEvent } from './events';
 import { checkStaged, guardReport } from './git-guard';
-import { ownerForSession } from './identity';
+import { ownerForSession, sessionOf } from './identity';
 import { noticeOutput, preToolUseOutput } from './output';
 import { parsePayload, stringField, type Payload } from './payload';
-import { exportOwner, releaseSession } from './session';
+import { releaseFailedCalls, releaseRefusedEdit } from './refused';
+import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithDeadline, hookSettings } from './settings';
 
-export const HOOK_NAMES = ['claude-pre-edit', 'claude-session-start', 'claude-session-end', 'codex-pre-edit', 'git-pre-commit'] as const;
+export const HOOK_NAMES = [
+  'claude-pre-edit',
+  'claude-edit-refused',
+  'claude-session-start',
+  'claude-turn-end',
+  'claude-subagent-stop',
+  'claude-session-end',
+  'codex-pre-edit',
+  'codex-session-end',
+  'git-pre-commit',
+] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 
 export interface HookResult {
@@ -36,11 +47,19 @@ export function runHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv
       case 'claude-pre-edit':
         return runPreEdit(input, env, cwd, claudeEditEvent);
       case 'codex-pre-edit':
-        return runPreEdit(input, env, cwd, codexEditEvent);
+        return runPreEdit(input, env, cwd, (payload) => codexEditEvent(payload, env));
+      case 'claude-edit-refused':
+        return runEditRefused(input, env, cwd);
       case 'claude-session-start':
         return runSessionStart(input, env);
+      case 'claude-turn-end':
+        return runTurnEnd(input, env, cwd);
+      case 'claude-subagent-stop':
+        return runSubagentStop(input, env, cwd);
       case 'claude-session-end':
-        return runSessionEnd(input, env, cwd);
+        return runSessionEnd(input, env, cwd, 'claude');
+      case 'codex-session-end':
+        return runSessionEnd(input, env, cwd, 'codex');
       case 'git-pre-commit':
         return runGitPreCommit(env, cwd);
     }
@@ -66,11 +85,28 @@ function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEve
   if (event.kind === 'malformed') return reply({ kind: 'allow', notice: `ic: edit not checked: ${event.problem}` });
   const settings = hookSettings(env);
   try {
-    const outcome = reserveEdit({ owner: event.owner, cwd: event.cwd ?? cwd, paths: event.paths }, envWithDeadline(env, settings.timeoutMs - 1_000));
+    const outcome = reserveEdit(editRequest(event, env, cwd), envWithDeadline(env, settings.timeoutMs - 1_000));
     return reply(decideEdit(outcome, Date.now()));
   } catch (error) {
     return reply(decideFailure(error, settings.failClosed));
   }
+}
+
+// Relative paths are read from the payload's cwd, else $CLAUDE_PROJECT_DIR, else the hook's own cwd; the
+// project of each file is then found from the file itself (see reserveEdit).
+function editRequest(event: Extract<EditEvent, { kind: 'edit' }>, env: NodeJS.ProcessEnv, cwd: string): EditRequest {
+  const projectDir = env.CLAUDE_PROJECT_DIR || event.cwd || cwd;
+  return { owner: event.owner, cwd: event.cwd ?? projectDir, projectDir, paths: event.paths, ...(event.toolUseId ? { toolUseId: event.toolUseId } : {}) };
+}
+
+// PostToolUseFailure / PermissionDenied of an edit tool: the call did not happen, so the lock it created goes.
+function runEditRefused(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
+  const event = claudeEditEvent(parsed.value);
+  if (event.kind !== 'edit' || event.toolUseId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  const released = releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithDeadline(env, 1_000));
+  return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} the refused edit had taken\n` : '', exitCode: 0 };
 }
 
 function reply(decision: Decision): HookResult {
@@ -96,15 +132,45 @@ function sessionContext(owner: string): string {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`;
 }
 
-// SessionEnd: release the session's locks and claims quickly (Claude Code gives these hooks little time).
-function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+// SessionEnd (Claude Code or Codex): release the session's locks and claims, and its subagents', quickly
+// (both clients give these hooks little time; Codex at most 3 s).
+function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, agent: 'claude' | 'codex'): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const sessionId = stringField(parsed.value, 'session_id');
-  if (sessionId === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
-  const owner = ownerForSession('claude', sessionId);
-  const released = releaseSession(stringField(parsed.value, 'cwd') ?? cwd, owner, envWithDeadline(env, 1_000));
+  const owner = agent === 'codex' ? codexOwner(parsed.value, env) : sessionId === undefined ? undefined : ownerForSession('claude', sessionId);
+  if (owner === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
+  const dir = agent === 'claude' ? env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd : stringField(parsed.value, 'cwd') ?? cwd;
+  const released = releaseSession(dir, owner, envWithDeadline(env, 1_000));
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${owner}\n` : '', exitCode: 0 };
+}
+
+// SubagentStop: what the subagent still holds passes to its session (see handBackToSession).
+function runSubagentStop(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { stdout: '', stderr: '', exitCode: 0 };
+  const sessionId = stringField(parsed.value, 'session_id');
+  const agentId = stringField(parsed.value, 'agent_id');
+  if (sessionId === undefined || agentId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  const subagent = ownerForSession('claude', sessionId, agentId);
+  const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
+  const transcript = stringField(parsed.value, 'agent_transcript_path');
+  if (transcript) releaseFailedCalls(dir, [subagent], transcript, envWithDeadline(env, 1_000));
+  handBackToSession(dir, subagent, sessionOf(subagent), envWithDeadline(env, 1_000));
+  return { stdout: '', stderr: '', exitCode: 0 };
+}
+
+// Stop (the end of each turn): a call the person refused permission for, or that failed, fired no event
+// of its own in every mode; its lock goes now (see releaseFailedCalls).
+function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { stdout: '', stderr: '', exitCode: 0 };
+  const sessionId = stringField(parsed.value, 'session_id');
+  const transcript = stringField(parsed.value, 'transcript_path');
+  if (sessionId === undefined || transcript === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
+  releaseFailedCalls(dir, [ownerForSession('claude', sessionId)], transcript, envWithDeadline(env, 1_000));
+  return { stdout: '', stderr: '', exitCode: 0 };
 }
 
 // git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.

@@ -1,6 +1,8 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { createContext } from '../coord/context';
+import { createContext, readTransaction } from '../coord/context';
 import { release } from '../coord/release';
+import { transfer } from '../coord/transfer';
+import { listLocks } from '../store/locks';
 
 // A shell word that is exactly `value`: single quotes, with each ' written as '\''.
 export function shellQuote(value: string): string {
@@ -22,13 +24,39 @@ export function exportOwner(envFile: string, owner: string): boolean {
   return true;
 }
 
-// Releases every lock and claim the session holds in the project (SessionEnd; never on Stop, which fires
-// every turn). A project without a database has nothing to release, and none is created.
-export function releaseSession(cwd: string, owner: string, env: NodeJS.ProcessEnv): number {
+// The session owner and every subagent owner (`owner/…`) with active locks in the project.
+function lineageOwners(cwd: string, owner: string, env: NodeJS.ProcessEnv): string[] {
   const ctx = createContext({ cwd, env, write: false });
   try {
-    const result = release(ctx, { ids: [], owner, all: true, force: false, reason: 'session ended', releaseReason: 'session_end' });
-    return result.released.length;
+    const active = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
+    return [...new Set(active.map((lock) => lock.owner).filter((o) => o === owner || o.startsWith(`${owner}/`)))];
+  } finally {
+    ctx.db.close();
+  }
+}
+
+// Releases every lock and claim the session and its subagents hold in the project (SessionEnd; never on
+// Stop, which fires every turn). A project without a database has nothing to release, and none is created.
+export function releaseSession(cwd: string, owner: string, env: NodeJS.ProcessEnv): number {
+  const owners = lineageOwners(cwd, owner, env);
+  if (owners.length === 0) return 0;
+  const ctx = createContext({ cwd, env, write: false });
+  try {
+    let released = 0;
+    for (const who of owners) released += release(ctx, { ids: [], owner: who, all: true, force: false, reason: 'session ended', releaseReason: 'session_end' }).released.length;
+    return released;
+  } finally {
+    ctx.db.close();
+  }
+}
+
+// A finished subagent hands what it still holds to its session (SubagentStop): the session keeps the files
+// its subagent changed, and the next subagent may take them over.
+export function handBackToSession(cwd: string, subagent: string, session: string, env: NodeJS.ProcessEnv): number {
+  const ctx = createContext({ cwd, env, write: false });
+  try {
+    const held = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, owner: subagent, activeAt: now }));
+    return held.length === 0 ? 0 : transfer(ctx, { from: subagent, to: session, by: subagent, force: false }).length;
   } finally {
     ctx.db.close();
   }

@@ -30,23 +30,33 @@ describe('ic coord install / uninstall', () => {
     const first = await ic(r, ['coord', 'install']);
     expect(first.exitCode).toBe(0);
     expect(first.json).toMatchObject({ ok: true, dry_run: false });
-    const settings = join(r.dir, '.claude', 'settings.json');
+    const settings = join(r.dir, '.claude', 'settings.local.json');
     const codex = join(r.dir, '.codex', 'hooks.json');
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
+    expect(existsSync(join(r.dir, '.claude', 'settings.json'))).toBe(false);
+    expect(first.json.next_steps.join('\n')).toMatch(/do not commit it[\s\S]*statusline[\s\S]*Codex runs project hooks only once you trust them[\s\S]*git-commit-verify: true/);
     expect(first.json.changed).toEqual([
       { file: settings, action: 'created' },
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
     ]);
+    const edits = 'Edit|Write|MultiEdit|NotebookEdit';
     expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }],
+        PreToolUse: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }],
+        PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
+        PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-start`, timeout: 10 }] }],
+        Stop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-turn-end`, timeout: 5 }] }],
+        SubagentStop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-subagent-stop`, timeout: 5 }] }],
         SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-end`, timeout: 5 }] }],
       },
     });
     expect(JSON.parse(readFileSync(codex, 'utf8'))).toEqual({
-      hooks: { PreToolUse: [{ matcher: 'apply_patch', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] }] },
+      hooks: {
+        PreToolUse: [{ matcher: 'apply_patch|Bash', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook codex-session-end`, timeout: 3 }] }],
+      },
     });
     const template = readFileSync(join(REPO_ROOT, 'scripts', 'git-pre-commit.sh'), 'utf8');
     expect(readFileSync(hook, 'utf8')).toBe(template.replace("ic_bin='ic'", `ic_bin=${Q}`));
@@ -54,7 +64,7 @@ describe('ic coord install / uninstall', () => {
     const before = snapshot([settings, codex, hook]);
     const mtimes = [settings, codex, hook].map((f) => statSync(f).mtimeMs);
     const second = await ic(r, ['coord', 'install']);
-    expect(second.json).toEqual({ ok: true, changed: [], dry_run: false });
+    expect(second.json).toMatchObject({ ok: true, changed: [], dry_run: false });
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
     const gone = await ic(r, ['coord', 'uninstall']);
@@ -75,7 +85,7 @@ describe('ic coord install / uninstall', () => {
     expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json')]);
   });
 
-  it('keeps the user\'s settings and pre-existing hook; both hooks run; uninstall restores byte for byte', async () => {
+  it('--shared: the committed settings.json calls ic from PATH; keeps the user\'s settings and pre-existing hook; both hooks run; uninstall restores byte for byte', async () => {
     const r = repo();
     const settings = join(r.dir, '.claude', 'settings.json');
     const userSettings = '{\n  "permissions": {\n    "allow": ["Bash(npm test)"]\n  },\n  "hooks": {\n    "PreToolUse": [\n      {\n        "matcher": "Bash",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "echo user-hook"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
@@ -83,7 +93,8 @@ describe('ic coord install / uninstall', () => {
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
     writeScript(hook, '#!/bin/sh\necho ran >> "$(git rev-parse --show-toplevel)/previous-hook-ran"\n');
     const before = snapshot([settings, hook]);
-    const install = await ic(r, ['coord', 'install', '--claude', '--git']);
+    const install = await ic(r, ['coord', 'install', '--claude', '--git', '--shared']);
+    expect(install.json.next_steps[0]).toMatch(/commit \.claude\/settings\.json; every teammate needs `ic` on PATH/);
     expect(install.json.changed).toEqual([
       { file: settings, action: 'updated' },
       { file: `${hook}.ic-backup`, action: 'backed_up' },
@@ -92,7 +103,9 @@ describe('ic coord install / uninstall', () => {
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
     expect(merged.hooks.PreToolUse[0].hooks[0].command).toBe('echo user-hook');
-    expect((await ic(r, ['coord', 'install', '--claude', '--git'])).json.changed).toEqual([]);
+    expect(merged.hooks.PreToolUse[1].hooks[0].command).toBe('ic coord hook claude-pre-edit');
+    expect(readFileSync(settings, 'utf8')).not.toContain(BIN);
+    expect((await ic(r, ['coord', 'install', '--claude', '--git', '--shared'])).json.changed).toEqual([]);
 
     await coord(r, ['reserve', 'held.ts', '--owner', 'alice']);
     writeFile(r.dir, 'held.ts');
@@ -113,11 +126,11 @@ describe('ic coord install / uninstall', () => {
 
   it('refuses to touch a settings file that is not JSON', async () => {
     const r = repo();
-    writeFile(r.dir, '.claude/settings.json', '{ "broken": ');
+    writeFile(r.dir, '.claude/settings.local.json', '{ "broken": ');
     const result = await ic(r, ['coord', 'install']);
     expect(result.exitCode).toBe(65);
     expect(result.json.error.code).toBe('INVALID_INPUT');
-    expect(readFileSync(join(r.dir, '.claude', 'settings.json'), 'utf8')).toBe('{ "broken": ');
+    expect(readFileSync(join(r.dir, '.claude', 'settings.local.json'), 'utf8')).toBe('{ "broken": ');
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
   });
 
@@ -166,6 +179,56 @@ describe('ic coord install / uninstall', () => {
     } finally {
       execFileSync('rm', ['-rf', linked]);
     }
+  });
+});
+
+describe('ic coord install: moving between settings files', () => {
+  it('a 0.1 install in the committed settings.json (this machine\'s path) moves to settings.local.json; a shared one stays', async () => {
+    const r = repo();
+    const shared = join(r.dir, '.claude', 'settings.json');
+    const local = join(r.dir, '.claude', 'settings.local.json');
+    const old = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }] } };
+    writeFile(r.dir, '.claude/settings.json', `${JSON.stringify(old, null, 2)}\n`);
+    const moved = await ic(r, ['coord', 'install', '--claude']);
+    expect(moved.json.changed).toEqual([
+      { file: local, action: 'created' },
+      { file: shared, action: 'updated' },
+    ]);
+    expect(JSON.parse(readFileSync(shared, 'utf8'))).toEqual({ model: 'opus' });
+    // A teammate's shared install (ic from PATH) is left alone by a personal install.
+    await ic(r, ['coord', 'install', '--claude', '--shared']);
+    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+    expect(existsSync(local)).toBe(false);
+    const personal = await ic(r, ['coord', 'install', '--claude']);
+    expect(personal.json.changed).toEqual([{ file: local, action: 'created' }]);
+    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+  });
+});
+
+describe('ic doctor: installed hooks', () => {
+  it('reports hooks that call a missing ic, and Codex hooks Codex does not trust until install --codex --trust', async () => {
+    const r = repo();
+    const codexHome = join(r.dir, '.codex-home');
+    const env = { CODEX_HOME: codexHome };
+    await ic(r, ['coord', 'install', '--claude', '--codex'], { env });
+    const before = await ic(r, ['doctor'], { env });
+    expect(before.exitCode).toBe(1);
+    const check = (result: any, name: string) => result.json.checks.find((c: any) => c.name === name);
+    expect(check(before, 'claude_hooks')).toMatchObject({ ok: true });
+    expect(check(before, 'codex_trust')).toMatchObject({ ok: false, severity: 'warning', fix: expect.stringContaining('install --codex --trust') });
+    const trust = await ic(r, ['coord', 'install', '--codex', '--trust'], { env });
+    expect(trust.json.changed).toEqual([{ file: join(codexHome, 'config.toml'), action: 'created' }]);
+    expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toMatch(/^\[hooks\.state\.".*\/\.codex\/hooks\.json:pre_tool_use:0:0"\]\ntrusted_hash = "sha256:[0-9a-f]{64}"\n/);
+    expect((await ic(r, ['coord', 'install', '--codex', '--trust'], { env })).json.changed).toEqual([]);
+    const after = await ic(r, ['doctor'], { env });
+    expect(after.exitCode).toBe(0);
+    expect(check(after, 'codex_trust')).toMatchObject({ ok: true });
+    // The settings name an ic that is gone (installed from a checkout that moved).
+    const settings = join(r.dir, '.claude', 'settings.local.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').split(Q).join("'/nowhere/bin/ic'"));
+    const broken = await ic(r, ['doctor'], { env });
+    expect(broken.exitCode).toBe(1);
+    expect(check(broken, 'claude_hooks')).toMatchObject({ ok: false, detail: expect.stringContaining('/nowhere/bin/ic') });
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { claudeEntries, codexEntries, hookCommand } from '../../src/hooks/install/entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand } from '../../src/hooks/install/entries';
 import { chainMode, isGuard, renderGuard } from '../../src/hooks/install/git-hook';
 import { mergeHookEntries, removeHookEntries } from '../../src/hooks/install/json-hooks';
 
-const bin = "/opt/my tools/it's/bin/ic";
+const bin = { kind: 'path' as const, bin: "/opt/my tools/it's/bin/ic" };
 
 describe('hook entries', () => {
   it('quote the bin path for the shell', () => {
@@ -20,7 +20,8 @@ describe('mergeHookEntries / removeHookEntries', () => {
     expect(parsed.model).toBe('opus');
     expect(parsed.hooks.PreToolUse).toHaveLength(2);
     expect(parsed.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
-    expect(parsed.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    expect(parsed.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say done' }] });
+    expect(parsed.hooks.Stop[1].hooks[0].command).toContain('claude-turn-end');
     expect(parsed.hooks.SessionStart[0].hooks[0].command).toContain('claude-session-start');
     expect(parsed.hooks.SessionEnd[0].hooks[0].command).toContain('claude-session-end');
     expect(mergeHookEntries(once, claudeEntries(bin), 'settings.json')).toBe(once);
@@ -28,13 +29,13 @@ describe('mergeHookEntries / removeHookEntries', () => {
 
   it('removes exactly what it added', () => {
     const once = mergeHookEntries(userSettings, claudeEntries(bin), 'settings.json');
-    expect(removeHookEntries(once, ['claude-pre-edit', 'claude-session-start', 'claude-session-end'], 'settings.json')).toBe(userSettings);
+    expect(removeHookEntries(once, CLAUDE_HOOK_NAMES, 'settings.json')).toBe(userSettings);
   });
 
   it('replaces an entry whose bin path moved instead of adding a second one', () => {
-    const old = mergeHookEntries(undefined, codexEntries('/old/bin/ic'), 'hooks.json');
-    const moved = JSON.parse(mergeHookEntries(old, codexEntries('/new/bin/ic'), 'hooks.json'));
-    expect(moved.hooks.PreToolUse).toEqual([{ matcher: 'apply_patch', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] }]);
+    const old = mergeHookEntries(undefined, codexEntries({ kind: 'path', bin: '/old/bin/ic' }), 'hooks.json');
+    const moved = JSON.parse(mergeHookEntries(old, codexEntries({ kind: 'path', bin: '/new/bin/ic' }), 'hooks.json'));
+    expect(moved.hooks.PreToolUse).toEqual([{ matcher: 'apply_patch|Bash', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] }]);
   });
 
   it('keeps the file\'s indent and final newline; a file it created goes away again', () => {
@@ -42,8 +43,8 @@ describe('mergeHookEntries / removeHookEntries', () => {
     const merged = mergeHookEntries(tabbed, codexEntries(bin), 'x.json');
     expect(merged).toMatch(/^\{\n\t"a": 1,\n\t"hooks"/);
     expect(merged.endsWith('}')).toBe(true);
-    expect(removeHookEntries(merged, ['codex-pre-edit'], 'x.json')).toBe(tabbed);
-    expect(removeHookEntries(mergeHookEntries(undefined, codexEntries(bin), 'x.json'), ['codex-pre-edit'], 'x.json')).toBeNull();
+    expect(removeHookEntries(merged, CODEX_HOOK_NAMES, 'x.json')).toBe(tabbed);
+    expect(removeHookEntries(mergeHookEntries(undefined, codexEntries(bin), 'x.json'), CODEX_HOOK_NAMES, 'x.json')).toBeNull();
   });
 
   it('refuses a file that is not JSON rather than overwrite it', () => {
@@ -54,7 +55,7 @@ describe('mergeHookEntries / removeHookEntries', () => {
 
 describe('git guard template', () => {
   it('fills in the quoted bin and the chain mode', () => {
-    const text = renderGuard("# ic-commit-guard\nic_bin='ic'\nchain_mode='exec'\n", bin, 'same-name');
+    const text = renderGuard("# ic-commit-guard\nic_bin='ic'\nchain_mode='exec'\n", bin.bin, 'same-name');
     expect(text).toContain("ic_bin='/opt/my tools/it'\\''s/bin/ic'\n");
     expect(text).toContain("chain_mode='same-name'\n");
     expect(isGuard(text)).toBe(true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claudeEditEvent, codexEditEvent } from '../../src/hooks/events';
-import { ownerForSession } from '../../src/hooks/identity';
+import { ownerForSession, sameLineage } from '../../src/hooks/identity';
 import { isPatch, pathsFromPatch } from '../../src/hooks/patch';
 import { parsePayload } from '../../src/hooks/payload';
 
@@ -73,10 +73,37 @@ describe('claudeEditEvent', () => {
 describe('codexEditEvent', () => {
   const patch = '*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** End Patch\n';
   it('reads apply_patch paths from tool_input.command', () => {
-    expect(codexEditEvent({ session_id: 'c1', cwd: '/r', tool_name: 'apply_patch', tool_input: { command: patch } })).toEqual({ kind: 'edit', owner: 'codex-c1', cwd: '/r', paths: ['a.ts', 'b.ts'] });
+    expect(codexEditEvent({ session_id: 'c1', cwd: '/r', tool_name: 'apply_patch', tool_input: { command: patch } }, {})).toEqual({ kind: 'edit', owner: 'codex-c1', cwd: '/r', paths: ['a.ts', 'b.ts'] });
   });
-  it('ignores shell commands and reports an apply_patch without a patch', () => {
-    expect(codexEditEvent({ session_id: 'c1', tool_name: 'Bash', tool_input: { command: 'ls' } })).toEqual({ kind: 'ignore' });
-    expect(codexEditEvent({ session_id: 'c1', tool_name: 'apply_patch', tool_input: {} }).kind).toBe('malformed');
+  it('allows other shell commands at once and reports an apply_patch without a patch', () => {
+    expect(codexEditEvent({ session_id: 'c1', tool_name: 'Bash', tool_input: { command: 'ls' } }, {})).toEqual({ kind: 'ignore' });
+    expect(codexEditEvent({ session_id: 'c1', tool_name: 'Bash', tool_input: { command: 'grep apply_patch notes.md' } }, {}).kind).toBe('malformed');
+    expect(codexEditEvent({ session_id: 'c1', tool_name: 'apply_patch', tool_input: {} }, {}).kind).toBe('malformed');
+  });
+  it.each([
+    ['quoted heredoc', `apply_patch <<'EOF'\n${patch}EOF\n`, ['/r/a.ts', '/r/b.ts']],
+    ['plain heredoc, applypatch', `applypatch <<EOF\n${patch}EOF`, ['/r/a.ts', '/r/b.ts']],
+    ['after cd', `cd sub && apply_patch <<"PATCH"\n${patch}PATCH`, ['/r/sub/a.ts', '/r/sub/b.ts']],
+    ['quoted argument', `apply_patch '${patch}'`, ['/r/a.ts', '/r/b.ts']],
+    ['argv array', ['bash', '-lc', `apply_patch <<'EOF'\n${patch}EOF`], ['/r/a.ts', '/r/b.ts']],
+  ])('reads paths out of a shell %s', (_name, command, paths) => {
+    expect(codexEditEvent({ session_id: 'c1', cwd: '/r', tool_name: 'Bash', tool_input: { command } }, {})).toEqual({ kind: 'edit', owner: 'codex-c1', cwd: '/r', paths });
+  });
+  it('acts as $IC_OWNER when Codex was started with one', () => {
+    const event = codexEditEvent({ session_id: 'c1', tool_name: 'apply_patch', tool_input: { command: patch } }, { IC_OWNER: 'codex-main' });
+    expect(event).toMatchObject({ kind: 'edit', owner: 'codex-main' });
+  });
+});
+
+describe('subagent owners', () => {
+  it('a subagent acts as <session>/<agent_id>, and carries the tool call id', () => {
+    const event = claudeEditEvent({ session_id: 's1', agent_id: 'a7', tool_use_id: 'toolu_1', tool_name: 'Edit', tool_input: { file_path: '/r/x' } });
+    expect(event).toEqual({ kind: 'edit', owner: 'claude-s1/a7', cwd: undefined, paths: ['/r/x'], toolUseId: 'toolu_1' });
+  });
+  it('a session and its subagents are one lineage; siblings are not', () => {
+    expect(sameLineage('claude-s1', 'claude-s1/a7')).toBe(true);
+    expect(sameLineage('claude-s1/a7', 'claude-s1')).toBe(true);
+    expect(sameLineage('claude-s1/a7', 'claude-s1/a8')).toBe(false);
+    expect(sameLineage('claude-s1', 'claude-s10')).toBe(false);
   });
 });

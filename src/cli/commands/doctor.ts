@@ -3,6 +3,7 @@ import { IcError } from '../../core/errors';
 import { clockFromEnv, resolveProject } from '../../coord/context';
 import { locateDb } from '../../store/discover';
 import { diagnose, type HealthReport } from '../../store/health';
+import { hookChecks } from '../../hooks/install/doctor-checks';
 import { withCommonOptions, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 
@@ -19,6 +20,7 @@ function runDoctor(options: CommonOptions): Reply {
   const project = resolveProject(process.cwd(), options.scope);
   const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
   const report = diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
+  addChecks(report, hookChecks(project.projectRoot, process.env));
   const json = { healthy: report.status === 'healthy', ...report };
   if (report.status === 'unusable') {
     const first = report.checks.find((check) => !check.ok && check.severity === 'error')!;
@@ -26,6 +28,12 @@ function runDoctor(options: CommonOptions): Reply {
     return failure(error, json, () => humanReport(report));
   }
   return success(json, () => humanReport(report), report.status === 'healthy' ? 0 : 1);
+}
+
+// Hook findings never make the database unusable: at worst they turn "healthy" into "problems".
+function addChecks(report: HealthReport, checks: HealthReport['checks']): void {
+  report.checks.push(...checks);
+  if (report.status === 'healthy' && checks.some((check) => !check.ok)) report.status = 'problems';
 }
 
 function humanReport(report: HealthReport): string {

@@ -8,12 +8,14 @@ interface InstallOptions extends CommonOptions {
   codex?: boolean;
   git?: boolean;
   dryRun?: boolean;
+  shared?: boolean;
+  trust?: boolean;
 }
 
 function withTargetOptions(command: Command): Command {
   return withCommonOptions(command)
-    .option('--claude', 'Claude Code: .claude/settings.json (PreToolUse, SessionStart, SessionEnd)')
-    .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch)')
+    .option('--claude', 'Claude Code: .claude/settings.local.json (edits, refused edits, session start/end, subagents)')
+    .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch and Bash, SessionEnd)')
     .option('--git', 'git pre-commit guard in `git rev-parse --git-path hooks` (chains an existing hook)')
     .option('--dry-run', 'print what would change, write nothing');
 }
@@ -27,7 +29,12 @@ function targetsOf(options: InstallOptions): Target[] {
 export function installCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('install'))
     .description('install the hooks (no flag: all of them); running it again changes nothing')
-    .action((options: InstallOptions) => emit(applyPlan(planInstall({ cwd: process.cwd(), targets: targetsOf(options) }), Boolean(options.dryRun), 'installed')));
+    .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
+    .option('--trust', "record Codex's trust for ic's hooks in your Codex config ($CODEX_HOME/config.toml); Codex skips untrusted hooks")
+    .action((options: InstallOptions) => {
+      const plan = planInstall({ cwd: process.cwd(), targets: targetsOf(options), shared: Boolean(options.shared), trust: Boolean(options.trust) });
+      emit(applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps));
+    });
 }
 
 export function uninstallCommand(emit: (reply: Reply) => void): Command {
@@ -36,7 +43,7 @@ export function uninstallCommand(emit: (reply: Reply) => void): Command {
     .action((options: InstallOptions) => emit(applyPlan(planUninstall({ cwd: process.cwd(), targets: targetsOf(options) }), Boolean(options.dryRun), 'uninstalled')));
 }
 
-function applyPlan(changes: Change[], dryRun: boolean, verb: string): Reply {
+function applyPlan(changes: Change[], dryRun: boolean, verb: string, nextSteps: string[] = []): Reply {
   if (!dryRun) for (const change of changes) change.apply();
   const changed = changes.map((change) => ({ file: change.file, action: change.action }));
   const human = () => {
@@ -44,5 +51,6 @@ function applyPlan(changes: Change[], dryRun: boolean, verb: string): Reply {
     const lines = changed.map((c) => `  ${c.action.padEnd(9)} ${c.file}`);
     return `${dryRun ? 'would change (dry run, nothing written)' : verb}:\n${lines.join('\n')}`;
   };
-  return success({ changed, dry_run: dryRun }, human);
+  const steps = nextSteps.length === 0 ? '' : `\nnext steps:\n${nextSteps.map((step) => `  - ${step}`).join('\n')}`;
+  return success({ changed, dry_run: dryRun, ...(nextSteps.length > 0 ? { next_steps: nextSteps } : {}) }, () => `${human()}${steps}`);
 }

@@ -1,25 +1,42 @@
 import { shellQuote } from '../session';
 import type { HookEntry } from './json-hooks';
 
-export const CLAUDE_HOOK_NAMES = ['claude-pre-edit', 'claude-session-start', 'claude-session-end'] as const;
-export const CODEX_HOOK_NAMES = ['codex-pre-edit'] as const;
+export const CLAUDE_HOOK_NAMES = ['claude-pre-edit', 'claude-edit-refused', 'claude-session-start', 'claude-turn-end', 'claude-subagent-stop', 'claude-session-end'] as const;
+export const CODEX_HOOK_NAMES = ['codex-pre-edit', 'codex-session-end'] as const;
 
-// The command an agent runs: the absolute, quoted bin path, so ic need not be on PATH.
-export function hookCommand(icBin: string, name: string): string {
-  return `${shellQuote(icBin)} coord hook ${name}`;
+const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
+// Codex applies patches with its apply_patch tool and also through its shell (`apply_patch <<'EOF'`).
+export const CODEX_EDIT_MATCHER = 'apply_patch|Bash';
+// Codex caps SessionEnd hooks at 3 s.
+export const CODEX_SESSION_END_TIMEOUT_S = 3;
+
+// How an installed hook names ic: this machine's absolute bin path (quoted), which needs nothing on PATH, or
+// plain `ic` from PATH, for files a team commits (`--shared`): no machine's path goes into them.
+export type IcCommand = { kind: 'path'; bin: string } | { kind: 'on-path' };
+
+export function hookCommand(ic: IcCommand, name: string): string {
+  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name}`;
 }
 
-// .claude/settings.json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).
-// Nothing on Stop: it fires every turn, and a turn's end is not the session's end.
-export function claudeEntries(icBin: string): HookEntry[] {
+// .claude/settings(.local).json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).
+// Stop fires every turn: its hook only gives back what refused calls took, never the session's locks.
+export function claudeEntries(ic: IcCommand): HookEntry[] {
+  const entry = (event: string, name: string, timeout: number, matcher?: string): HookEntry => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
   return [
-    { event: 'PreToolUse', matcher: 'Edit|Write|MultiEdit|NotebookEdit', name: 'claude-pre-edit', command: hookCommand(icBin, 'claude-pre-edit'), timeout: 10 },
-    { event: 'SessionStart', name: 'claude-session-start', command: hookCommand(icBin, 'claude-session-start'), timeout: 10 },
-    { event: 'SessionEnd', name: 'claude-session-end', command: hookCommand(icBin, 'claude-session-end'), timeout: 5 },
+    entry('PreToolUse', 'claude-pre-edit', 10, CLAUDE_EDIT_MATCHER),
+    entry('PostToolUseFailure', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
+    entry('PermissionDenied', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
+    entry('SessionStart', 'claude-session-start', 10),
+    entry('Stop', 'claude-turn-end', 5),
+    entry('SubagentStop', 'claude-subagent-stop', 5),
+    entry('SessionEnd', 'claude-session-end', 5),
   ];
 }
 
-// .codex/hooks.json (Codex hooks, same shape as Claude's; edits arrive as tool_name "apply_patch").
-export function codexEntries(icBin: string): HookEntry[] {
-  return [{ event: 'PreToolUse', matcher: 'apply_patch', name: 'codex-pre-edit', command: hookCommand(icBin, 'codex-pre-edit'), timeout: 10 }];
+// .codex/hooks.json (Codex hooks, same shape as Claude's; edits arrive as tool_name "apply_patch" or "Bash").
+export function codexEntries(ic: IcCommand): HookEntry[] {
+  return [
+    { event: 'PreToolUse', matcher: CODEX_EDIT_MATCHER, name: 'codex-pre-edit', command: hookCommand(ic, 'codex-pre-edit'), timeout: 10 },
+    { event: 'SessionEnd', name: 'codex-session-end', command: hookCommand(ic, 'codex-session-end'), timeout: CODEX_SESSION_END_TIMEOUT_S },
+  ];
 }

@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { resolveProject } from '../../coord/context';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries } from './entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, type IcCommand } from './entries';
+import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
 import { chainMode, gitHooksDir, hookPaths, isGuard, readIfExists, renderGuard } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
 import { icBinPath, scriptPath } from './locate';
@@ -16,6 +17,8 @@ export type Action = 'created' | 'updated' | 'removed' | 'restored' | 'backed_up
 export interface Change {
   file: string;
   action: Action;
+  /** The file's new text, for changes that write one. */
+  text?: string;
   apply: () => void;
 }
 
@@ -23,25 +26,95 @@ export interface PlanOptions {
   cwd: string;
   targets: readonly Target[];
   icBin?: string;
+  /** Claude hooks in the committed .claude/settings.json, naming `ic` from PATH (no machine's path). */
+  shared?: boolean;
+  /** Also record Codex's trust for our hooks in the user's Codex config. */
+  trust?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface InstallPlan {
+  changes: Change[];
+  /** What the person still has to do, in order. */
+  nextSteps: string[];
+}
+
+export function claudeSettingsFiles(projectRoot: string): { local: string; shared: string } {
+  return { local: join(projectRoot, '.claude', 'settings.local.json'), shared: join(projectRoot, '.claude', 'settings.json') };
+}
+
+export function codexHooksFile(projectRoot: string): string {
+  return join(projectRoot, '.codex', 'hooks.json');
 }
 
 // Every change install would make, computed before anything is written: a bad settings file fails the
 // whole run and leaves every file as it was. Re-running after a run plans nothing.
-export function planInstall(options: PlanOptions): Change[] {
+export function planInstall(options: PlanOptions): InstallPlan {
   const { projectRoot } = resolveProject(options.cwd);
-  const icBin = options.icBin ?? icBinPath();
+  const env = options.env ?? process.env;
+  const ic: IcCommand = options.shared ? { kind: 'on-path' } : { kind: 'path', bin: options.icBin ?? icBinPath() };
   const changes: Change[] = [];
-  if (options.targets.includes('claude')) changes.push(...planJsonMerge(join(projectRoot, '.claude', 'settings.json'), claudeEntries(icBin)));
-  if (options.targets.includes('codex')) changes.push(...planJsonMerge(join(projectRoot, '.codex', 'hooks.json'), codexEntries(icBin)));
-  if (options.targets.includes('git')) changes.push(...planGitInstall(projectRoot, icBin));
-  return changes;
+  const nextSteps: string[] = [];
+  if (options.targets.includes('claude')) {
+    const files = claudeSettingsFiles(projectRoot);
+    const [target, other] = options.shared ? [files.shared, files.local] : [files.local, files.shared];
+    changes.push(...planJsonMerge(target, claudeEntries(ic)));
+    // One place only, or every hook would run twice; a committed file keeps a teammate-safe (shared) entry.
+    if (options.shared || !sharedFormOnly(readIfExists(other))) changes.push(...planJsonRemove(other, CLAUDE_HOOK_NAMES));
+    nextSteps.push(
+      options.shared
+        ? `Claude Code: commit ${relative(projectRoot, target)}; every teammate needs \`ic\` on PATH (npm install -g, or a project bin directory on PATH) for the hooks to run.`
+        : `Claude Code: ${relative(projectRoot, target)} is personal (Claude Code keeps it out of git); do not commit it. Use --shared for a file the team commits.`,
+      `Claude Code status line (optional): add "statusLine": ${JSON.stringify({ type: 'command', command: statuslineCommand(ic) })} to your settings.`,
+    );
+  }
+  if (options.targets.includes('codex')) {
+    const file = codexHooksFile(projectRoot);
+    const merge = planJsonMerge(file, codexEntries(ic));
+    changes.push(...merge);
+    const text = merge.length > 0 ? merge[0]!.text : readIfExists(file);
+    const trusts = text === undefined ? [] : codexHookTrusts(file, text, CODEX_HOOK_NAMES);
+    const config = codexConfigPath(env);
+    nextSteps.push(
+      options.shared
+        ? `Codex: commit ${relative(projectRoot, file)}; it calls \`ic\` from PATH.`
+        : `Codex: ${relative(projectRoot, file)} names this machine's ic; do not commit it (or install with --shared).`,
+    );
+    if (options.trust) {
+      const before = readIfExists(config);
+      const after = withTrustEntries(before ?? '', trusts);
+      if (after !== (before ?? '')) changes.push({ file: config, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(config, after) });
+      nextSteps.push(`Codex: the hooks are trusted in ${config}; reinstalling ic elsewhere changes their hash, so run \`ic coord install --codex --trust\` again after that.`);
+    } else {
+      nextSteps.push(
+        `Codex: Codex runs project hooks only once you trust them, and skips untrusted ones silently. Trust them in Codex (\`/hooks\`), or run \`ic coord install --codex --trust\` to record the trust in ${config}.`,
+      );
+    }
+  }
+  if (options.targets.includes('git')) {
+    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath()));
+    nextSteps.push('Aider: set `git-commit-verify: true` in .aider.conf.yml so its commits go through the guard.');
+  }
+  return { changes, nextSteps };
+}
+
+function statuslineCommand(ic: IcCommand): string {
+  return hookCommand(ic, 'x').replace(/ coord hook x$/, ' coord statusline');
+}
+
+// Does this settings text hold none of our entries that name a machine's path (only `ic coord hook …`, or none)?
+function sharedFormOnly(text: string | undefined): boolean {
+  return text === undefined || !/'[^']*' coord hook claude-/.test(text);
 }
 
 export function planUninstall(options: PlanOptions): Change[] {
   const { projectRoot } = resolveProject(options.cwd);
   const changes: Change[] = [];
-  if (options.targets.includes('claude')) changes.push(...planJsonRemove(join(projectRoot, '.claude', 'settings.json'), CLAUDE_HOOK_NAMES));
-  if (options.targets.includes('codex')) changes.push(...planJsonRemove(join(projectRoot, '.codex', 'hooks.json'), CODEX_HOOK_NAMES));
+  if (options.targets.includes('claude')) {
+    const files = claudeSettingsFiles(projectRoot);
+    changes.push(...planJsonRemove(files.local, CLAUDE_HOOK_NAMES), ...planJsonRemove(files.shared, CLAUDE_HOOK_NAMES));
+  }
+  if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
   if (options.targets.includes('git')) changes.push(...planGitUninstall(projectRoot));
   return changes;
 }
@@ -50,7 +123,7 @@ function planJsonMerge(file: string, entries: HookEntry[]): Change[] {
   const before = readIfExists(file);
   const after = mergeHookEntries(before, entries, file);
   if (after === before) return [];
-  return [{ file, action: before === undefined ? 'created' : 'updated', apply: () => writeText(file, after) }];
+  return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }
 
 function planJsonRemove(file: string, names: readonly string[]): Change[] {

@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// Installs the pinned real Claude Code and Codex (test/clients/versions.json) for `npm run test:clients`,
+// into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): about 400 MB
+// each, so they are not devDependencies and `npm ci` stays light. A version already there is reused.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const versions = JSON.parse(readFileSync(join(root, 'test', 'clients', 'versions.json'), 'utf8'));
+const cache = process.env.IC_CLIENTS_DIR || join(homedir(), '.cache', 'ic-real-clients');
+
+for (const { package: name, version } of Object.values(versions)) {
+  const prefix = join(cache, `${name.split('/').pop()}@${version}`);
+  const manifest = join(prefix, 'node_modules', ...name.split('/'), 'package.json');
+  if (existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === version) {
+    console.log(`${name}@${version}: cached in ${prefix}`);
+    continue;
+  }
+  console.log(`${name}@${version}: installing into ${prefix} (about 400 MB)`);
+  execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${name}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+}

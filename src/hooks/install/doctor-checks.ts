@@ -1,0 +1,96 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { HealthCheck } from '../../store/health';
+import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
+import { readIfExists } from './git-hook';
+import { isOurHandler } from './json-hooks';
+import { claudeSettingsFiles, codexHooksFile } from './plan';
+
+// `ic doctor`'s look at the installed agent hooks: does each one name an ic that runs here, and has Codex
+// been told to trust its hooks (it skips untrusted ones without a word)? Files without our hooks add nothing.
+export function hookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck[] {
+  const checks: HealthCheck[] = [];
+  const claude = claudeSettingsFiles(projectRoot);
+  for (const file of [claude.local, claude.shared]) {
+    const commands = ourCommands(readIfExists(file), CLAUDE_HOOK_NAMES);
+    if (commands.length > 0) checks.push(commandCheck('claude_hooks', file, commands, env));
+  }
+  const codexFile = codexHooksFile(projectRoot);
+  const codexText = readIfExists(codexFile);
+  const codexCommands = ourCommands(codexText, CODEX_HOOK_NAMES);
+  if (codexText !== undefined && codexCommands.length > 0) {
+    checks.push(commandCheck('codex_hooks', codexFile, codexCommands, env));
+    checks.push(codexTrustCheck(codexFile, codexText, env));
+  }
+  return checks;
+}
+
+function ourCommands(text: string | undefined, names: readonly string[]): string[] {
+  if (text === undefined) return [];
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const hooks = (root as { hooks?: unknown } | null)?.hooks;
+  if (hooks === null || typeof hooks !== 'object') return [];
+  const commands = new Set<string>();
+  for (const groups of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const handlers = (group as { hooks?: unknown } | null)?.hooks;
+      if (Array.isArray(handlers)) for (const handler of handlers) if (isOurHandler(handler, names)) commands.add((handler as { command: string }).command);
+    }
+  }
+  return [...commands];
+}
+
+// The program a hook command starts: a single-quoted path (what install writes) or a bare word.
+export function commandProgram(command: string): string {
+  const quoted = /^'((?:[^']|'\\'')*)'/.exec(command);
+  if (quoted) return quoted[1]!.replace(/'\\''/g, "'");
+  return command.split(/\s+/)[0] ?? '';
+}
+
+function runnable(program: string, env: NodeJS.ProcessEnv): boolean {
+  const candidates = program.includes('/') ? [program] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, program));
+  return candidates.some((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function commandCheck(name: string, file: string, commands: string[], env: NodeJS.ProcessEnv): HealthCheck {
+  const broken = [...new Set(commands.map(commandProgram))].filter((program) => !runnable(program, env));
+  if (broken.length === 0) return { name, ok: true, detail: `${file}: the hooks call a working ic` };
+  const onPath = broken.every((program) => !program.includes('/'));
+  return {
+    name,
+    ok: false,
+    severity: 'warning',
+    detail: `${file}: the hooks call ${broken.map((p) => JSON.stringify(p)).join(', ')}, which ${onPath ? 'is not on PATH' : 'does not exist or is not executable'} here, so they fail and edits go unchecked`,
+    fix: onPath ? 'put ic on PATH (npm install -g), or run `ic coord install` for a personal install with this machine\'s path' : 'run `ic coord install` again from the ic you use now',
+  };
+}
+
+function codexTrustCheck(file: string, text: string, env: NodeJS.ProcessEnv): HealthCheck {
+  const trusts = codexHookTrusts(file, text, CODEX_HOOK_NAMES);
+  const config = codexConfigPath(env);
+  const configText = readIfExists(config) ?? '';
+  const untrusted = trusts.filter((trust) => trustedHash(configText, trust.key) !== trust.hash);
+  if (untrusted.length === 0) return { name: 'codex_trust', ok: true, detail: `Codex trusts ic's hooks in ${file} (${config})` };
+  const changed = untrusted.some((trust) => trustedHash(configText, trust.key) !== undefined);
+  return {
+    name: 'codex_trust',
+    ok: false,
+    severity: 'warning',
+    detail: `${untrusted.length} of ic's Codex hooks in ${file} ${changed ? 'changed since they were trusted' : 'are not trusted'} in ${config}: Codex skips them silently, so its edits are not coordinated`,
+    fix: 'run `ic coord install --codex --trust`, or trust them in Codex with /hooks',
+  };
+}

@@ -1,0 +1,68 @@
+// A scripted OpenAI Responses API for driving the real Codex offline (127.0.0.1 only). Each conversation
+// is named by a marker `[[NAME]]` in its first user message; the turn to answer is the number of tool
+// outputs (function_call_output / custom_tool_call_output) already in the request's input. A turn is a
+// list of items — {patch} (an apply_patch custom tool call) or {shell} (an exec_command function call) —
+// or a final text, or a function returning a promise of the final text (to hold the session open).
+import { createServer } from 'node:http';
+
+function textOf(content) {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => part.text ?? '').join('\n');
+}
+
+let counter = 0;
+function item(call, conversation, step, index) {
+  const call_id = `call_${conversation}_${step}_${index}`;
+  if (call.patch !== undefined) return { type: 'custom_tool_call', id: `ctc_${++counter}`, status: 'completed', call_id, name: 'apply_patch', input: call.patch };
+  return { type: 'function_call', id: `fc_${++counter}`, status: 'completed', call_id, name: 'exec_command', arguments: JSON.stringify({ cmd: call.shell }) };
+}
+
+function message(text) {
+  return { type: 'message', id: `msg_${++counter}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+}
+
+function sse(res, items) {
+  const id = `resp_${++counter}`;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (data) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
+  send({ type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } });
+  items.forEach((output, output_index) => send({ type: 'response.output_item.done', output_index, item: output }));
+  send({ type: 'response.completed', response: { id, object: 'response', status: 'completed', output: items, usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } } });
+  res.end();
+}
+
+// scripts: { NAME: [turn, ...] }. Returns { url, requests, close }; `requests` records
+// {conversation, step, outputs} where outputs are the tool outputs Codex sent back.
+export async function startOpenAiMock(scripts) {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      let json = {};
+      try {
+        json = JSON.parse(body || '{}');
+      } catch {}
+      if (!req.url.endsWith('/responses')) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{}');
+        return;
+      }
+      const input = Array.isArray(json.input) ? json.input : [];
+      const users = input.filter((i) => i.type === 'message' && i.role === 'user').map((i) => textOf(i.content));
+      const marker = users.map((text) => /\[\[([A-Za-z0-9_-]+)\]\]/.exec(text)).find(Boolean);
+      const conversation = marker?.[1];
+      const outputs = input.filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output').map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
+      const step = outputs.length;
+      requests.push({ conversation, step, outputs });
+      const script = conversation ? scripts[conversation] : undefined;
+      const turn = script?.[step] ?? 'done';
+      if (typeof turn === 'function') return turn().then((text) => sse(res, [message(text)]));
+      sse(res, typeof turn === 'string' ? [message(turn)] : turn.map((call, index) => item(call, conversation, step, index)));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+}
