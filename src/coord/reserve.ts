@@ -1,10 +1,14 @@
-import { findConflicts, type Conflict, type LockRequest } from '../core/conflict';
+import { countComparisons, findGroupConflicts, reviseForChanges, type CandidateGroup, type Conflict, type LockRequest } from '../core/conflict';
+import { IcError } from '../core/errors';
+import { checkWorkLimit, WRITE_BUDGET } from '../core/work-limits';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
-import { literalBase } from '../core/glob';
+import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';
-import { allocateLockKey, findCandidates, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { lastEventId, locksChangedSince, tokenFloor } from '../store/changes';
 import type { Database } from 'better-sqlite3';
-import { writeTransaction, type CoordContext } from './context';
+import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
+import { retryThroughBusy } from './wait';
 
 export interface ReserveInput {
   type: LockType;
@@ -16,52 +20,148 @@ export interface ReserveInput {
   reason: string | null;
 }
 
-export type ReserveOutcome = { granted: true; locks: Lock[] } | { granted: false; conflicts: Conflict[] };
+// `busy`: a wait ran out while the database was busy (conflicts then are the last ones seen, if any).
+export type ReserveOutcome = { granted: true; locks: Lock[] } | { granted: false; conflicts: Conflict[]; busy?: true };
 
 // The index key of a pattern: file patterns by literal base, names and claims by the name itself.
 export function baseOf(type: LockType, pattern: string): string {
   return type === 'file' ? literalBase(pattern) : pattern;
 }
 
-// Every lock that could bind any of the requests, each once.
-export function gatherCandidates(db: Database, requests: readonly LockRequest[], now: number, lockDelayMs: number): StoredLock[] {
-  const byId = new Map<string, StoredLock>();
-  for (const request of requests) {
-    const rows = findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs });
-    for (const row of rows) byId.set(row.id, row);
-  }
-  return [...byId.values()];
+// The candidates of each request, by its own query (see CandidateGroup): never one merged list.
+export function gatherGroups(db: Database, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
+  return requests.map((request) => ({ request, candidates: findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }) }));
 }
 
 export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<ReserveInput, 'type' | 'patterns' | 'owner' | 'mode'>): LockRequest[] {
   const unique = [...new Set(input.patterns)];
+  checkWorkLimit('patterns', unique.length);
   return unique.map((pattern) => ({ type: input.type, scope: ctx.scope, pattern, owner: input.owner, mode: input.mode }));
 }
 
-// Decides in one transaction: all patterns are granted (or renewed) or none is, and each blocker is reported once.
-// A waiting caller records its conflicts on the first try only, and one `waited` event when granted.
-export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: { first: boolean; waitedMs: number } = { first: true, waitedMs: 0 }): ReserveOutcome {
+export interface Attempt {
+  first: boolean;
+  waitedMs: number;
+}
+
+// All patterns are granted (or renewed) or none is, and each blocker is reported once. A small call
+// decides inside the write lock, as it always did; a larger one decides from a read snapshot and only
+// re-checks, inside the write lock, the locks that changed since (see decideFromSnapshot), so no call holds
+// the write lock for long. A waiting caller records its conflicts on the first try only, and one `waited`
+// event when granted.
+export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: Attempt = { first: true, waitedMs: 0 }): ReserveOutcome {
   const requests = toRequests(ctx, input);
+  if (fitsTheWriteLock(requests)) {
+    const outcome = decideInWriteLock(ctx, input, requests, attempt);
+    if (outcome !== TOO_BIG_FOR_THE_LOCK) return outcome;
+  }
+  for (let tries = 0; tries < WRITE_BUDGET.optimisticAttempts; tries++) {
+    const outcome = decideFromSnapshot(ctx, input, requests, attempt);
+    if (outcome !== SNAPSHOT_STALE) return outcome;
+  }
+  throw new IcError('BUSY', `other writers kept changing the locks this call depends on (${WRITE_BUDGET.optimisticAttempts} tries); try again`, { tries: WRITE_BUDGET.optimisticAttempts });
+}
+
+// Retries `take` (reserveOnce, or a named lock's) until granted or `waitMs` has passed, through conflicts
+// and a busy database alike (README, "Waiting"). Each attempt waits for the write lock only as long as the
+// wait has left; the connection's own busy timeout is restored afterwards.
+export function reserveWaiting(ctx: CoordContext, waitMs: number, take: (attempt: Attempt) => ReserveOutcome): { outcome: ReserveOutcome; timedOut: boolean } {
+  const busyTimeoutMs = busyTimeoutFromEnv(ctx.env);
+  let lastAnswer: ReserveOutcome | undefined;
+  try {
+    const result = retryThroughBusy(
+      (attempt) => {
+        lastAnswer = take(attempt);
+        return { done: lastAnswer.granted, value: lastAnswer };
+      },
+      {
+        waitMs,
+        clock: ctx.clock,
+        busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome,
+        limitLockWait: (ms) => ctx.db.pragma(`busy_timeout = ${Math.floor(ms)}`),
+      },
+    );
+    if (result.busy && lastAnswer && !lastAnswer.granted) return { outcome: { ...lastAnswer, busy: true }, timedOut: true };
+    return { outcome: result.value, timedOut: result.timedOut };
+  } finally {
+    ctx.db.pragma(`busy_timeout = ${Math.floor(busyTimeoutMs)}`);
+  }
+}
+
+// A few literal paths or names (a hook's edit, a named lock, a claim) find only the locks on their
+// ancestors, so deciding them inside the write lock stays cheap; a glob may meet thousands of held locks.
+function fitsTheWriteLock(requests: readonly LockRequest[]): boolean {
+  return requests.length <= WRITE_BUDGET.fastPathPatterns && requests.every((request) => request.type !== 'file' || isLiteral(request.pattern));
+}
+
+const TOO_BIG_FOR_THE_LOCK = Symbol('more comparisons than the write lock affords');
+const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
+
+// The small call's path: gather and decide inside one write transaction, unless the candidates found call
+// for more glob comparisons than the write lock affords (then nothing is written and the snapshot path runs).
+function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof TOO_BIG_FOR_THE_LOCK {
   return writeTransaction(ctx, (now) => {
-    const candidates = gatherCandidates(ctx.db, requests, now, ctx.lockDelayMs);
-    const conflicts = findConflicts(requests, candidates, now, ctx.lockDelayMs);
-    if (conflicts.length > 0) {
-      if (attempt.first) for (const conflict of conflicts) recordConflict(ctx, conflict, input.owner, now);
-      return { granted: false, conflicts };
-    }
-    const locks = requests.map((request) => grantOrRenew(ctx, request, input, now, ownLock(candidates, request)));
-    if (!attempt.first) {
-      insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: requests[0]?.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
-    }
-    return { granted: true, locks };
+    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+    if (countComparisons(groups) > WRITE_BUDGET.inLockPairs) return TOO_BIG_FOR_THE_LOCK;
+    return commit(ctx, input, groups, findGroupConflicts(groups, now, ctx.lockDelayMs), attempt, now);
   });
 }
 
-// The requester's own unreleased lock on exactly this pattern is among the candidates (same base): no extra query.
+// The large call's path. In a read snapshot (at time t0, event id E): gather each request's candidates and
+// decide. A refusal stands as it is (every conflict was real at t0, within this call). A grant is then
+// re-checked inside the write lock (at t1) against the locks changed by events after E, and commits only if
+// none of them blocks. Why that is enough (no two conflicting grants):
+// - A lock that can bind a request at t1 either bound it at t0 (then the snapshot saw it and refused), or
+//   a write after the snapshot made it bind: inserted, renewed, upgraded, released-as-expired or
+//   transferred. Every such write records an event naming the lock in the same transaction, with an id
+//   above E (ids grow in commit order), so it is among the changed locks, read as they are at t1.
+// - Time alone only unbinds: active → lock-delay → free. The one write without an event, heartbeat's
+//   extension, only extends locks active at the time, so they were bound at t0 already.
+// - A purge deletes events: it raises the token floor first, so a floor that moved since t0 means
+//   "cannot tell" and the decision is redone, as it is when the clock ran backwards or too much changed.
+function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
+  const snapshot = readTransaction(ctx, (now) => {
+    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+    checkWorkLimit('comparisons', countComparisons(groups));
+    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), groups, conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+  });
+  return writeTransaction(ctx, (now) => {
+    if (snapshot.conflicts.length > 0) return commit(ctx, input, snapshot.groups, snapshot.conflicts, attempt, now);
+    if (now < snapshot.now || tokenFloor(ctx.db) !== snapshot.floor) return SNAPSHOT_STALE;
+    const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
+    if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
+    const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);
+    const revision = reviseForChanges(requests, changed, now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
+    if (revision.kind === 'too_much') return SNAPSHOT_STALE;
+    return commit(ctx, input, withChanges(snapshot.groups, new Set(changedIds), changed), revision.conflicts, attempt, now);
+  });
+}
+
+// The snapshot's groups with the changed locks replaced by their rows as they are now (deleted ones dropped).
+// Only own locks are looked up in the result, so adding a changed row to every group is harmless.
+function withChanges(groups: readonly CandidateGroup<StoredLock>[], changedIds: ReadonlySet<string>, changed: readonly StoredLock[]): CandidateGroup<StoredLock>[] {
+  if (changedIds.size === 0) return [...groups];
+  return groups.map(({ request, candidates }) => ({ request, candidates: [...candidates.filter((lock) => !changedIds.has(lock.id)), ...changed] }));
+}
+
+// Writes the decision inside the write transaction: the grants (or renewals), or the first try's conflict events.
+function commit(ctx: CoordContext, input: ReserveInput, groups: readonly CandidateGroup<StoredLock>[], conflicts: Conflict[], attempt: Attempt, now: number): ReserveOutcome {
+  if (conflicts.length > 0) {
+    if (attempt.first) for (const conflict of conflicts.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now);
+    return { granted: false, conflicts };
+  }
+  const locks = groups.map(({ request, candidates }) => grantOrRenew(ctx, request, input, now, ownLock(candidates, request)));
+  if (!attempt.first) {
+    insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: groups[0]?.request.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
+  }
+  return { granted: true, locks };
+}
+
+// The requester's own unreleased lock on exactly this pattern is among its candidates (same base): no extra query.
 function ownLock(candidates: readonly StoredLock[], request: LockRequest): StoredLock | undefined {
   let own: StoredLock | undefined;
   for (const lock of candidates) {
-    if (lock.released_at !== null || lock.owner !== request.owner || lock.pattern !== request.pattern || lock.type !== request.type) continue;
+    if (lock.released_at !== null || lock.owner !== request.owner || lock.pattern !== request.pattern || lock.type !== request.type || lock.scope !== request.scope) continue;
     if (!own || lock.token > own.token) own = lock;
   }
   return own;
@@ -70,6 +170,11 @@ function ownLock(candidates: readonly StoredLock[], request: LockRequest): Store
 function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number, own: StoredLock | undefined): Lock {
   const base = baseOf(request.type, request.pattern);
   const expiresAt = now + input.ttlMs;
+  // A snapshot's copy may predate a heartbeat (which extends without an event): ask the row before expiring it.
+  if (own && own.expires_at <= now) {
+    const row = getLock(ctx.db, own.id);
+    own = row && row.released_at === null ? row : undefined;
+  }
   if (own && own.expires_at > now) {
     setExpiry(ctx.db, own.seq, expiresAt, input.ttlMs, request.mode);
     insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now });
