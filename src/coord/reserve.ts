@@ -95,7 +95,7 @@ function fitsTheWriteLock(requests: readonly LockRequest[]): boolean {
 }
 
 const TOO_BIG_FOR_THE_LOCK = Symbol('more comparisons than the write lock affords');
-const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
+export const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
 
 // The small call's path: gather and decide inside one write transaction, unless the candidates found call
 // for more glob comparisons than the write lock affords (then nothing is written and the snapshot path runs).
@@ -120,18 +120,36 @@ function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: Loc
 // - A purge deletes events: it raises the token floor first, so a floor that moved since t0 means
 //   "cannot tell" and the decision is redone, as it is when the clock ran backwards or too much changed.
 function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
-  const snapshot = readTransaction(ctx, (now) => {
+  return commitSnapshot(ctx, input, takeSnapshot(ctx, requests), attempt);
+}
+
+export interface Snapshot {
+  now: number;
+  eventId: number;
+  floor: number;
+  requests: LockRequest[];
+  groups: CandidateGroup<StoredLock>[];
+  conflicts: Conflict[];
+}
+
+// Reads and decides without the write lock: the glob comparisons, the costly part, happen here.
+export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapshot {
+  return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkWorkLimit('comparisons', countComparisons(groups));
-    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), groups, conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), requests, groups, conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
   });
+}
+
+// Inside the write lock: the snapshot's refusal stands; its grant commits if no lock changed since blocks it.
+export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
   return writeTransaction(ctx, (now) => {
     if (snapshot.conflicts.length > 0) return commit(ctx, input, snapshot.groups, snapshot.conflicts, attempt, now);
     if (now < snapshot.now || tokenFloor(ctx.db) !== snapshot.floor) return SNAPSHOT_STALE;
     const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
     const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);
-    const revision = reviseForChanges(requests, changed, now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
+    const revision = reviseForChanges(snapshot.requests, changed, now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
     if (revision.kind === 'too_much') return SNAPSHOT_STALE;
     return commit(ctx, input, withChanges(snapshot.groups, new Set(changedIds), changed), revision.conflicts, attempt, now);
   });
