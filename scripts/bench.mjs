@@ -4,7 +4,7 @@
 //
 //   npm run bench                 # everything, default run counts
 //   npm run bench -- --runs 15    # fewer process launches per figure (faster, noisier)
-//   npm run bench -- --only hook  # one group: hook | scale | throughput | concurrent | glob
+//   npm run bench -- --only hook  # one group: hook | scale | throughput | concurrent | glob | writelock
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
 // the named baseline; the target column says what the ratio must be and whether it is met.
@@ -278,8 +278,50 @@ function benchGlob() {
   rows.push({ name: `overlap decision, worst accepted pairs (${accepted.length}) (ms)`, ...worst, target: 'worst < 1 ms', ok: worst.max < 1 });
 }
 
+// The longest a call holds the database's write lock, at the published work limits (README, "Guarantees"):
+// each case runs in this process on a fresh database, seeded first, and reports the longest write
+// transaction of the measured call (a call may run more than one). Target: about 50 ms at most.
+function benchWriteLock() {
+  const { patterns: maxPatterns, comparisons: maxComparisons } = api.WORK_LIMITS;
+  const heldBy = max => Math.floor(maxComparisons / max); // held locks each pattern of the worst call compares with
+  const cases = [
+    { name: `grant ${maxPatterns} glob patterns`, seed: [], call: ['bob', range(maxPatterns, (i) => `dir${i}/**`)] },
+    { name: `renew ${maxPatterns} glob patterns`, seed: [['bob', range(maxPatterns, (i) => `dir${i}/**`)]], call: ['bob', range(maxPatterns, (i) => `dir${i}/**`)] },
+    { name: `refuse ${maxPatterns} patterns, each blocked`, seed: [['alice', range(maxPatterns, (i) => `dir${i}/**`)]], call: ['bob', range(maxPatterns, (i) => `dir${i}/x.ts`)] },
+    { name: `refuse ** against ${maxPatterns * 2} held locks`, seed: [['alice', range(maxPatterns, (i) => `dir${i}/**`)], ['carol', range(maxPatterns, (i) => `lib${i}/a.ts`)]], call: ['bob', ['**']] },
+    // The worst accepted call: the most patterns, the most comparisons, and every pattern granted.
+    { name: `grant ${maxPatterns} patterns × ${heldBy(maxPatterns)} held = ${maxComparisons.toLocaleString('en')} comparisons`, seed: [['alice', range(heldBy(maxPatterns), (i) => `*-a${i}.txt`)]], call: ['bob', range(maxPatterns, (i) => `*-b${i}.md`)], worst: true },
+  ];
+  const reps = Math.max(3, Math.min(10, Math.round(RUNS / 4)));
+  for (const c of cases) {
+    const held = [];
+    const wall = [];
+    for (let rep = 0; rep < reps; rep++) {
+      const dir = makeRepo();
+      const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+      for (const [owner, patterns] of c.seed) writeLockCall(ctx, owner, patterns);
+      api.resetLongestWriteHold();
+      const started = performance.now();
+      const outcome = writeLockCall(ctx, ...c.call);
+      wall.push(performance.now() - started);
+      held.push(api.longestWriteHold());
+      if (c.name.startsWith('refuse') === outcome.granted) throw new Error(`bench write lock: ${c.name} was ${outcome.granted ? 'granted' : 'refused'}`);
+      ctx.db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const stats = summary(held);
+    rows.push({ name: `write lock held (ms): ${c.name}`, ...stats, target: '≤ 50 ms (max)', ok: stats.max <= 50, note: `call ${median(wall).toFixed(0)} ms in all${c.worst ? '; the worst accepted call' : ''}` });
+  }
+}
+
+const range = (n, name) => Array.from({ length: n }, (_, i) => name(i));
+
+function writeLockCall(ctx, owner, patterns) {
+  return api.reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+}
+
 const fmt = (n) => (n === undefined ? '' : n < 0.1 ? n.toFixed(4) : n.toFixed(2));
-const groups = { hook: benchHook, scale: benchScale, throughput: benchThroughput, concurrent: benchConcurrent, glob: benchGlob };
+const groups = { hook: benchHook, scale: benchScale, throughput: benchThroughput, concurrent: benchConcurrent, glob: benchGlob, writelock: benchWriteLock };
 for (const [name, fn] of Object.entries(groups)) {
   if (ONLY && ONLY !== name) continue;
   process.stderr.write(`bench: ${name}…\n`);

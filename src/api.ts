@@ -7,3 +7,4 @@ export { sweep } from './coord/sweep';
 export { canonicalFilePattern } from './coord/paths';
 export { overlaps, matchPath, normalizePattern, literalBase } from './core/glob';
 export { lastTransactionTimings, longestWriteHold, resetLongestWriteHold } from './coord/timing';
+export { WORK_LIMITS } from './core/work-limits';
