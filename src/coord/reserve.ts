@@ -1,4 +1,4 @@
-import { countComparisons, findGroupConflicts, reviseForChanges, type CandidateGroup, type Conflict, type LockRequest } from '../core/conflict';
+import { countComparisons, findGroupConflicts, recheckConflict, reviseForChanges, type CandidateGroup, type Conflict, type LockRequest } from '../core/conflict';
 import { IcError } from '../core/errors';
 import { checkWorkLimit, WRITE_BUDGET } from '../core/work-limits';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
@@ -108,17 +108,19 @@ function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: Loc
 }
 
 // The large call's path. In a read snapshot (at time t0, event id E): gather each request's candidates and
-// decide. A refusal stands as it is (every conflict was real at t0, within this call). A grant is then
-// re-checked inside the write lock (at t1) against the locks changed by events after E, and commits only if
-// none of them blocks. Why that is enough (no two conflicting grants):
-// - A lock that can bind a request at t1 either bound it at t0 (then the snapshot saw it and refused), or
-//   a write after the snapshot made it bind: inserted, renewed, upgraded, released-as-expired or
-//   transferred. Every such write records an event naming the lock in the same transaction, with an id
-//   above E (ids grow in commit order), so it is among the changed locks, read as they are at t1.
-// - Time alone only unbinds: active → lock-delay → free. The one write without an event, heartbeat's
-//   extension, only extends locks active at the time, so they were bound at t0 already.
-// - A purge deletes events: it raises the token floor first, so a floor that moved since t0 means
-//   "cannot tell" and the decision is redone, as it is when the clock ran backwards or too much changed.
+// decide; then, inside the write lock (at t1), bring that answer up to date and commit it. Only two kinds
+// of lock can answer differently at t1 than at t0, and both are re-checked on their rows as they are at t1:
+// - the snapshot's own conflicts (they may have been released, expired or handed to the requester), and
+// - the locks changed by writes after the snapshot: a grant, renewal, upgrade, release, expiry or transfer
+//   records an event naming the lock in the same transaction, with an id above E (ids grow in commit
+//   order), so they are exactly the locks named by such events after E.
+// Every other candidate did not block at t0 and still does not: its owner, mode and pattern are as they
+// were, and time alone only unbinds (active → lock-delay → free). The one write without an event,
+// heartbeat's extension, only extends locks active at the time, so they were bound at t0 already.
+// A purge deletes events: it raises the token floor first, so a floor that moved since t0 means "cannot
+// tell" and the decision is redone, as it is when the clock ran backwards or too much changed. Hence no
+// two conflicting grants, and every conflict reported or recorded was true at t1 (the checker of the
+// stress harness holds each `conflict` event to that).
 function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
   return commitSnapshot(ctx, input, takeSnapshot(ctx, requests), attempt);
 }
@@ -141,18 +143,30 @@ export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapsh
   });
 }
 
-// Inside the write lock: the snapshot's refusal stands; its grant commits if no lock changed since blocks it.
+// Inside the write lock: the snapshot's answer, brought up to date with what changed since, is committed.
 export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
   return writeTransaction(ctx, (now) => {
-    if (snapshot.conflicts.length > 0) return commit(ctx, input, snapshot.groups, snapshot.conflicts, attempt, now);
     if (now < snapshot.now || tokenFloor(ctx.db) !== snapshot.floor) return SNAPSHOT_STALE;
     const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
     const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);
-    const revision = reviseForChanges(snapshot.requests, changed, now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
+    // The snapshot's conflicts, on their rows as they are now; past the budget, the rest stand as found.
+    const rechecked = snapshot.conflicts.slice(0, WRITE_BUDGET.recheckedConflicts);
+    const unverified = snapshot.conflicts.slice(WRITE_BUDGET.recheckedConflicts);
+    const stillBlocking = rechecked.map((conflict) => recheckConflict(conflict, requestFor(snapshot, conflict), getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs)).filter((c): c is Conflict => c !== null);
+    const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
+    const revision = reviseForChanges(snapshot.requests, changed.filter((lock) => !known.has(lock.id)), now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
     if (revision.kind === 'too_much') return SNAPSHOT_STALE;
-    return commit(ctx, input, withChanges(snapshot.groups, new Set(changedIds), changed), revision.conflicts, attempt, now);
+    const verified = [...stillBlocking, ...revision.conflicts].sort((x, y) => x.held.token - y.held.token);
+    if (verified.length === 0 && unverified.length > 0) return SNAPSHOT_STALE; // cannot tell without rechecking the rest
+    const conflicts = unverified.length === 0 ? verified : [...verified, ...unverified].sort((x, y) => x.held.token - y.held.token);
+    return commit(ctx, input, withChanges(snapshot.groups, new Set(changedIds), changed), conflicts, attempt, now, verified);
   });
+}
+
+// The request a snapshot conflict was found for (its pattern names it).
+function requestFor(snapshot: Snapshot, conflict: Conflict): LockRequest {
+  return snapshot.requests.find((request) => request.pattern === conflict.pattern) ?? snapshot.requests[0]!;
 }
 
 // The snapshot's groups with the changed locks replaced by their rows as they are now (deleted ones dropped).
@@ -162,10 +176,11 @@ function withChanges(groups: readonly CandidateGroup<StoredLock>[], changedIds: 
   return groups.map(({ request, candidates }) => ({ request, candidates: [...candidates.filter((lock) => !changedIds.has(lock.id)), ...changed] }));
 }
 
-// Writes the decision inside the write transaction: the grants (or renewals), or the first try's conflict events.
-function commit(ctx: CoordContext, input: ReserveInput, groups: readonly CandidateGroup<StoredLock>[], conflicts: Conflict[], attempt: Attempt, now: number): ReserveOutcome {
+// Writes the decision inside the write transaction: the grants (or renewals), or the first try's conflict
+// events, recorded only for conflicts known to hold now (`recordable`).
+function commit(ctx: CoordContext, input: ReserveInput, groups: readonly CandidateGroup<StoredLock>[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
   if (conflicts.length > 0) {
-    if (attempt.first) for (const conflict of conflicts.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now);
+    if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now);
     return { granted: false, conflicts };
   }
   const locks = groups.map(({ request, candidates }) => grantOrRenew(ctx, request, input, now, ownLock(candidates, request)));

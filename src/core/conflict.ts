@@ -117,3 +117,12 @@ export function reviseForChanges(requests: readonly LockRequest[], current: read
   }
   return { kind: 'revised', conflicts: findGroupConflicts(groups, now, lockDelayMs) };
 }
+
+// Does a conflict found in an earlier snapshot still hold at `now`, judged on the held lock's row as it is
+// now (absent if deleted)? A lock's pattern never changes, so the example found then still serves.
+export function recheckConflict(conflict: Conflict, request: Pick<LockRequest, 'scope' | 'type' | 'owner' | 'mode'>, current: Lock | undefined, now: number, lockDelayMs: number): Conflict | null {
+  if (!current || current.pattern !== conflict.held.pattern || current.scope !== request.scope || current.type !== request.type || current.owner === request.owner) return null;
+  if (request.mode === 'shared' && current.mode === 'shared') return null;
+  const state = bindingState(current, now, lockDelayMs);
+  return state === null ? null : { ...conflict, held: current, state };
+}

@@ -16,6 +16,8 @@ export const WRITE_BUDGET = {
   // Locks changed by other writers between the snapshot and the write lock that are re-checked there;
   // more than this and the decision is redone from a new snapshot.
   changedLocks: 256,
+  // Conflicts found in the snapshot that are re-checked, row by row, inside the write lock.
+  recheckedConflicts: 256,
   // Snapshot decisions one call tries before answering BUSY (other writers kept changing what it depends on).
   optimisticAttempts: 5,
   // Conflict events one refused call records (the reply still lists every conflict).
