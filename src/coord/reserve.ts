@@ -103,7 +103,7 @@ function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: Loc
   return writeTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     if (countComparisons(groups) > WRITE_BUDGET.inLockPairs) return TOO_BIG_FOR_THE_LOCK;
-    return commit(ctx, input, groups, findGroupConflicts(groups, now, ctx.lockDelayMs), attempt, now);
+    return commit(ctx, input, groups.map(ownLockOf), findGroupConflicts(groups, now, ctx.lockDelayMs), attempt, now);
   });
 }
 
@@ -130,7 +130,8 @@ export interface Snapshot {
   eventId: number;
   floor: number;
   requests: LockRequest[];
-  groups: CandidateGroup<StoredLock>[];
+  /** Each request's own lock, found outside the write lock. */
+  owns: Own[];
   conflicts: Conflict[];
 }
 
@@ -139,7 +140,7 @@ export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapsh
   return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkWorkLimit('comparisons', countComparisons(groups));
-    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), requests, groups, conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
   });
 }
 
@@ -160,7 +161,7 @@ export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot:
     const verified = [...stillBlocking, ...revision.conflicts].sort((x, y) => x.held.token - y.held.token);
     if (verified.length === 0 && unverified.length > 0) return SNAPSHOT_STALE; // cannot tell without rechecking the rest
     const conflicts = unverified.length === 0 ? verified : [...verified, ...unverified].sort((x, y) => x.held.token - y.held.token);
-    return commit(ctx, input, withChanges(snapshot.groups, new Set(changedIds), changed), conflicts, attempt, now, verified);
+    return commit(ctx, input, ownsAfterChanges(snapshot, new Set(changedIds), changed), conflicts, attempt, now, verified);
   });
 }
 
@@ -169,35 +170,40 @@ function requestFor(snapshot: Snapshot, conflict: Conflict): LockRequest {
   return snapshot.requests.find((request) => request.pattern === conflict.pattern) ?? snapshot.requests[0]!;
 }
 
-// The snapshot's groups with the changed locks replaced by their rows as they are now (deleted ones dropped).
-// Only own locks are looked up in the result, so adding a changed row to every group is harmless.
-function withChanges(groups: readonly CandidateGroup<StoredLock>[], changedIds: ReadonlySet<string>, changed: readonly StoredLock[]): CandidateGroup<StoredLock>[] {
-  if (changedIds.size === 0) return [...groups];
-  return groups.map(({ request, candidates }) => ({ request, candidates: [...candidates.filter((lock) => !changedIds.has(lock.id)), ...changed] }));
+// Each request's own lock as it is now: the snapshot's, unless it changed since, or a changed lock now is.
+function ownsAfterChanges(snapshot: Snapshot, changedIds: ReadonlySet<string>, changed: readonly StoredLock[]): Own[] {
+  if (changedIds.size === 0) return snapshot.owns;
+  return snapshot.owns.map(({ request, lock }) => ownLockOf({ request, candidates: lock && !changedIds.has(lock.id) ? [lock, ...changed] : changed }));
 }
 
 // Writes the decision inside the write transaction: the grants (or renewals), or the first try's conflict
 // events, recorded only for conflicts known to hold now (`recordable`).
-function commit(ctx: CoordContext, input: ReserveInput, groups: readonly CandidateGroup<StoredLock>[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
+function commit(ctx: CoordContext, input: ReserveInput, owns: readonly Own[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
   if (conflicts.length > 0) {
     if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now);
     return { granted: false, conflicts };
   }
-  const locks = groups.map(({ request, candidates }) => grantOrRenew(ctx, request, input, now, ownLock(candidates, request)));
+  const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {
-    insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: groups[0]?.request.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
+    insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: owns[0]?.request.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
   }
   return { granted: true, locks };
 }
 
-// The requester's own unreleased lock on exactly this pattern is among its candidates (same base): no extra query.
-function ownLock(candidates: readonly StoredLock[], request: LockRequest): StoredLock | undefined {
+// A request and the requester's own unreleased lock on exactly its pattern, if any (renewed, not doubled).
+interface Own {
+  request: LockRequest;
+  lock: StoredLock | undefined;
+}
+
+// The own lock is among the request's candidates (same base): no extra query.
+function ownLockOf({ request, candidates }: CandidateGroup<StoredLock>): Own {
   let own: StoredLock | undefined;
   for (const lock of candidates) {
     if (lock.released_at !== null || lock.owner !== request.owner || lock.pattern !== request.pattern || lock.type !== request.type || lock.scope !== request.scope) continue;
     if (!own || lock.token > own.token) own = lock;
   }
-  return own;
+  return { request, lock: own };
 }
 
 function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number, own: StoredLock | undefined): Lock {
