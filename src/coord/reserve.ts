@@ -46,8 +46,8 @@ export interface Attempt {
 
 // All patterns are granted (or renewed) or none is, and each blocker is reported once. A small call
 // decides inside the write lock, as it always did; a larger one decides from a read snapshot and only
-// re-checks, inside the write lock, the locks that changed since (see decideFromSnapshot), so no call holds
-// the write lock for long. A waiting caller records its conflicts on the first try only, and one `waited`
+// re-checks, inside the write lock, what can have changed its answer since (see decideFromSnapshot), so no
+// call holds the write lock for long. A waiting caller records its conflicts on the first try only, and one `waited`
 // event when granted.
 export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: Attempt = { first: true, waitedMs: 0 }): ReserveOutcome {
   const requests = toRequests(ctx, input);
@@ -154,7 +154,8 @@ export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot:
     // The snapshot's conflicts, on their rows as they are now; past the budget, the rest stand as found.
     const rechecked = snapshot.conflicts.slice(0, WRITE_BUDGET.recheckedConflicts);
     const unverified = snapshot.conflicts.slice(WRITE_BUDGET.recheckedConflicts);
-    const stillBlocking = rechecked.map((conflict) => recheckConflict(conflict, requestFor(snapshot, conflict), getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs)).filter((c): c is Conflict => c !== null);
+    const requester = snapshot.requests[0]!; // every request has the same owner, mode, type and scope
+    const stillBlocking = rechecked.map((conflict) => recheckConflict(conflict, requester, getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs)).filter((c): c is Conflict => c !== null);
     const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
     const revision = reviseForChanges(snapshot.requests, changed.filter((lock) => !known.has(lock.id)), now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
     if (revision.kind === 'too_much') return SNAPSHOT_STALE;
@@ -163,11 +164,6 @@ export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot:
     const conflicts = unverified.length === 0 ? verified : [...verified, ...unverified].sort((x, y) => x.held.token - y.held.token);
     return commit(ctx, input, ownsAfterChanges(snapshot, new Set(changedIds), changed), conflicts, attempt, now, verified);
   });
-}
-
-// The request a snapshot conflict was found for (its pattern names it).
-function requestFor(snapshot: Snapshot, conflict: Conflict): LockRequest {
-  return snapshot.requests.find((request) => request.pattern === conflict.pattern) ?? snapshot.requests[0]!;
 }
 
 // Each request's own lock as it is now: the snapshot's, unless it changed since, or a changed lock now is.
