@@ -6,4 +6,5 @@ export { release } from './coord/release';
 export { sweep } from './coord/sweep';
 export { canonicalFilePattern } from './coord/paths';
 export { overlaps, matchPath, normalizePattern, literalBase } from './core/glob';
-export { lastTransactionTimings } from './coord/timing';
+export { lastTransactionTimings, longestWriteHold, resetLongestWriteHold } from './coord/timing';
+export { WORK_LIMITS } from './core/work-limits';

@@ -1,10 +1,16 @@
-import { findConflicts, type Conflict } from '../core/conflict';
+import { countComparisons, findGroupConflicts, type Conflict } from '../core/conflict';
 import type { LockMode, LockType } from '../core/lock';
+import { checkWorkLimit } from '../core/work-limits';
 import { readTransaction, type CoordContext } from './context';
-import { gatherCandidates, toRequests } from './reserve';
+import { gatherGroups, toRequests } from './reserve';
 
-// Would a reserve by `owner` be granted now? Read-only: writes nothing, not even a conflict event.
+// Would a reserve by `owner` be granted now? Read-only: writes nothing, not even a conflict event, and
+// takes no write lock, so its work never delays a writer. Bounded by the same limits as reserve.
 export function check(ctx: CoordContext, input: { type: LockType; patterns: string[]; owner: string; mode: LockMode }): Conflict[] {
   const requests = toRequests(ctx, input);
-  return readTransaction(ctx, (now) => findConflicts(requests, gatherCandidates(ctx.db, requests, now, ctx.lockDelayMs), now, ctx.lockDelayMs));
+  return readTransaction(ctx, (now) => {
+    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+    checkWorkLimit('comparisons', countComparisons(groups));
+    return findGroupConflicts(groups, now, ctx.lockDelayMs);
+  });
 }

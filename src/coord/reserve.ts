@@ -1,10 +1,14 @@
-import { findConflicts, type Conflict, type LockRequest } from '../core/conflict';
+import { countComparisons, findGroupConflicts, recheckConflict, reviseForChanges, type CandidateGroup, type Conflict, type LockRequest } from '../core/conflict';
+import { IcError } from '../core/errors';
+import { checkWorkLimit, WRITE_BUDGET } from '../core/work-limits';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
-import { literalBase } from '../core/glob';
+import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';
-import { allocateLockKey, findCandidates, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { lastEventId, locksChangedSince, tokenFloor } from '../store/changes';
 import type { Database } from 'better-sqlite3';
-import { writeTransaction, type CoordContext } from './context';
+import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
+import { retryThroughBusy } from './wait';
 
 export interface ReserveInput {
   type: LockType;
@@ -16,60 +20,196 @@ export interface ReserveInput {
   reason: string | null;
 }
 
-export type ReserveOutcome = { granted: true; locks: Lock[] } | { granted: false; conflicts: Conflict[] };
+// `busy`: a wait ran out while the database was busy (conflicts then are the last ones seen, if any).
+export type ReserveOutcome = { granted: true; locks: Lock[] } | { granted: false; conflicts: Conflict[]; busy?: true };
 
 // The index key of a pattern: file patterns by literal base, names and claims by the name itself.
 export function baseOf(type: LockType, pattern: string): string {
   return type === 'file' ? literalBase(pattern) : pattern;
 }
 
-// Every lock that could bind any of the requests, each once.
-export function gatherCandidates(db: Database, requests: readonly LockRequest[], now: number, lockDelayMs: number): StoredLock[] {
-  const byId = new Map<string, StoredLock>();
-  for (const request of requests) {
-    const rows = findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs });
-    for (const row of rows) byId.set(row.id, row);
-  }
-  return [...byId.values()];
+// The candidates of each request, by its own query (see CandidateGroup): never one merged list.
+export function gatherGroups(db: Database, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
+  return requests.map((request) => ({ request, candidates: findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }) }));
 }
 
 export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<ReserveInput, 'type' | 'patterns' | 'owner' | 'mode'>): LockRequest[] {
   const unique = [...new Set(input.patterns)];
+  checkWorkLimit('patterns', unique.length);
   return unique.map((pattern) => ({ type: input.type, scope: ctx.scope, pattern, owner: input.owner, mode: input.mode }));
 }
 
-// Decides in one transaction: all patterns are granted (or renewed) or none is, and each blocker is reported once.
-// A waiting caller records its conflicts on the first try only, and one `waited` event when granted.
-export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: { first: boolean; waitedMs: number } = { first: true, waitedMs: 0 }): ReserveOutcome {
+export interface Attempt {
+  first: boolean;
+  waitedMs: number;
+}
+
+// All patterns are granted (or renewed) or none is, and each blocker is reported once. A small call
+// decides inside the write lock, as it always did; a larger one decides from a read snapshot and only
+// re-checks, inside the write lock, what can have changed its answer since (see decideFromSnapshot), so no
+// call holds the write lock for long. A waiting caller records its conflicts on the first try only, and one `waited`
+// event when granted.
+export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: Attempt = { first: true, waitedMs: 0 }): ReserveOutcome {
   const requests = toRequests(ctx, input);
+  if (fitsTheWriteLock(requests)) {
+    const outcome = decideInWriteLock(ctx, input, requests, attempt);
+    if (outcome !== TOO_BIG_FOR_THE_LOCK) return outcome;
+  }
+  for (let tries = 0; tries < WRITE_BUDGET.optimisticAttempts; tries++) {
+    const outcome = decideFromSnapshot(ctx, input, requests, attempt);
+    if (outcome !== SNAPSHOT_STALE) return outcome;
+  }
+  throw new IcError('BUSY', `other writers kept changing the locks this call depends on (${WRITE_BUDGET.optimisticAttempts} tries); try again`, { tries: WRITE_BUDGET.optimisticAttempts });
+}
+
+// Retries `take` (reserveOnce, or a named lock's) until granted or `waitMs` has passed, through conflicts
+// and a busy database alike (README, "Waiting"). Each attempt waits for the write lock only as long as the
+// wait has left; the connection's own busy timeout is restored afterwards.
+export function reserveWaiting(ctx: CoordContext, waitMs: number, take: (attempt: Attempt) => ReserveOutcome): { outcome: ReserveOutcome; timedOut: boolean } {
+  const busyTimeoutMs = busyTimeoutFromEnv(ctx.env);
+  let lastAnswer: ReserveOutcome | undefined;
+  try {
+    const result = retryThroughBusy(
+      (attempt) => {
+        lastAnswer = take(attempt);
+        return { done: lastAnswer.granted, value: lastAnswer };
+      },
+      {
+        waitMs,
+        clock: ctx.clock,
+        busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome,
+        limitLockWait: (ms) => ctx.db.pragma(`busy_timeout = ${Math.floor(ms)}`),
+      },
+    );
+    if (result.busy && lastAnswer && !lastAnswer.granted) return { outcome: { ...lastAnswer, busy: true }, timedOut: true };
+    return { outcome: result.value, timedOut: result.timedOut };
+  } finally {
+    ctx.db.pragma(`busy_timeout = ${Math.floor(busyTimeoutMs)}`);
+  }
+}
+
+// A few literal paths or names (a hook's edit, a named lock, a claim) find only the locks on their
+// ancestors, so deciding them inside the write lock stays cheap; a glob may meet thousands of held locks.
+function fitsTheWriteLock(requests: readonly LockRequest[]): boolean {
+  return requests.length <= WRITE_BUDGET.fastPathPatterns && requests.every((request) => request.type !== 'file' || isLiteral(request.pattern));
+}
+
+const TOO_BIG_FOR_THE_LOCK = Symbol('more comparisons than the write lock affords');
+export const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
+
+// The small call's path: gather and decide inside one write transaction, unless the candidates found call
+// for more glob comparisons than the write lock affords (then nothing is written and the snapshot path runs).
+function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof TOO_BIG_FOR_THE_LOCK {
   return writeTransaction(ctx, (now) => {
-    const candidates = gatherCandidates(ctx.db, requests, now, ctx.lockDelayMs);
-    const conflicts = findConflicts(requests, candidates, now, ctx.lockDelayMs);
-    if (conflicts.length > 0) {
-      if (attempt.first) for (const conflict of conflicts) recordConflict(ctx, conflict, input.owner, now);
-      return { granted: false, conflicts };
-    }
-    const locks = requests.map((request) => grantOrRenew(ctx, request, input, now, ownLock(candidates, request)));
-    if (!attempt.first) {
-      insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: requests[0]?.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
-    }
-    return { granted: true, locks };
+    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+    if (countComparisons(groups) > WRITE_BUDGET.inLockPairs) return TOO_BIG_FOR_THE_LOCK;
+    return commit(ctx, input, groups.map(ownLockOf), findGroupConflicts(groups, now, ctx.lockDelayMs), attempt, now);
   });
 }
 
-// The requester's own unreleased lock on exactly this pattern is among the candidates (same base): no extra query.
-function ownLock(candidates: readonly StoredLock[], request: LockRequest): StoredLock | undefined {
+// The large call's path. In a read snapshot (at time t0, event id E): gather each request's candidates and
+// decide; then, inside the write lock (at t1), bring that answer up to date and commit it. Only two kinds
+// of lock can answer differently at t1 than at t0, and both are re-checked on their rows as they are at t1:
+// - the snapshot's own conflicts (they may have been released, expired or handed to the requester), and
+// - the locks changed by writes after the snapshot: a grant, renewal, upgrade, release, expiry or transfer
+//   records an event naming the lock in the same transaction, with an id above E (ids grow in commit
+//   order), so they are exactly the locks named by such events after E.
+// Every other candidate did not block at t0 and still does not: its owner, mode and pattern are as they
+// were, and time alone only unbinds (active → lock-delay → free). The one write without an event,
+// heartbeat's extension, only extends locks active at the time, so they were bound at t0 already.
+// A purge deletes events: it raises the token floor first, so a floor that moved since t0 means "cannot
+// tell" and the decision is redone, as it is when the clock ran backwards or too much changed. Hence no
+// two conflicting grants, and every conflict reported or recorded was true at t1 (the checker of the
+// stress harness holds each `conflict` event to that).
+function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
+  return commitSnapshot(ctx, input, takeSnapshot(ctx, requests), attempt);
+}
+
+export interface Snapshot {
+  now: number;
+  eventId: number;
+  floor: number;
+  requests: LockRequest[];
+  /** Each request's own lock, found outside the write lock. */
+  owns: Own[];
+  conflicts: Conflict[];
+}
+
+// Reads and decides without the write lock: the glob comparisons, the costly part, happen here.
+export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapshot {
+  return readTransaction(ctx, (now) => {
+    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+    checkWorkLimit('comparisons', countComparisons(groups));
+    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+  });
+}
+
+// Inside the write lock: the snapshot's answer, brought up to date with what changed since, is committed.
+export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
+  return writeTransaction(ctx, (now) => {
+    if (now < snapshot.now || tokenFloor(ctx.db) !== snapshot.floor) return SNAPSHOT_STALE;
+    const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
+    if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
+    const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);
+    // The snapshot's conflicts, on their rows as they are now; past the budget, the rest stand as found.
+    const rechecked = snapshot.conflicts.slice(0, WRITE_BUDGET.recheckedConflicts);
+    const unverified = snapshot.conflicts.slice(WRITE_BUDGET.recheckedConflicts);
+    const requester = snapshot.requests[0]!; // every request has the same owner, mode, type and scope
+    const stillBlocking = rechecked.map((conflict) => recheckConflict(conflict, requester, getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs)).filter((c): c is Conflict => c !== null);
+    const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
+    const revision = reviseForChanges(snapshot.requests, changed.filter((lock) => !known.has(lock.id)), now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
+    if (revision.kind === 'too_much') return SNAPSHOT_STALE;
+    const verified = [...stillBlocking, ...revision.conflicts].sort((x, y) => x.held.token - y.held.token);
+    if (verified.length === 0 && unverified.length > 0) return SNAPSHOT_STALE; // cannot tell without rechecking the rest
+    const conflicts = unverified.length === 0 ? verified : [...verified, ...unverified].sort((x, y) => x.held.token - y.held.token);
+    return commit(ctx, input, ownsAfterChanges(snapshot, new Set(changedIds), changed), conflicts, attempt, now, verified);
+  });
+}
+
+// Each request's own lock as it is now: the snapshot's, unless it changed since, or a changed lock now is.
+function ownsAfterChanges(snapshot: Snapshot, changedIds: ReadonlySet<string>, changed: readonly StoredLock[]): Own[] {
+  if (changedIds.size === 0) return snapshot.owns;
+  return snapshot.owns.map(({ request, lock }) => ownLockOf({ request, candidates: lock && !changedIds.has(lock.id) ? [lock, ...changed] : changed }));
+}
+
+// Writes the decision inside the write transaction: the grants (or renewals), or the first try's conflict
+// events, recorded only for conflicts known to hold now (`recordable`).
+function commit(ctx: CoordContext, input: ReserveInput, owns: readonly Own[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
+  if (conflicts.length > 0) {
+    if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now);
+    return { granted: false, conflicts };
+  }
+  const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
+  if (!attempt.first) {
+    insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: owns[0]?.request.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
+  }
+  return { granted: true, locks };
+}
+
+// A request and the requester's own unreleased lock on exactly its pattern, if any (renewed, not doubled).
+interface Own {
+  request: LockRequest;
+  lock: StoredLock | undefined;
+}
+
+// The own lock is among the request's candidates (same base): no extra query.
+function ownLockOf({ request, candidates }: CandidateGroup<StoredLock>): Own {
   let own: StoredLock | undefined;
   for (const lock of candidates) {
-    if (lock.released_at !== null || lock.owner !== request.owner || lock.pattern !== request.pattern || lock.type !== request.type) continue;
+    if (lock.released_at !== null || lock.owner !== request.owner || lock.pattern !== request.pattern || lock.type !== request.type || lock.scope !== request.scope) continue;
     if (!own || lock.token > own.token) own = lock;
   }
-  return own;
+  return { request, lock: own };
 }
 
 function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number, own: StoredLock | undefined): Lock {
   const base = baseOf(request.type, request.pattern);
   const expiresAt = now + input.ttlMs;
+  // A snapshot's copy may predate a heartbeat (which extends without an event): ask the row before expiring it.
+  if (own && own.expires_at <= now) {
+    const row = getLock(ctx.db, own.id);
+    own = row && row.released_at === null ? row : undefined;
+  }
   if (own && own.expires_at > now) {
     setExpiry(ctx.db, own.seq, expiresAt, input.ttlMs, request.mode);
     insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now });

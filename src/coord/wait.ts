@@ -1,3 +1,4 @@
+import { IcError } from '../core/errors';
 import type { Clock } from '../core/time';
 
 export type Sleep = (ms: number) => void;
@@ -32,4 +33,36 @@ export function retryWithBackoff<T>(attempt: (info: { first: boolean; waitedMs: 
     delay = Math.min(delay * 2, 1_000);
     first = false;
   }
+}
+
+export interface BusyRetryOptions<T> extends RetryOptions {
+  /** Stands for an attempt that found the database busy (its write lock held by another writer). */
+  busyValue: T;
+  /** Bounds how long one attempt may wait for the write lock (SQLite's busy timeout). */
+  limitLockWait: (ms: number) => void;
+}
+
+// A short grace for the write lock even when the wait is used up (`--wait 0s`): another call holds it
+// for milliseconds, and that alone should not turn a try into TIMEOUT.
+export const MIN_LOCK_WAIT_MS = 100;
+
+// retryWithBackoff that also waits out a busy database: an attempt that meets BUSY counts as "not yet",
+// and each attempt waits for the write lock only as long as the wait has left, so `--wait 30s` waits
+// 30 s in all, for holders and for the write lock alike. Reports whether the last attempt was busy.
+export function retryThroughBusy<T>(attempt: (info: { first: boolean; waitedMs: number }) => { done: boolean; value: T }, options: BusyRetryOptions<T>): { value: T; waitedMs: number; timedOut: boolean; busy: boolean } {
+  const startedAt = options.clock();
+  let busy = false;
+  const result = retryWithBackoff((info) => {
+    options.limitLockWait(Math.max(MIN_LOCK_WAIT_MS, options.waitMs - (options.clock() - startedAt)));
+    try {
+      const outcome = attempt(info);
+      busy = false;
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof IcError) || error.code !== 'BUSY') throw error;
+      busy = true;
+      return { done: false, value: options.busyValue };
+    }
+  }, options);
+  return { ...result, busy };
 }

@@ -1,4 +1,4 @@
-import { overlaps } from './glob';
+import { literalBase, overlaps } from './glob';
 import type { Lock, LockMode, LockType } from './lock';
 import { isRunOwner } from './owner';
 
@@ -62,4 +62,70 @@ export function findConflicts(requests: readonly LockRequest[], candidates: read
     }
   }
   return conflicts;
+}
+
+// One request with the stored locks its candidate query found. The query is complete (every lock that can
+// bind the request is in it), so a request never needs comparing with another request's candidates: that
+// cross product is what made a call with thousands of patterns quadratic.
+export interface CandidateGroup<L extends Lock = Lock> {
+  request: LockRequest;
+  candidates: readonly L[];
+}
+
+// The pairs a decision over these groups compares (what WORK_LIMITS.comparisons caps).
+export function countComparisons(groups: readonly CandidateGroup[]): number {
+  let pairs = 0;
+  for (const group of groups) pairs += group.candidates.length;
+  return pairs;
+}
+
+// findConflicts over grouped candidates, with the same answer: each held lock once, paired with the first
+// request (in request order) it blocks, ordered by token. A lock missing from a request's group cannot
+// bind that request, so skipping the pair changes nothing.
+export function findGroupConflicts(groups: readonly CandidateGroup[], now: number, lockDelayMs: number): Conflict[] {
+  const byHeld = new Map<string, Conflict>();
+  for (const { request, candidates } of groups) {
+    for (const held of candidates) {
+      if (byHeld.has(held.id)) continue;
+      const conflict = conflictWith(request, held, now, lockDelayMs);
+      if (conflict) byHeld.set(held.id, conflict);
+    }
+  }
+  return [...byHeld.values()].sort((x, y) => x.held.token - y.held.token);
+}
+
+// Can two patterns of this type share a target at all? File patterns only when one literal base is a
+// path-prefix of the other (what the candidate query selects by); names only when equal. Cheap: no glob work.
+export function mayOverlap(type: LockType, a: string, b: string): boolean {
+  if (type !== 'file') return a === b;
+  const x = literalBase(a);
+  const y = literalBase(b);
+  return x === '' || y === '' || x === y || x.startsWith(`${y}/`) || y.startsWith(`${x}/`);
+}
+
+export type Revision = { kind: 'revised'; conflicts: Conflict[] } | { kind: 'too_much'; pairs: number };
+
+// Brings a snapshot's answer (no conflicts among the snapshot's candidates at its time) up to date with
+// the locks other writers changed since, judged at `now`: only those are compared, so the write lock is
+// held for work in proportion to what changed. `current` holds the changed locks as they are now (a
+// deleted one is simply absent). Gives up with `too_much` past `maxPairs` glob comparisons.
+export function reviseForChanges(requests: readonly LockRequest[], current: readonly Lock[], now: number, lockDelayMs: number, maxPairs: number): Revision {
+  const groups: CandidateGroup[] = [];
+  let pairs = 0;
+  for (const request of requests) {
+    const related = current.filter((held) => held.scope === request.scope && held.type === request.type && mayOverlap(request.type, request.pattern, held.pattern));
+    pairs += related.length;
+    if (pairs > maxPairs) return { kind: 'too_much', pairs };
+    groups.push({ request, candidates: related });
+  }
+  return { kind: 'revised', conflicts: findGroupConflicts(groups, now, lockDelayMs) };
+}
+
+// Does a conflict found in an earlier snapshot still hold at `now`, judged on the held lock's row as it is
+// now (absent if deleted)? A lock's pattern never changes, so the example found then still serves.
+export function recheckConflict(conflict: Conflict, request: Pick<LockRequest, 'scope' | 'type' | 'owner' | 'mode'>, current: Lock | undefined, now: number, lockDelayMs: number): Conflict | null {
+  if (!current || current.pattern !== conflict.held.pattern || current.scope !== request.scope || current.type !== request.type || current.owner === request.owner) return null;
+  if (request.mode === 'shared' && current.mode === 'shared') return null;
+  const state = bindingState(current, now, lockDelayMs);
+  return state === null ? null : { ...conflict, held: current, state };
 }

@@ -3,8 +3,8 @@ import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
 import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
-import { gatherCandidates, reserveOnce, toRequests } from '../coord/reserve';
-import { findConflicts } from '../core/conflict';
+import { check } from '../coord/check';
+import { reserveOnce } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { findGitInfo } from '../store/discover';
 import { sameLineage } from './identity';
@@ -63,9 +63,8 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
 // hand-over is never recorded as a conflict.
 function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
   const input = { type: 'file' as const, patterns, owner: request.owner, mode: 'exclusive' as const, ttlMs: DEFAULT_TTL_MS.file, reason: editReason(request.toolUseId) };
-  return writeTransaction(ctx, (now) => {
-    const requests = toRequests(ctx, input);
-    const blocking = findConflicts(requests, gatherCandidates(ctx.db, requests, now, ctx.lockDelayMs), now, ctx.lockDelayMs);
+  return writeTransaction(ctx, () => {
+    const blocking = check(ctx, input); // inside the write lock: what it sees is what the grant below sees
     if (blocking.length > 0 && blocking.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) {
       for (const conflict of blocking) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, pattern: [conflict.held.pattern] }); // its own lineage: recorded as forced, by the taker
     }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { check } from '../../coord/check';
 import { commandLinePattern } from '../../coord/paths';
+import { checkWorkLimit } from '../../core/work-limits';
 import { describeConflict, optionalOwner, ownerOption, projectFor, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
@@ -16,6 +17,7 @@ export function checkCommand(emit: (reply: Reply) => void): Command {
 function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boolean }): Reply {
   // Without an owner the question is "is it free for anyone new?": every holder counts ('' is no owner).
   const owner = optionalOwner(options, process.env) ?? '';
+  checkWorkLimit('patterns', rawPatterns.length); // before any file-system or database work
   const project = projectFor(options);
   const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
   return withContext(options, false, (ctx) => {

@@ -4,8 +4,7 @@ import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { dropName, takeName, type NameType } from '../../coord/named';
 import { validateName } from '../../core/names';
-import type { ReserveOutcome } from '../../coord/reserve';
-import { retryWithBackoff } from '../../coord/wait';
+import { reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { lockTable } from '../render';
@@ -76,17 +75,13 @@ function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome
   return withContext(options, true, (ctx) => {
     const input = { type, name: validName, owner, ttlMs, reason: options.reason ?? null };
     if (waitMs === undefined) return { outcome: takeName(ctx, input), timedOut: false };
-    const result = retryWithBackoff((attempt) => {
-      const value = takeName(ctx, input, attempt);
-      return { done: value.granted, value };
-    }, { waitMs, clock: ctx.clock });
-    return { outcome: result.value, timedOut: result.timedOut };
+    return reserveWaiting(ctx, waitMs, (attempt) => takeName(ctx, input, attempt));
   });
 }
 
 function take(type: NameType, name: string, options: TakeOptions): Reply {
   const { outcome, timedOut } = takeOnce(type, name, options);
-  if (outcome.granted || type !== 'claim') return replyForOutcome(outcome, timedOut);
+  if (outcome.granted || type !== 'claim' || outcome.conflicts.length === 0) return replyForOutcome(outcome, timedOut);
   const held = outcome.conflicts[0]!.held;
   const message = `already claimed by ${held.owner} (since ${new Date(held.created_at).toISOString()}, expires ${new Date(held.expires_at).toISOString()})`;
   const base = replyForOutcome(outcome, timedOut);

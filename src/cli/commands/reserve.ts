@@ -3,8 +3,8 @@ import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
-import { reserveOnce, type ReserveOutcome } from '../../coord/reserve';
-import { retryWithBackoff } from '../../coord/wait';
+import { reserveOnce, reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
+import { checkWorkLimit } from '../../core/work-limits';
 import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { lockTable } from '../render';
@@ -32,22 +32,13 @@ export function runReserve(rawPatterns: string[], options: ReserveOptions): Repl
   const owner = resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.file;
   const waitMs = options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
+  checkWorkLimit('patterns', rawPatterns.length); // before any file-system or database work
   const project = projectFor(options);
   const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
   return withContext(options, true, (ctx) => {
     const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
-    let outcome: ReserveOutcome;
-    let timedOut = false;
-    if (waitMs === undefined) {
-      outcome = reserveOnce(ctx, input);
-    } else {
-      const result = retryWithBackoff((attempt) => {
-        const value = reserveOnce(ctx, input, attempt);
-        return { done: value.granted, value };
-      }, { waitMs, clock: ctx.clock });
-      outcome = result.value;
-      timedOut = result.timedOut;
-    }
+    if (waitMs === undefined) return replyForOutcome(reserveOnce(ctx, input), false);
+    const { outcome, timedOut } = reserveWaiting(ctx, waitMs, (attempt) => reserveOnce(ctx, input, attempt));
     return replyForOutcome(outcome, timedOut);
   }, project);
 }
@@ -57,10 +48,15 @@ export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Rep
     const locks = outcome.locks.map(viewLock);
     return success({ locks }, () => lockTable(locks));
   }
+  if (outcome.busy && outcome.conflicts.length === 0) {
+    // The wait ran out before the database ever answered: still "wait timed out", not BUSY (README, "Waiting").
+    const error = new IcError('TIMEOUT', 'gave up waiting: the database stayed busy (another call held its write lock) for the whole wait', { conflicts: [], busy: true });
+    return failure(error, {}, () => 'timed out waiting: the database stayed busy');
+  }
   const conflicts = outcome.conflicts.map(viewConflict);
   const lines = outcome.conflicts.map(describeConflict);
   const error = timedOut
-    ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts })
+    ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) })
     : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });
   return failure(error, {}, () => `${timedOut ? 'timed out waiting' : 'not granted'}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
 }
