@@ -1,6 +1,6 @@
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
-import { insertEvent, nextEventId, raiseTokenFloor } from '../store/events';
+import { insertEvent, nextEventId } from '../store/events';
 import { listLocks, reassign, withoutBase } from '../store/locks';
 import { writeTransaction, type CoordContext } from './context';
 
@@ -17,7 +17,6 @@ export function transfer(ctx: CoordContext, input: { from: string; to: string; p
     return held.map((lock) => {
       const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
       reassign(ctx.db, lock.seq, input.to, token);
-      raiseTokenFloor(ctx.db, token);
       insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail: { from: input.from, previous_token: lock.token, token } }, token);
       return withoutBase({ ...lock, owner: input.to, token });
     });
