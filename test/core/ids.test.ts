@@ -5,7 +5,7 @@ import { ID_PATTERN, randomId } from '../../src/core/ids';
 const SPACE = 36 ** 8;
 
 describe('lock ids', () => {
-  it('are 8 characters of [0-9a-z] from the real random source, and do not repeat in 10,000 draws', () => {
+  it('are 8 characters of [0-9a-z] from the default random source, and do not repeat in 10,000 draws', () => {
     const ids = Array.from({ length: 10_000 }, () => randomId());
     expect(ids.filter((id) => !ID_PATTERN.test(id))).toEqual([]);
     expect(new Set(ids).size).toBe(ids.length); // a repeat here has probability about 2e-5
