@@ -79,7 +79,7 @@ const seedPattern = (i) => (i % 10 === 0 ? `packages/pkg${i % 97}/generated/out$
 
 // Fills a database with `count` active file locks from 20 owners spread over many directories.
 function seed(dir, count) {
-  const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+  const ctx = api.createContext({ cwd: dir, env: {}, write: true }); // the repository's default database, the one the hooks open
   for (let i = 0; i < count; i++) {
     const pattern = seedPattern(i);
     const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner: SEED_OWNERS[i % SEED_OWNERS.length], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
@@ -152,7 +152,7 @@ function benchThroughput() {
   seed(dir, 10_000);
   const ops = 2000;
   const rounds = 9;
-  const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+  const ctx = api.createContext({ cwd: dir, env: {}, write: true }); // the repository's default database, the one the hooks open
   const owner = sessionOwner(99);
   const grantPattern = (round, i) => `packages/bench/src/round${round}/Widget${i}.tsx`;
   const icRound = (round) => {

@@ -5,7 +5,7 @@ import { type Lock, type LockMode, type LockType } from '../core/lock';
 import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';
 import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
-import { lastEventId, locksChangedSince, tokenFloor } from '../store/changes';
+import { lastEventId, locksChangedSince, purgeCount } from '../store/changes';
 import type { Database } from 'better-sqlite3';
 import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
@@ -117,7 +117,7 @@ function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: Loc
 // Every other candidate did not block at t0 and still does not: its owner, mode and pattern are as they
 // were, and time alone only unbinds (active → lock-delay → free). The one write without an event,
 // heartbeat's extension, only extends locks active at the time, so they were bound at t0 already.
-// A purge deletes events: it raises the token floor first, so a floor that moved since t0 means "cannot
+// A purge deletes events: it counts itself in the same transaction, so a count that moved since t0 means "cannot
 // tell" and the decision is redone, as it is when the clock ran backwards or too much changed. Hence no
 // two conflicting grants, and every conflict reported or recorded was true at t1 (the checker of the
 // stress harness holds each `conflict` event to that).
@@ -128,7 +128,8 @@ function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: Lo
 export interface Snapshot {
   now: number;
   eventId: number;
-  floor: number;
+  /** The purge count at the snapshot (store/changes.ts). */
+  purges: number;
   requests: LockRequest[];
   /** Each request's own lock, found outside the write lock. */
   owns: Own[];
@@ -140,14 +141,14 @@ export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapsh
   return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkWorkLimit('comparisons', countComparisons(groups));
-    return { now, eventId: lastEventId(ctx.db), floor: tokenFloor(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+    return { now, eventId: lastEventId(ctx.db), purges: purgeCount(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
   });
 }
 
 // Inside the write lock: the snapshot's answer, brought up to date with what changed since, is committed.
 export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
   return writeTransaction(ctx, (now) => {
-    if (now < snapshot.now || tokenFloor(ctx.db) !== snapshot.floor) return SNAPSHOT_STALE;
+    if (now < snapshot.now || purgeCount(ctx.db) !== snapshot.purges) return SNAPSHOT_STALE;
     const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
     const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);

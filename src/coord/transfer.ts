@@ -1,7 +1,7 @@
 import { checkTransferAuthority } from '../core/authority';
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
-import { insertEvent, nextEventId, raiseTokenFloor } from '../store/events';
+import { insertEvent, nextEventId } from '../store/events';
 import { reassign, withoutBase } from '../store/locks';
 import { locksInView } from './list';
 import { writeTransaction, type CoordContext } from './context';
@@ -30,7 +30,6 @@ export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
     return held.map((lock) => {
       const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
       reassign(ctx.db, lock.seq, input.to, token);
-      raiseTokenFloor(ctx.db, token);
       const detail = { from: input.from, by: input.by, forced, previous_token: lock.token, token };
       insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
       return withoutBase({ ...lock, owner: input.to, token });

@@ -18,8 +18,8 @@ export function locksChangedSince(db: Database.Database, afterId: number, scope:
   return rows.map((row) => row.lock_id);
 }
 
-// The floor under the next fencing token. A purge of events raises it to the newest event id first
-// (store/events.ts), so a floor above a snapshot's event id says events after the snapshot may be gone.
-export function tokenFloor(db: Database.Database): number {
-  return (statement(db, "SELECT coalesce((SELECT value FROM counters WHERE name = 'token_floor'), 0) AS value").get() as { value: number }).value;
+// How many purges have deleted events so far: a count that moved since a snapshot says events after the
+// snapshot may be gone, so what changed since cannot be told from the log.
+export function purgeCount(db: Database.Database): number {
+  return (statement(db, 'SELECT count FROM purges WHERE id = 1').get() as { count: number }).count;
 }

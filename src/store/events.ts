@@ -36,23 +36,12 @@ export function insertEvent(db: Database.Database, event: NewEvent, id: number |
   return Number(result.lastInsertRowid);
 }
 
-// The id the next token-assigning event will get: above every event id, every lock key and the token
-// floor (schema 1's tokens, raised by transfers and purges). It only grows, because purges keep the newest
-// event and lock keys never exceed event ids; call it inside the write transaction that inserts that
-// event. `storedIds` says whether any lock has an id that is not derived from its key (see
-// store/locks.ts), so that the common grant needs no second lookup.
-export function nextEventId(db: Database.Database): { id: number; storedIds: boolean } {
-  const sql =
-    "SELECT max(coalesce((SELECT max(id) FROM events), 0), coalesce((SELECT value FROM counters WHERE name = 'token_floor'), 0), coalesce((SELECT max(seq) FROM locks), 0)) + 1 AS id, " +
-    'EXISTS (SELECT 1 FROM locks WHERE seq < 0) AS storedIds';
-  const row = statement(db, sql).get() as { id: number; storedIds: number };
-  return { id: row.id, storedIds: row.storedIds === 1 };
-}
-
-// Keeps the next token above `token` even if the events that recorded it are lost (a transfer's token
-// is no lock key; a purge deletes events). Rare writes, off the grant path.
-export function raiseTokenFloor(db: Database.Database, token: number): void {
-  statement(db, "UPDATE counters SET value = max(value, ?) WHERE name = 'token_floor'").run(token);
+// The id the next token-assigning event will get, which is its fencing token and, for a grant, the new
+// lock's key: one above every event id. Every token ever assigned was an event id, and the largest event
+// id never goes back (purgeEvents keeps the newest event), so no counter is needed for tokens to rise
+// forever. Call it inside the write transaction that inserts that event.
+export function nextEventId(db: Database.Database): { id: number } {
+  return statement(db, 'SELECT coalesce(max(id), 0) + 1 AS id FROM events').get() as { id: number };
 }
 
 // The first event id whose time is at or after `since`, found by bisecting the ids: commit order and
@@ -71,11 +60,13 @@ export function firstEventIdSince(db: Database.Database, since: number): number 
   return high;
 }
 
-// Deletes events older than the cutoff but always keeps the newest one: event ids (and consumer cursors)
-// rely on SQLite never reusing a rowid below the current maximum.
+// Deletes events older than the cutoff but always keeps the newest one: fencing tokens (nextEventId) and
+// consumer cursors rely on the largest event id never going back.
+// Each purge that deletes anything is counted (see the purges table), in the same transaction.
 export function purgeEvents(db: Database.Database, before: number): number {
-  raiseTokenFloor(db, (statement(db, 'SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id);
-  return statement(db, 'DELETE FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').run(before).changes;
+  const deleted = statement(db, 'DELETE FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').run(before).changes;
+  if (deleted > 0) statement(db, 'UPDATE purges SET count = count + 1 WHERE id = 1').run();
+  return deleted;
 }
 
 export interface EventQuery {

@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { Lock, LockMode, LockType } from '../core/lock';
-import { idForSeq, MAX_DERIVED_SEQ, randomId, seqForId } from '../core/ids';
+import { randomId } from '../core/ids';
 import { statement } from './statements';
 
 export interface StoredLock extends Lock {
-  /** The row's key: > 0 when id is derived from it, < 0 when id is stored (schema 2, see its migration). */
+  /** The row's key: the id of the event that recorded the grant. */
   seq: number;
   base: string;
   ttl_ms: number;
@@ -12,31 +12,14 @@ export interface StoredLock extends Lock {
 
 const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason';
 
-// The key and public id of the lock granted by the event `next.id` (see nextEventId, which puts that id
-// above every key): the key is the event id and the id is derived from it, unless a stored id already
-// spells that id or the key is past the derived range. Then the lock gets a fresh random id, kept under a
-// negative key where locks_by_stored_id finds it.
-export function allocateLockKey(db: Database.Database, next: { id: number; storedIds: boolean }): { seq: number; id: string } {
-  if (next.id <= MAX_DERIVED_SEQ) {
-    const id = idForSeq(next.id, idSalt(db));
-    if (!next.storedIds || !statement(db, 'SELECT 1 FROM locks WHERE seq < 0 AND id = ?').get(id)) return { seq: next.id, id };
-  }
-  let id = randomId();
-  while (getLock(db, id)) id = randomId();
-  const lowest = (statement(db, 'SELECT min(coalesce(min(seq), 0), 0) AS seq FROM locks').get() as { seq: number }).seq;
-  return { seq: lowest - 1, id };
-}
-
-const salts = new WeakMap<Database.Database, number>();
-
-// The database's id salt (drawn once by schema 2): read once per connection, since it never changes.
-function idSalt(db: Database.Database): number {
-  let salt = salts.get(db);
-  if (salt === undefined) {
-    salt = (statement(db, "SELECT value FROM counters WHERE name = 'id_salt'").get() as { value: number } | undefined)?.value ?? 0;
-    salts.set(db, salt);
-  }
-  return salt;
+// The key and public id of the lock granted by the event `next.id` (nextEventId): the key is that event
+// id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
+// would otherwise fail the whole grant). `newId` is for tests that need a collision.
+export function allocateLockKey(db: Database.Database, next: { id: number }, newId: () => string = randomId): { seq: number; id: string } {
+  const taken = statement(db, 'SELECT 1 FROM locks WHERE id = ?');
+  let id = newId();
+  while (taken.get(id)) id = newId();
+  return { seq: next.id, id };
 }
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
@@ -60,10 +43,9 @@ export function insertLock(db: Database.Database, lock: StoredLock): void {
   );
 }
 
-// By derived id (decode it to the key) or by stored id (the small index of negative keys).
+// By public id, through locks_by_id.
 export function getLock(db: Database.Database, id: string): StoredLock | undefined {
-  const seq = seqForId(id, idSalt(db)) ?? 0; // no row has key 0
-  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE seq = ? AND id = ? UNION ALL SELECT ${COLUMNS} FROM locks WHERE seq < 0 AND id = ?`).get(seq, id, id) as StoredLock | undefined;
+  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
 }
 
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.

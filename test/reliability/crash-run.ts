@@ -7,7 +7,6 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import { idForSeq } from '../../src/core/ids';
 import { seeded } from '../support/random';
 
 export interface CrashOptions {
@@ -92,19 +91,16 @@ export function verifyDatabase(path: string, promised: Map<string, number>): str
     const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name));
     if (!tables.has('locks')) return promised.size ? [`no locks table but ${promised.size} grants were printed`] : [];
     const rows = db.prepare('SELECT * FROM locks').all() as Record<string, unknown>[];
-    // A grant's token is the id of its `reserved` event (schema 2), so that event is found by both
+    // A grant's token is the id of its `reserved` event, so that event is found by both
     // (the crash jobs transfer nothing; a transfer would give the lock its `transferred` event's id).
     const reserved = new Map((db.prepare("SELECT id, lock_id FROM events WHERE type = 'reserved'").all() as { id: number; lock_id: string }[]).map((e) => [e.lock_id, e.id]));
     const releasedEvents = new Set((db.prepare("SELECT lock_id FROM events WHERE type IN ('released', 'force_released', 'expired')").all() as { lock_id: string }[]).map((e) => e.lock_id));
     const tokens = new Map<string, number>();
-    // Ids are found by decoding them to the row key (schema 2): a row with a positive key must carry the id
-    // derived from it, or no command could find it.
-    const salt = (db.prepare("SELECT value FROM counters WHERE name = 'id_salt'").get() as { value: number } | undefined)?.value;
     for (const row of rows) {
       const what = `lock ${String(row.id)}`;
       if (typeof row.id !== 'string' || !ID.test(row.id)) problems.push(`${what}: bad id`);
-      else if (salt === undefined) problems.push(`${what}: the database has no id salt`);
-      else if ((row.seq as number) > 0 && row.id !== idForSeq(row.seq as number, salt)) problems.push(`${what}: id is not the one derived from key ${String(row.seq)}`);
+      // The row's key is the id of the event that recorded its grant, which the crash jobs never transfer.
+      if (row.seq !== row.token) problems.push(`${what}: key ${String(row.seq)} is not its grant's event id (${String(row.token)})`);
       if (!isInt(row.token) || (row.token as number) <= 0) problems.push(`${what}: bad token ${String(row.token)}`);
       if (!['file', 'named', 'claim'].includes(row.type as string)) problems.push(`${what}: bad type ${String(row.type)}`);
       if (!['exclusive', 'shared'].includes(row.mode as string)) problems.push(`${what}: bad mode ${String(row.mode)}`);

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../src/store/open';
-import { firstEventIdSince, insertEvent, nextEventId, purgeEvents, raiseTokenFloor } from '../../src/store/events';
+import { firstEventIdSince, insertEvent, nextEventId, purgeEvents } from '../../src/store/events';
 
 let dir: string;
 let db: Database.Database;
@@ -64,16 +64,16 @@ describe('firstEventIdSince', () => {
 });
 
 describe('nextEventId', () => {
-  it('is above every event id, every lock key and the token floor, and a purge or a transfer only raises it', () => {
-    withLog([{ gap: 1, at: 1 }, { gap: 1, at: 2 }, { gap: 1, at: 3 }], () => {
-      expect(nextEventId(db).id).toBe(4);
-      raiseTokenFloor(db, 10); // a transfer's token
+  it('is one above the largest event id, and a purge never lowers it (it keeps the newest event)', () => {
+    withLog([{ gap: 1, at: 1 }, { gap: 1, at: 2 }, { gap: 7, at: 3 }], () => {
+      expect(nextEventId(db).id).toBe(10);
+      expect(insertEvent(db, event(4))).toBe(10); // SQLite's own next rowid is the same number
+      expect(purgeEvents(db, 100)).toBe(3); // everything but the newest
+      expect(db.prepare('SELECT id FROM events').all()).toEqual([{ id: 10 }]);
       expect(nextEventId(db).id).toBe(11);
-      insertEvent(db, event(4), 11);
-      expect(purgeEvents(db, 100)).toBe(3); // keeps the newest
-      expect(nextEventId(db).id).toBe(12);
-      db.exec('DELETE FROM events'); // even a log that lost everything does not hand out 11 again
-      expect(nextEventId(db).id).toBe(12);
+      expect(purgeEvents(db, 100)).toBe(0); // the newest is never purged, however old
+      expect(nextEventId(db).id).toBe(11);
     });
+    expect(withLog([], () => nextEventId(db).id)).toBe(1);
   });
 });

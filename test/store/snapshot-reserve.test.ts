@@ -64,7 +64,7 @@ describe('reserve from a snapshot', () => {
   it('refuses when the requester’s own lock was transferred to another owner after the snapshot', () => {
     expect(reserve(mine, 'bob', ['src/a.ts']).granted).toBe(true);
     const outcome = raced('bob', ['src/**', 'lib/*.ts'], () => transfer(other, { from: 'bob', to: 'alice', by: 'bob', force: false }));
-    // A transfer raises the token floor, so the snapshot is redone rather than revised; either way, no grant.
+    // The transfer's event names bob's lock, so the commit sees it changed hands; either way, no grant.
     expect(outcome === SNAPSHOT_STALE || !outcome.granted).toBe(true);
     const fresh = reserve(mine, 'bob', ['src/**', 'lib/*.ts']);
     expect(!fresh.granted && fresh.conflicts[0]!.held.owner).toBe('alice');
@@ -116,7 +116,7 @@ describe('reserve from a snapshot', () => {
       release(other, { ids: [], owner: 'alice', all: true, force: false, reason: null });
       transfer(other, { from: 'carol', to: 'bob', by: 'carol', force: false });
     });
-    // The transfer moved the token floor, so this commit may be redone; the fresh decision grants.
+    // Revised from the events since the snapshot (or redone): either way the decision grants.
     if (outcome === SNAPSHOT_STALE) expect(reserve(mine, 'bob', ['src/**', 'docs/**']).granted).toBe(true);
     else expect(outcome.granted).toBe(true);
     expectNoDoubleGrant();
