@@ -118,7 +118,12 @@ function makeDatabaseDirectory(dir: string, explicit: boolean): void {
   if (explicit) {
     throw new IcError('DB_UNAVAILABLE', `the directory ${dir} does not exist; ic never creates one for --db or IC_DB`, { path: dir, hint: `check the path for a typo, or create it first: mkdir -p ${shellQuote(dir)}` });
   }
-  mkdirSync(dir);
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    // Another process's first write made it between our look and now: that is the directory we want.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(dir).isDirectory()) throw error;
+  }
 }
 
 // WAL keeps its index in shared memory (the -shm file, mmap'ed by every process); network file systems
