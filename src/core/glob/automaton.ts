@@ -19,12 +19,14 @@ interface TrieNode {
   edges: Map<string, { segment: Segment; child: TrieNode }>;
 }
 
-const cache = new WeakMap<CompiledPattern, Automaton>();
-
-// Builds (once per compiled pattern) the minimal DAG and its position automaton.
+// The automaton of a compiled pattern, built on first use and kept on it (so in the GlobCache holding it).
 export function automatonOf(pattern: CompiledPattern): Automaton {
-  const hit = cache.get(pattern);
-  if (hit !== undefined) return hit;
+  pattern.automaton ??= buildAutomaton(pattern);
+  return pattern.automaton;
+}
+
+// Builds the minimal DAG of the readings and its position automaton.
+function buildAutomaton(pattern: CompiledPattern): Automaton {
   const root: TrieNode = { end: false, edges: new Map() };
   for (const alt of pattern.alternatives) {
     let node = root;
@@ -77,7 +79,5 @@ export function automatonOf(pattern: CompiledPattern): Automaton {
       moves[2 * n]!.push({ id, to: 2 * to });
     }
   });
-  const automaton = { start, accepting, moves, segments, skips };
-  cache.set(pattern, automaton);
-  return automaton;
+  return { start, accepting, moves, segments, skips };
 }

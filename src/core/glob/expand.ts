@@ -1,5 +1,6 @@
 import { type CharSet, UNIVERSE, classSet, single } from './charset';
 import type { Atom } from './parse';
+import type { Shape } from './segment-shape';
 
 // One position of a segment pattern: a run of any characters, or exactly one character from a set.
 export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
@@ -7,7 +8,7 @@ export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
 // A segment is `**` (zero or more whole segments) or a sequence of items matching one path segment.
 export type Segment =
   | { kind: 'globstar'; key: string }
-  | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined };
+  | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined; shape?: Shape };
 
 // One brace-free reading of the pattern: the segments a path must match, in order.
 export interface Alternative {
@@ -20,15 +21,19 @@ type FlatAtom = Exclude<Atom, { kind: 'brace' }>;
 
 export const GLOBSTAR: Segment = { kind: 'globstar', key: '**' };
 const STAR: Item = { kind: 'star' };
-const setItems = new WeakMap<CharSet, Item>();
+const ANY: Item = { kind: 'set', set: UNIVERSE };
 
-// The item for a set, shared by every position using that set (literals and classes are interned in
-// charset.ts), so a long segment costs an array of pointers rather than an object per character.
-function setItem(set: CharSet): Item {
-  let item = setItems.get(set);
+// Items of one pattern by code point (literals) or class key: every position using the same set shares one
+// item and one set object, so a long segment costs an array of pointers, and the segment decider's per-set
+// work (its shift-and masks) is done once per distinct set. Made per compilation, so nothing outlives it.
+type Interned = Map<number | string, Item>;
+
+// The shared item for a set, made on first use.
+function internItem(interned: Interned, key: number | string, makeSet: () => CharSet): Item {
+  let item = interned.get(key);
   if (item === undefined) {
-    item = { kind: 'set', set };
-    setItems.set(set, item);
+    item = { kind: 'set', set: makeSet() };
+    interned.set(key, item);
   }
   return item;
 }
@@ -48,11 +53,11 @@ export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
 }
 
 // Splits one reading at its slashes into segments; empty segments (from `//` inside braces) vanish.
-export function toAlternative(atoms: readonly FlatAtom[]): Alternative {
+export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = new Map()): Alternative {
   const segments: Segment[] = [];
   let current: FlatAtom[] = [];
   const flush = (): void => {
-    if (current.length > 0) segments.push(toSegment(current));
+    if (current.length > 0) segments.push(toSegment(current, interned));
     current = [];
   };
   for (const atom of atoms) {
@@ -68,7 +73,7 @@ export function toAlternative(atoms: readonly FlatAtom[]): Alternative {
 }
 
 // Builds a segment: exactly `**` is a globstar; elsewhere runs of `*` collapse into one star.
-function toSegment(atoms: readonly FlatAtom[]): Segment {
+function toSegment(atoms: readonly FlatAtom[], interned: Interned): Segment {
   if (atoms.length === 2 && atoms[0]!.kind === 'star' && atoms[1]!.kind === 'star') return GLOBSTAR;
   const items: Item[] = [];
   let key = '';
@@ -81,17 +86,19 @@ function toSegment(atoms: readonly FlatAtom[]): Segment {
       }
       literal = undefined;
     } else if (atom.kind === 'any') {
-      items.push(setItem(UNIVERSE));
+      items.push(ANY);
       key += '?';
       literal = undefined;
     } else if (atom.kind === 'class') {
       const set = classSet(atom.ranges, atom.negated);
-      items.push(setItem(set));
-      key += `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
+      const classKey = `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
+      items.push(internItem(interned, classKey, () => set));
+      key += classKey;
       literal = undefined;
     } else if (atom.kind === 'char') {
       const ch = String.fromCodePoint(atom.cp);
-      items.push(setItem(single(atom.cp)));
+      const cp = atom.cp;
+      items.push(internItem(interned, cp, () => single(cp)));
       key += '*?[\\'.includes(ch) ? `\\${ch}` : ch;
       if (literal !== undefined) literal += ch;
     }
@@ -102,8 +109,9 @@ function toSegment(atoms: readonly FlatAtom[]): Segment {
 // All distinct readings of a parsed pattern.
 export function expandPattern(atoms: readonly Atom[]): Alternative[] {
   const seen = new Map<string, Alternative>();
+  const interned: Interned = new Map();
   for (const flat of expandBraces(atoms)) {
-    const alt = toAlternative(flat);
+    const alt = toAlternative(flat, interned);
     if (!seen.has(alt.key)) seen.set(alt.key, alt);
   }
   return [...seen.values()];

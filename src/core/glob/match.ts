@@ -1,5 +1,5 @@
+import { type GlobCache, SHARED_CACHE } from './cache';
 import { UNIVERSE, contains } from './charset';
-import { compilePattern } from './compile';
 import type { Item, Segment } from './expand';
 
 // A normalized relative path: non-empty segments, none `.` or `..`, no leading or trailing `/`.
@@ -13,9 +13,9 @@ export function isNormalizedPath(path: string): boolean {
 
 // Tests a path against a normalized pattern by simulating its automaton (linear time, no backtracking,
 // so `*a*a*a…` cannot blow up); independent of the product search in overlap.ts. Not a normalized path → false.
-export function matchPath(pattern: string, path: string): boolean {
+export function matchPath(pattern: string, path: string, cache: GlobCache = SHARED_CACHE): boolean {
   if (!isNormalizedPath(path)) return false;
-  const { alternatives } = compilePattern(pattern);
+  const { alternatives } = cache.compiled(pattern);
   const segments = path.split('/').map((s) => Array.from(s, (ch) => ch.codePointAt(0)!));
   return alternatives.some((alt) => matchSegments(alt.segments, segments));
 }
