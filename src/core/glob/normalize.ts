@@ -2,6 +2,7 @@ import { IcError } from '../errors';
 import { foldCaseAtoms } from './case-fold';
 import { expandBraces, toAlternative } from './expand';
 import { formatAtoms } from './format';
+import { SHARED_CACHE } from './cache';
 import { validateComplexity } from './limits';
 import { overlaps } from './overlap';
 import { type Atom, checkCharacters, invalid, parsePattern } from './parse';
@@ -41,7 +42,9 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
   let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
-  validateComplexity(result);
+  // Compiling validates the stored form, unless it is the input just validated (the hook's usual case); the
+  // compiled form stays cached for the overlap checks that follow in this process.
+  SHARED_CACHE.compiled(result, result === input);
   if (!overlaps(result, result).overlap) {
     throw invalid(`pattern "${input}" can never match a path (a segment could only be "." or "..")`);
   }
