@@ -1,8 +1,9 @@
 import type { CompiledPattern } from './compile';
 import type { Segment } from './expand';
 
-// The segment-level automaton of a whole pattern: its brace readings merged into a minimal DAG (shared
-// prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as `a/x/**`.
+// The segment-level automaton of a whole pattern (docs/overlap.md, sections 2-3): its brace readings merged
+// into a minimal DAG (shared prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as
+// `a/x/**`.
 // Positions: 2n is DAG node n; 2n+1 is "inside a `**` that leads to node n" (loops on any segment).
 // Moves name their segment by a small id into `segments` (id 0 = any segment), so a search can memoize
 // segment pairs in a flat array instead of hashing keys.
