@@ -23,20 +23,15 @@ export const GLOBSTAR: Segment = { kind: 'globstar', key: '**' };
 const STAR: Item = { kind: 'star' };
 const ANY: Item = { kind: 'set', set: UNIVERSE };
 
-// Items of one pattern by code point (literals) or class key: every position using the same set shares one
+// Items of one pattern by code point (literals) and by class key: every position using the same set shares one
 // item and one set object, so a long segment costs an array of pointers, and the segment decider's per-set
 // work (its shift-and masks) is done once per distinct set. Made per compilation, so nothing outlives it.
-type Interned = Map<number | string, Item>;
-
-// The shared item for a set, made on first use.
-function internItem(interned: Interned, key: number | string, makeSet: () => CharSet): Item {
-  let item = interned.get(key);
-  if (item === undefined) {
-    item = { kind: 'set', set: makeSet() };
-    interned.set(key, item);
-  }
-  return item;
+interface Interned {
+  chars: Map<number, Item>;
+  classes: Map<string, Item>;
 }
+
+const newInterned = (): Interned => ({ chars: new Map(), classes: new Map() });
 
 // Every brace-free reading of a sequence, in order (braces multiply; the complexity limits bound the count).
 export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
@@ -53,7 +48,7 @@ export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
 }
 
 // Splits one reading at its slashes into segments; empty segments (from `//` inside braces) vanish.
-export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = new Map()): Alternative {
+export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = newInterned()): Alternative {
   const segments: Segment[] = [];
   let current: FlatAtom[] = [];
   const flush = (): void => {
@@ -92,13 +87,16 @@ function toSegment(atoms: readonly FlatAtom[], interned: Interned): Segment {
     } else if (atom.kind === 'class') {
       const set = classSet(atom.ranges, atom.negated);
       const classKey = `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
-      items.push(internItem(interned, classKey, () => set));
+      let item = interned.classes.get(classKey);
+      if (item === undefined) interned.classes.set(classKey, (item = { kind: 'set', set }));
+      items.push(item);
       key += classKey;
       literal = undefined;
     } else if (atom.kind === 'char') {
       const ch = String.fromCodePoint(atom.cp);
-      const cp = atom.cp;
-      items.push(internItem(interned, cp, () => single(cp)));
+      let item = interned.chars.get(atom.cp);
+      if (item === undefined) interned.chars.set(atom.cp, (item = { kind: 'set', set: single(atom.cp) }));
+      items.push(item);
       key += '*?[\\'.includes(ch) ? `\\${ch}` : ch;
       if (literal !== undefined) literal += ch;
     }
@@ -109,7 +107,7 @@ function toSegment(atoms: readonly FlatAtom[], interned: Interned): Segment {
 // All distinct readings of a parsed pattern.
 export function expandPattern(atoms: readonly Atom[]): Alternative[] {
   const seen = new Map<string, Alternative>();
-  const interned: Interned = new Map();
+  const interned = newInterned();
   for (const flat of expandBraces(atoms)) {
     const alt = toAlternative(flat, interned);
     if (!seen.has(alt.key)) seen.set(alt.key, alt);
