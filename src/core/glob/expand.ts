@@ -47,19 +47,22 @@ export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
   return results;
 }
 
-// Splits one reading at its slashes into segments; empty segments (from `//` inside braces) vanish.
-export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = newInterned()): Alternative {
-  const segments: Segment[] = [];
-  let current: FlatAtom[] = [];
-  const flush = (): void => {
-    if (current.length > 0) segments.push(toSegment(current, interned));
-    current = [];
-  };
+// Cuts atoms at their top-level slashes (slashes inside braces stay put), keeping empty pieces: the one
+// place a parsed pattern is split into segments, for readings here and for normalize.ts.
+export function splitAtSlashes<A extends Atom>(atoms: readonly A[]): A[][] {
+  const pieces: A[][] = [[]];
   for (const atom of atoms) {
-    if (atom.kind === 'slash') flush();
-    else current.push(atom);
+    if (atom.kind === 'slash') pieces.push([]);
+    else pieces[pieces.length - 1]!.push(atom);
   }
-  flush();
+  return pieces;
+}
+
+// Splits one reading into segments; empty segments (from `//` inside braces) vanish.
+export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = newInterned()): Alternative {
+  const segments = splitAtSlashes(atoms)
+    .filter((piece) => piece.length > 0)
+    .map((piece) => toSegment(piece, interned));
   return {
     segments,
     key: segments.map((s) => s.key).join('/'),

@@ -1,6 +1,6 @@
 import { IcError } from '../errors';
 import { foldCaseAtoms } from './case-fold';
-import { expandBraces, toAlternative } from './expand';
+import { expandBraces, splitAtSlashes, toAlternative } from './expand';
 import { formatAtoms } from './format';
 import { SHARED_CACHE } from './cache';
 import { validateComplexity } from './limits';
@@ -79,19 +79,10 @@ function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => 
   return { path: [...realNames.map(literalAtoms), ...segments.slice(names.length)], resolved: real };
 }
 
-// Cuts the top level at its slashes (slashes inside braces stay put); notes a leading and a trailing slash.
+// Cuts the top level at its slashes; notes a leading and a trailing slash.
 function splitTopLevel(atoms: readonly Atom[]): { segments: Atom[][]; absolute: boolean; directory: boolean } {
-  const segments: Atom[][] = [];
-  let current: Atom[] = [];
-  for (const atom of atoms) {
-    if (atom.kind === 'slash') {
-      segments.push(current);
-      current = [];
-    } else current.push(atom);
-  }
-  segments.push(current);
   return {
-    segments: segments.filter((s) => s.length > 0),
+    segments: splitAtSlashes(atoms).filter((s) => s.length > 0),
     absolute: atoms[0]?.kind === 'slash',
     directory: atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash',
   };
