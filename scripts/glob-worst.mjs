@@ -6,8 +6,8 @@
 //
 // Each figure is the median of --reps decisions in this fresh process after --warmup rounds over every pair.
 // "cold" is what a new check costs: every rep renames the letters a-z of both patterns to unused code points
-// (a shift, so ranges like [a-z] keep their meaning), so neither the compile cache nor the segment memo can
-// answer from an earlier rep. "hot" repeats the same pair, as a hook re-checking the same locks does.
+// (a shift, so ranges like [a-z] keep their meaning), so the shared GlobCache (compiled patterns, decided
+// segment pairs) cannot answer from an earlier rep. "hot" repeats the same pair, as a hook re-checking the same locks does.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';

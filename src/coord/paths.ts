@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IcError } from '../core/errors';
-import { normalizePattern, validateComplexity } from '../core/glob';
+import { normalizePattern } from '../core/glob';
 import type { CoordContext } from './context';
 
 type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'>;
@@ -26,8 +26,8 @@ export function realpathLongestPrefix(absolute: string): string {
 // Turns a pattern into the stored key for a file lock: normalised, relative to the scope, with symlinks in its
 // literal leading segments resolved so aliases of one file collide. A relative pattern is read from the scope
 // root, or from `base` (names below the root) when given. Hooks call this with root-relative paths.
+// normalizePattern bounds the input (TOO_COMPLEX) before it calls any of the file-system callbacks.
 export function canonicalFilePattern(ctx: PatternContext, input: string, base?: readonly string[]): string {
-  validateComplexity(input); // before the file-system work below, not only inside normalizePattern
   return normalizePattern(input, {
     root: ctx.scope,
     ignoreCase: ctx.ignoreCase,

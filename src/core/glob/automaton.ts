@@ -1,8 +1,9 @@
 import type { CompiledPattern } from './compile';
 import type { Segment } from './expand';
 
-// The segment-level automaton of a whole pattern: its brace readings merged into a minimal DAG (shared
-// prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as `a/x/**`.
+// The segment-level automaton of a whole pattern (docs/overlap.md, sections 2-3): its brace readings merged
+// into a minimal DAG (shared prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as
+// `a/x/**`.
 // Positions: 2n is DAG node n; 2n+1 is "inside a `**` that leads to node n" (loops on any segment).
 // Moves name their segment by a small id into `segments` (id 0 = any segment), so a search can memoize
 // segment pairs in a flat array instead of hashing keys.
@@ -19,12 +20,14 @@ interface TrieNode {
   edges: Map<string, { segment: Segment; child: TrieNode }>;
 }
 
-const cache = new WeakMap<CompiledPattern, Automaton>();
-
-// Builds (once per compiled pattern) the minimal DAG and its position automaton.
+// The automaton of a compiled pattern, built on first use and kept on it (so in the GlobCache holding it).
 export function automatonOf(pattern: CompiledPattern): Automaton {
-  const hit = cache.get(pattern);
-  if (hit !== undefined) return hit;
+  pattern.automaton ??= buildAutomaton(pattern);
+  return pattern.automaton;
+}
+
+// Builds the minimal DAG of the readings and its position automaton.
+function buildAutomaton(pattern: CompiledPattern): Automaton {
   const root: TrieNode = { end: false, edges: new Map() };
   for (const alt of pattern.alternatives) {
     let node = root;
@@ -77,7 +80,5 @@ export function automatonOf(pattern: CompiledPattern): Automaton {
       moves[2 * n]!.push({ id, to: 2 * to });
     }
   });
-  const automaton = { start, accepting, moves, segments, skips };
-  cache.set(pattern, automaton);
-  return automaton;
+  return { start, accepting, moves, segments, skips };
 }

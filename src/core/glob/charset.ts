@@ -52,35 +52,18 @@ export function complement(set: CharSet): CharSet {
   return intersect(out, UNIVERSE);
 }
 
-const classes = new Map<string, CharSet>();
-
-// A class body as a set restricted to the universe (a range over `/` silently skips it). Equal classes share
-// one set object, so per-set work (the shift-and masks of segment-meet.ts) is done once per distinct class.
+// A class body as a set restricted to the universe (a range over `/` silently skips it).
 export function classSet(ranges: ReadonlyArray<readonly [number, number]>, negated: boolean): CharSet {
   const positive = intersect(
     canonical(ranges.map(([lo, hi]) => [lo, hi])),
     UNIVERSE,
   );
-  const set = negated ? complement(positive) : positive;
-  const key = set.map(([lo, hi]) => `${lo}-${hi}`).join(',');
-  const shared = classes.get(key);
-  if (shared !== undefined) return shared;
-  if (classes.size >= 4096) classes.clear();
-  classes.set(key, set);
-  return set;
+  return negated ? complement(positive) : positive;
 }
 
-const singles = new Map<number, CharSet>();
-
-// A one-character set, for literals (shared per code point: patterns are mostly literal characters).
+// A one-character set, for literals.
 export function single(cp: number): CharSet {
-  let set = singles.get(cp);
-  if (set === undefined) {
-    set = intersect([[cp, cp]], UNIVERSE);
-    if (singles.size >= 4096) singles.clear();
-    singles.set(cp, set);
-  }
-  return set;
+  return intersect([[cp, cp]], UNIVERSE);
 }
 
 // Membership test used by the segment matcher.

@@ -1,5 +1,6 @@
 import { type CharSet, UNIVERSE, classSet, single } from './charset';
 import type { Atom } from './parse';
+import type { Shape } from './segment-shape';
 
 // One position of a segment pattern: a run of any characters, or exactly one character from a set.
 export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
@@ -7,7 +8,7 @@ export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
 // A segment is `**` (zero or more whole segments) or a sequence of items matching one path segment.
 export type Segment =
   | { kind: 'globstar'; key: string }
-  | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined };
+  | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined; shape?: Shape };
 
 // One brace-free reading of the pattern: the segments a path must match, in order.
 export interface Alternative {
@@ -20,18 +21,17 @@ type FlatAtom = Exclude<Atom, { kind: 'brace' }>;
 
 export const GLOBSTAR: Segment = { kind: 'globstar', key: '**' };
 const STAR: Item = { kind: 'star' };
-const setItems = new WeakMap<CharSet, Item>();
+const ANY: Item = { kind: 'set', set: UNIVERSE };
 
-// The item for a set, shared by every position using that set (literals and classes are interned in
-// charset.ts), so a long segment costs an array of pointers rather than an object per character.
-function setItem(set: CharSet): Item {
-  let item = setItems.get(set);
-  if (item === undefined) {
-    item = { kind: 'set', set };
-    setItems.set(set, item);
-  }
-  return item;
+// Items of one pattern by code point (literals) and by class key: every position using the same set shares one
+// item and one set object, so a long segment costs an array of pointers, and the segment decider's per-set
+// work (its shift-and masks) is done once per distinct set. Made per compilation, so nothing outlives it.
+interface Interned {
+  chars: Map<number, Item>;
+  classes: Map<string, Item>;
 }
+
+const newInterned = (): Interned => ({ chars: new Map(), classes: new Map() });
 
 // Every brace-free reading of a sequence, in order (braces multiply; the complexity limits bound the count).
 export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
@@ -47,19 +47,22 @@ export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
   return results;
 }
 
-// Splits one reading at its slashes into segments; empty segments (from `//` inside braces) vanish.
-export function toAlternative(atoms: readonly FlatAtom[]): Alternative {
-  const segments: Segment[] = [];
-  let current: FlatAtom[] = [];
-  const flush = (): void => {
-    if (current.length > 0) segments.push(toSegment(current));
-    current = [];
-  };
+// Cuts atoms at their top-level slashes (slashes inside braces stay put), keeping empty pieces: the one
+// place a parsed pattern is split into segments, for readings here and for normalize.ts.
+export function splitAtSlashes<A extends Atom>(atoms: readonly A[]): A[][] {
+  const pieces: A[][] = [[]];
   for (const atom of atoms) {
-    if (atom.kind === 'slash') flush();
-    else current.push(atom);
+    if (atom.kind === 'slash') pieces.push([]);
+    else pieces[pieces.length - 1]!.push(atom);
   }
-  flush();
+  return pieces;
+}
+
+// Splits one reading into segments; empty segments (from `//` inside braces) vanish.
+export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = newInterned()): Alternative {
+  const segments = splitAtSlashes(atoms)
+    .filter((piece) => piece.length > 0)
+    .map((piece) => toSegment(piece, interned));
   return {
     segments,
     key: segments.map((s) => s.key).join('/'),
@@ -68,7 +71,7 @@ export function toAlternative(atoms: readonly FlatAtom[]): Alternative {
 }
 
 // Builds a segment: exactly `**` is a globstar; elsewhere runs of `*` collapse into one star.
-function toSegment(atoms: readonly FlatAtom[]): Segment {
+function toSegment(atoms: readonly FlatAtom[], interned: Interned): Segment {
   if (atoms.length === 2 && atoms[0]!.kind === 'star' && atoms[1]!.kind === 'star') return GLOBSTAR;
   const items: Item[] = [];
   let key = '';
@@ -81,17 +84,22 @@ function toSegment(atoms: readonly FlatAtom[]): Segment {
       }
       literal = undefined;
     } else if (atom.kind === 'any') {
-      items.push(setItem(UNIVERSE));
+      items.push(ANY);
       key += '?';
       literal = undefined;
     } else if (atom.kind === 'class') {
       const set = classSet(atom.ranges, atom.negated);
-      items.push(setItem(set));
-      key += `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
+      const classKey = `[${set.map(([lo, hi]) => `${lo.toString(16)}-${hi.toString(16)}`).join(',')}]`;
+      let item = interned.classes.get(classKey);
+      if (item === undefined) interned.classes.set(classKey, (item = { kind: 'set', set }));
+      items.push(item);
+      key += classKey;
       literal = undefined;
     } else if (atom.kind === 'char') {
       const ch = String.fromCodePoint(atom.cp);
-      items.push(setItem(single(atom.cp)));
+      let item = interned.chars.get(atom.cp);
+      if (item === undefined) interned.chars.set(atom.cp, (item = { kind: 'set', set: single(atom.cp) }));
+      items.push(item);
       key += '*?[\\'.includes(ch) ? `\\${ch}` : ch;
       if (literal !== undefined) literal += ch;
     }
@@ -102,8 +110,9 @@ function toSegment(atoms: readonly FlatAtom[]): Segment {
 // All distinct readings of a parsed pattern.
 export function expandPattern(atoms: readonly Atom[]): Alternative[] {
   const seen = new Map<string, Alternative>();
+  const interned = newInterned();
   for (const flat of expandBraces(atoms)) {
-    const alt = toAlternative(flat);
+    const alt = toAlternative(flat, interned);
     if (!seen.has(alt.key)) seen.set(alt.key, alt);
   }
   return [...seen.values()];

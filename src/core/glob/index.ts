@@ -1,4 +1,6 @@
-// The glob module's public surface: normalise, bound, match and intersect `file` patterns (README, "Patterns: what overlaps").
+// The glob module's public surface: normalise, bound, match and intersect `file` patterns (README, "Patterns: what
+// overlaps"; why overlap is exact: docs/overlap.md).
+export { GlobCache } from './cache';
 export { LIMITS, validateComplexity } from './limits';
 export { type NormalizeOptions, normalizePattern } from './normalize';
 export { type Overlap, overlaps } from './overlap';

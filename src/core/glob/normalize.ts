@@ -1,7 +1,8 @@
 import { IcError } from '../errors';
 import { foldCaseAtoms } from './case-fold';
-import { expandBraces, toAlternative } from './expand';
+import { expandBraces, splitAtSlashes, toAlternative } from './expand';
 import { formatAtoms } from './format';
+import { SHARED_CACHE } from './cache';
 import { validateComplexity } from './limits';
 import { overlaps } from './overlap';
 import { type Atom, checkCharacters, invalid, parsePattern } from './parse';
@@ -41,7 +42,9 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
   let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
-  validateComplexity(result);
+  // Compiling validates the stored form, unless it is the input just validated (the hook's usual case); the
+  // compiled form stays cached for the overlap checks that follow in this process.
+  SHARED_CACHE.compiled(result, result === input);
   if (!overlaps(result, result).overlap) {
     throw invalid(`pattern "${input}" can never match a path (a segment could only be "." or "..")`);
   }
@@ -76,19 +79,10 @@ function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => 
   return { path: [...realNames.map(literalAtoms), ...segments.slice(names.length)], resolved: real };
 }
 
-// Cuts the top level at its slashes (slashes inside braces stay put); notes a leading and a trailing slash.
+// Cuts the top level at its slashes; notes a leading and a trailing slash.
 function splitTopLevel(atoms: readonly Atom[]): { segments: Atom[][]; absolute: boolean; directory: boolean } {
-  const segments: Atom[][] = [];
-  let current: Atom[] = [];
-  for (const atom of atoms) {
-    if (atom.kind === 'slash') {
-      segments.push(current);
-      current = [];
-    } else current.push(atom);
-  }
-  segments.push(current);
   return {
-    segments: segments.filter((s) => s.length > 0),
+    segments: splitAtSlashes(atoms).filter((s) => s.length > 0),
     absolute: atoms[0]?.kind === 'slash',
     directory: atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash',
   };

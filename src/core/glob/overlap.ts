@@ -1,129 +1,79 @@
 import { automatonOf } from './automaton';
-import { compilePattern } from './compile';
-import type { Item, Segment } from './expand';
+import { type GlobCache, SHARED_CACHE } from './cache';
 import { basesDiverge } from './scan';
-import { segmentsMeet } from './segment-meet';
-import { intersectSegments } from './segment-overlap';
+
+// Exact overlap of two normalized patterns. The argument (a path intersection is a product over segment
+// pairs, decided one pair at a time by segment.ts): docs/overlap.md.
 
 export interface Overlap {
   overlap: boolean;
   example?: string;
 }
 
-const ANY_NAME: readonly Item[] = [{ kind: 'star' }];
-const MEMO_SIZE = 1 << 16; // segment pairs remembered across calls
-const memo = new Map<string, Map<string, boolean>>();
-let memoized = 0;
-const UNKNOWN = 0;
-const MEET = 1;
-const APART = 2;
-
-// Empties the segment-pair memo; for benchmarks that must measure cold work.
-export function clearOverlapMemo(): void {
-  memo.clear();
-  memoized = 0;
-}
-
-// The items a segment matches with (`**` and "any segment" both match any one name).
-function itemsOf(segment: Segment | undefined): readonly Item[] {
-  return segment === undefined || segment.kind === 'globstar' ? ANY_NAME : segment.items;
-}
-
-// Whether one segment both sides accept exists (undefined = any segment); memoized across calls because
-// pairs recur across checks. Only yes/no: the search needs an example for the pairs on its final path only.
-function segmentsOverlap(x: Segment | undefined, y: Segment | undefined): boolean {
-  if (x?.kind === 'chars' && y?.kind === 'chars' && x.literal !== undefined && y.literal !== undefined) {
-    return x.literal === y.literal;
-  }
-  const kx = x?.key ?? '**';
-  const ky = y?.key ?? '**';
-  let row = memo.get(kx);
-  const hit = row?.get(ky);
-  if (hit !== undefined) return hit;
-  const found = segmentsMeet(itemsOf(x), itemsOf(y));
-  if (memoized >= MEMO_SIZE) {
-    clearOverlapMemo();
-    row = undefined;
-  }
-  if (row === undefined) {
-    row = new Map();
-    memo.set(kx, row);
-  }
-  row.set(ky, found);
-  memoized++;
-  return found;
-}
-
-// One segment name both sides accept (shortest or near it), for a pair already known to overlap.
-function segmentWitness(x: Segment | undefined, y: Segment | undefined): string {
-  if (x?.kind === 'chars' && y?.kind === 'chars' && x.literal !== undefined && y.literal !== undefined) return x.literal;
-  const found = intersectSegments(itemsOf(x), itemsOf(y));
-  if (found === undefined) throw new Error(`glob: segment deciders disagree on ${x?.key ?? '**'} | ${y?.key ?? '**'}`);
-  return found;
-}
+const UNDECIDED = undefined;
+const NO_NAME = null;
 
 // Decides exactly whether some valid path matches both normalized patterns, with a short example when so.
-// Breadth-first search over the product of the two segment automata (automaton.ts); each step consumes one
-// path segment that both sides accept (decided by segment-meet.ts, memoized per call in a flat array by
-// segment ids); the example is spelled afterwards along the path found (segment-overlap.ts).
-export function overlaps(a: string, b: string): Overlap {
-  const pa = compilePattern(a);
-  const pb = compilePattern(b);
+// Breadth-first search over the product of the two segment automata (automaton.ts, docs/overlap.md section
+// 3); each step consumes one name both segments match, found by the cache's segment decider and kept per call
+// in a flat array by segment ids, so the example is those names joined along the path found.
+export function overlaps(a: string, b: string, cache: GlobCache = SHARED_CACHE): Overlap {
+  const pa = cache.compiled(a);
+  const pb = cache.compiled(b);
   if (basesDiverge(a, b)) return { overlap: false };
   const A = automatonOf(pa);
   const B = automatonOf(pb);
   const Q = B.accepting.length;
   const nb = B.segments.length;
-  const verdicts = new Uint8Array(A.segments.length * nb);
+  const names = new Array<string | null | undefined>(A.segments.length * nb).fill(UNDECIDED);
   const states = A.accepting.length * Q * 2;
   const parent = new Int32Array(states).fill(-2);
-  const viaA = new Int32Array(states).fill(-1);
-  const viaB = new Int32Array(states);
+  const via = new Int32Array(states).fill(-1); // the segment pair (slot in `names`) of a consuming step
   const queue = new Int32Array(states);
   let head = 0;
   let tail = 0;
   let found = -1;
 
   // Marks a state reached, closing over epsilon moves (a `**` matching zero segments); notes the first accepting one.
-  const discover = (p: number, q: number, consumed: number, from: number, x: number, y: number): void => {
+  const discover = (p: number, q: number, consumed: number, from: number, slot: number): void => {
     const s = (p * Q + q) * 2 + consumed;
     if (parent[s] !== -2) return;
     parent[s] = from;
-    viaA[s] = x;
-    viaB[s] = y;
+    via[s] = slot;
     queue[tail++] = s;
     if (consumed === 1 && A.accepting[p] === 1 && B.accepting[q] === 1 && found < 0) found = s;
-    for (const to of A.skips[p]!) discover(to, q, consumed, s, -1, -1);
-    for (const to of B.skips[q]!) discover(p, to, consumed, s, -1, -1);
+    for (const to of A.skips[p]!) discover(to, q, consumed, s, -1);
+    for (const to of B.skips[q]!) discover(p, to, consumed, s, -1);
   };
 
-  // Whether segments x of A and y of B share a name, decided once per call.
-  const meet = (x: number, y: number): boolean => {
-    const slot = x * nb + y;
-    let verdict = verdicts[slot]!;
-    if (verdict === UNKNOWN) {
-      verdict = segmentsOverlap(A.segments[x], B.segments[y]) ? MEET : APART;
-      verdicts[slot] = verdict;
+  // The name segments x of A and y of B share (NO_NAME when none), decided once per call.
+  const nameOf = (slot: number, x: number, y: number): string | null => {
+    let name = names[slot];
+    if (name === UNDECIDED) {
+      name = cache.witness(A.segments[x], B.segments[y]) ?? NO_NAME;
+      names[slot] = name;
     }
-    return verdict === MEET;
+    return name;
   };
 
-  discover(A.start, B.start, 0, -1, -1, -1);
+  discover(A.start, B.start, 0, -1, -1);
   while (head < tail && found < 0) {
     const s = queue[head++]!;
     const pq = s >> 1;
     const p = Math.floor(pq / Q);
     const q = pq % Q;
-    for (const x of A.moves[p]!) {
-      for (const y of B.moves[q]!) {
-        if (meet(x.id, y.id)) discover(x.to, y.to, 1, s, x.id, y.id);
+    // Stops at the first accepting state: the pairs left would only be decided for nothing.
+    for (let i = 0; i < A.moves[p]!.length && found < 0; i++) {
+      const x = A.moves[p]![i]!;
+      for (let j = 0; j < B.moves[q]!.length && found < 0; j++) {
+        const y = B.moves[q]![j]!;
+        const slot = x.id * nb + y.id;
+        if (nameOf(slot, x.id, y.id) !== NO_NAME) discover(x.to, y.to, 1, s, slot);
       }
     }
   }
   if (found < 0) return { overlap: false };
   const parts: string[] = [];
-  for (let s = found; s >= 0; s = parent[s]!) {
-    if (viaA[s]! >= 0) parts.push(segmentWitness(A.segments[viaA[s]!], B.segments[viaB[s]!]));
-  }
+  for (let s = found; s >= 0; s = parent[s]!) if (via[s]! >= 0) parts.push(names[via[s]!]!);
   return { overlap: true, example: parts.reverse().join('/') };
 }
