@@ -1,5 +1,4 @@
-import type Database from 'better-sqlite3';
-import { statement } from '../store/statements';
+import { tallyEvents, type ConflictGroup } from '../store/stats';
 import { readTransaction, type CoordContext } from './context';
 
 export interface Stats {
@@ -21,40 +20,48 @@ export interface Stats {
   most_blocked_owners: { owner: string; conflicts: number }[];
 }
 
-function count(db: Database.Database, type: string, since: number): number {
-  return (statement(db, 'SELECT COUNT(*) AS n FROM events WHERE type = ? AND created_at >= ?').get(type, since) as { n: number }).n;
-}
+const TOP = 10;
 
-// Figures from the events table: a try is a reserve that granted, renewed or was denied; one denied try
-// writes one conflict event per blocker in one transaction, hence the distinct (owner, instant) count.
+// Figures from the events table: a try is a reserve that granted, renewed or was denied (one denied try
+// writes one conflict event per blocker, counted once).
 export function stats(ctx: CoordContext, sinceMs?: number): Stats {
   return readTransaction(ctx, (now) => {
     const since = sinceMs === undefined ? 0 : now - sinceMs;
-    const db = ctx.db;
-    const grants = count(db, 'reserved', since);
-    const renewals = count(db, 'renewed', since);
-    const conflicts = count(db, 'conflict', since);
-    const denied = (statement(db, "SELECT COUNT(*) AS n FROM (SELECT DISTINCT owner, created_at FROM events WHERE type = 'conflict' AND created_at >= ?)").get(since) as { n: number }).n;
-    const waits = count(db, 'waited', since);
+    const tally = tallyEvents(ctx.db, since);
+    const count = (type: string) => tally.byType.get(type) ?? 0;
+    const [grants, renewals, denied, waits] = [count('reserved'), count('renewed'), tally.deniedTries, count('waited')];
     const tries = grants + renewals + denied;
-    const top = (sql: string) => statement(db, sql).all(since) as never[];
     return {
       since: sinceMs === undefined ? null : since,
       tries,
       grants,
       renewals,
-      conflicts,
+      conflicts: count('conflict'),
       denied_tries: denied,
       waits,
       wait_rate: tries ? waits / tries : 0,
       conflict_rate: tries ? denied / tries : 0,
-      expiries: count(db, 'expired', since),
-      releases: count(db, 'released', since),
-      force_releases: count(db, 'force_released', since),
-      transfers: count(db, 'transferred', since),
-      most_contended_patterns: top("SELECT json_extract(detail, '$.held_pattern') AS pattern, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10"),
-      most_blocking_owners: top("SELECT json_extract(detail, '$.held_owner') AS owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10"),
-      most_blocked_owners: top("SELECT owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 10"),
+      expiries: count('expired'),
+      releases: count('released'),
+      force_releases: count('force_released'),
+      transfers: count('transferred'),
+      most_contended_patterns: topBy(tally.conflicts, (group) => group.heldPattern).map(([pattern, conflicts]) => ({ pattern: pattern!, conflicts })),
+      most_blocking_owners: topBy(tally.conflicts, (group) => group.heldOwner).map(([owner, conflicts]) => ({ owner: owner!, conflicts })),
+      most_blocked_owners: topBy(tally.conflicts, (group) => group.owner).map(([owner, conflicts]) => ({ owner, conflicts })),
     };
   });
+}
+
+// The TOP keys with the most conflicts, most first, ties by key (a missing key first, as SQL sorts NULL).
+export function topBy<K extends string | null>(groups: ConflictGroup[], key: (group: ConflictGroup) => K): [K, number][] {
+  const totals = new Map<K, number>();
+  for (const group of groups) totals.set(key(group), (totals.get(key(group)) ?? 0) + group.conflicts);
+  return [...totals].sort(([a, m], [b, n]) => n - m || compareKeys(a, b)).slice(0, TOP);
+}
+
+function compareKeys(a: string | null, b: string | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
 }

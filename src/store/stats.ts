@@ -1,0 +1,35 @@
+import type Database from 'better-sqlite3';
+import { statement } from './statements';
+
+// One group of conflict events: who was refused, because of whose lock on which pattern.
+export interface ConflictGroup {
+  heldPattern: string | null;
+  heldOwner: string | null;
+  owner: string;
+  conflicts: number;
+}
+
+export interface EventTally {
+  /** Events since the cutoff, by type. */
+  byType: Map<string, number>;
+  /** Refused reserves: one try writes one conflict event per blocker, all with the same owner and time. */
+  deniedTries: number;
+  conflicts: ConflictGroup[];
+}
+
+// The events table has no index on type or time, so each statement scans it once: two scans in all.
+export function tallyEvents(db: Database.Database, since: number): EventTally {
+  const counts = statement(
+    db,
+    "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN json_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",
+  ).all(since) as { type: string; n: number; tries: number }[];
+  const conflicts = statement(
+    db,
+    "SELECT json_extract(detail, '$.held_pattern') AS heldPattern, json_extract(detail, '$.held_owner') AS heldOwner, owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1, 2, 3",
+  ).all(since) as ConflictGroup[];
+  return {
+    byType: new Map(counts.map((row) => [row.type, row.n])),
+    deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0,
+    conflicts,
+  };
+}

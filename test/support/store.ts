@@ -1,0 +1,46 @@
+import { afterEach, beforeEach } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContext, type CoordContext } from '../../src/coord/context';
+import { reserveOnce, type ReserveInput } from '../../src/coord/reserve';
+import type { Lock } from '../../src/core/lock';
+
+export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+
+// A use-case context on a real SQLite file in a fresh temp directory, with a clock the test sets.
+export interface TestStore {
+  ctx: CoordContext;
+  dir: string;
+  /** What the context's clock reads: set it to move time. */
+  now: number;
+}
+
+export function openTestStore(env: NodeJS.ProcessEnv = {}, into = {} as TestStore & { close: () => void }): TestStore & { close: () => void } {
+  const store = into;
+  store.dir = mkdtempSync(join(tmpdir(), 'ic-unit-'));
+  store.now = T0;
+  store.ctx = createContext({ cwd: store.dir, env: { IC_DB: join(store.dir, 'test.db'), ...env }, write: true, clock: () => store.now });
+  store.close = () => {
+    store.ctx.db.close();
+    rmSync(store.dir, { recursive: true, force: true });
+  };
+  return store;
+}
+
+// One fresh store per test of the calling file: the object returned is refilled before each test.
+export function useTestStore(env: NodeJS.ProcessEnv = {}): TestStore {
+  const current = {} as TestStore & { close: () => void };
+  beforeEach(() => {
+    openTestStore(env, current);
+  });
+  afterEach(() => current.close());
+  return current;
+}
+
+// Reserves file patterns and returns the granted locks, failing the test on a conflict.
+export function grant(ctx: CoordContext, owner: string, patterns: string[], extra: Partial<ReserveInput> = {}): Lock[] {
+  const outcome = reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null, ...extra });
+  if (!outcome.granted) throw new Error(`expected ${owner} to be granted ${patterns.join(' ')}`);
+  return outcome.locks;
+}
