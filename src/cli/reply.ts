@@ -1,4 +1,5 @@
 import { IcError } from '../core/errors';
+import { exitCodeOf } from './exit-codes';
 
 // What a command hands back to the one place that writes stdout: a JSON document, its human form, an exit code.
 export interface Reply {
@@ -15,7 +16,7 @@ export function failure(error: IcError, extra: Record<string, unknown> = {}, hum
   return {
     json: { ok: false, ...extra, error: { code: error.code, message: error.message, ...error.details } },
     human: human ?? (() => `error: ${error.message}`),
-    exitCode: error.exitCode,
+    exitCode: exitCodeOf(error.code),
   };
 }
 

@@ -1,21 +1,22 @@
-// The closed set of error codes and the exit code each maps to (CONTRACT.md, "Output and exit codes").
-export const EXIT_CODES = {
-  CONFLICT: 1,
-  NOT_FOUND: 1,
-  NOT_OWNER: 1,
-  NOT_HELD: 1,
-  TIMEOUT: 1,
-  USAGE: 64,
-  INVALID_PATTERN: 65,
-  TOO_COMPLEX: 65,
-  OUTSIDE_SCOPE: 65,
-  INVALID_INPUT: 65,
-  DB_UNAVAILABLE: 69,
-  INTERNAL: 70,
-  BUSY: 75,
-} as const;
+// The closed set of error codes (docs/reference.md, "Output and exit codes"); src/cli/exit-codes.ts maps
+// each to its exit code.
+export const ERROR_CODES = [
+  'CONFLICT',
+  'NOT_FOUND',
+  'NOT_OWNER',
+  'NOT_HELD',
+  'TIMEOUT',
+  'USAGE',
+  'INVALID_PATTERN',
+  'TOO_COMPLEX',
+  'OUTSIDE_SCOPE',
+  'INVALID_INPUT',
+  'DB_UNAVAILABLE',
+  'INTERNAL',
+  'BUSY',
+] as const;
 
-export type ErrorCode = keyof typeof EXIT_CODES;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 // One small error type: a code from the closed set, a message for people, optional extra JSON fields.
 export class IcError extends Error {
@@ -27,10 +28,6 @@ export class IcError extends Error {
     this.name = 'IcError';
     this.code = code;
     this.details = details;
-  }
-
-  get exitCode(): number {
-    return EXIT_CODES[this.code];
   }
 }
 

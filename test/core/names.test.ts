@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkText, escapeForDisplay, refusedCharacter, validateName } from '../../src/core/names';
 import { isRunOwner, runOwner, validateOwner } from '../../src/core/owner';
 import { IcError } from '../../src/core/errors';
+import { exitCodeOf } from '../../src/cli/exit-codes';
 
 const REFUSED: [string, string, string][] = [
   ['NUL', 'a\u0000b', 'U+0000'],
@@ -34,7 +35,7 @@ describe('the text rule', () => {
       checkText(text, 'owner');
     } catch (error) {
       expect((error as IcError).code).toBe('INVALID_INPUT');
-      expect((error as IcError).exitCode).toBe(65);
+      expect(exitCodeOf((error as IcError).code)).toBe(65);
       expect((error as IcError).message).toContain(code);
       expect((error as IcError).message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200d\u2028-\u202e\u2060\u2066-\u2069\ufeff]/);
     }
