@@ -20,8 +20,10 @@ import { doctorCommand } from './commands/doctor';
 import { hookCommand } from './commands/hook';
 import { installCommand, uninstallCommand } from './commands/install';
 import { statuslineCommand } from './commands/statusline';
+import { version } from '../../package.json';
 
-export const VERSION = '0.1.0';
+// One source for the version: esbuild inlines just this field of package.json into the bundle.
+export const VERSION: string = version;
 
 // The command tree. Commander must never exit by itself: its usage errors become USAGE (64), never 2.
 export function buildProgram(emit: (reply: Reply) => void): Command {

@@ -356,6 +356,9 @@ describe('command shapes', () => {
     const coordHelp = await ic(repo, ['coord', '--help']);
     expect(coordHelp.exitCode).toBe(0);
     expect(coordHelp.stdout).toContain('reserve');
+    const version = await ic(repo, ['--version']);
+    expect(version.exitCode).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')).version);
   });
 
   it('reads answer from an empty database without creating the file', async () => {
