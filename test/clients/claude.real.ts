@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startAnthropicMock } from './mock-anthropic.mjs';
 import { prepareClaudeHome, runClaude } from './claude';
 import { activeLocks, events, ic, makeScratch, type Scratch } from './support';

@@ -1,7 +1,7 @@
 // The fresh schema on real SQLite files: how a new database is created (once, marked as ic's, 1 KiB
 // pages), how locks get their ids (random, unique, found through their index) and how fencing tokens
 // keep rising through grants, transfers and purges.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
