@@ -88,7 +88,7 @@ const flag = fc.oneof(
 
 // A command line: a real subcommand (mostly) with random positionals and flags. Never `--` (so `lock` runs
 // no command), never --follow (it runs until killed), never --help or -V (help and version print text, not
-// JSON, even when piped: a known deviation from CONTRACT.md, like most CLIs).
+// JSON, even when piped: a known deviation from docs/reference.md, like most CLIs).
 const SUBCOMMANDS = ['reserve', 'check', 'release', 'renew', 'list', 'verify', 'overlap', 'transfer', 'sweep', 'lock', 'unlock', 'claim', 'unclaim', 'who', 'heartbeat', 'events', 'stats', 'statusline'];
 const argv = fc
   .tuple(
