@@ -1,9 +1,8 @@
-// The fresh schema on real SQLite files: how a new database is created (once, marked as ic's, 1 KiB
-// pages), how locks get their ids (random, unique, found through their index) and how fencing tokens
+// The fresh schema on real SQLite files (test/e2e/schema-create.test.ts: created once by racing processes):
+// how locks get their ids (random, unique, found through their index) and how fencing tokens
 // keep rising through grants, transfers and purges.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,40 +12,11 @@ import { release } from '../../src/coord/release';
 import { sweep } from '../../src/coord/sweep';
 import { transfer } from '../../src/coord/transfer';
 import { ID_PATTERN } from '../../src/core/ids';
-import { IC_APPLICATION_ID } from '../../src/store/application-id';
 import { allocateLockKey, getLock } from '../../src/store/locks';
-import { coord, makeTempRepo } from '../support/cli';
 
 const MINUTE = 60_000;
 
 describe('a new database', () => {
-  it('is created once when 8 processes open it at the same moment: one migration, marked as ic, 1 KiB pages', async () => {
-    const repo = makeTempRepo('ic-schema-');
-    try {
-      const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => coord(repo, ['reserve', `f${i}.ts`], { env: { IC_OWNER: `agent-${i}` } })));
-      expect(runs.map((r) => [r.exitCode, r.stderr])).toEqual(Array(8).fill([0, '']));
-      const granted = runs.map((r) => r.json.locks[0]);
-      expect(new Set(granted.map((l: any) => l.token)).size).toBe(8);
-      expect(new Set(granted.map((l: any) => l.id)).size).toBe(8);
-      for (const lock of granted) expect(lock.id).toMatch(ID_PATTERN);
-
-      const db = new Database(repo.db, { readonly: true });
-      try {
-        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: '0001_init' }]);
-        expect(db.pragma('user_version', { simple: true })).toBe(1);
-        expect(db.pragma('application_id', { simple: true })).toBe(IC_APPLICATION_ID);
-        expect(db.pragma('page_size', { simple: true })).toBe(1024);
-        expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-        expect(db.prepare('SELECT COUNT(*) AS n FROM locks').get()).toEqual({ n: 8 });
-        expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      } finally {
-        db.close();
-      }
-    } finally {
-      repo.cleanup();
-    }
-  });
-
   it('keeps the lock columns ic 0.1 had, so code reading either file reads the same names', () => {
     withContext((ctx) => {
       const columns = (ctx.db.prepare("SELECT name FROM pragma_table_info('locks')").all() as { name: string }[]).map((c) => c.name);
