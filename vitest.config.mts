@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+// Three tiers (README, "Tests"): `unit` runs in-process against src/ and real SQLite files, in seconds;
+// `e2e` runs the built bin as processes in temp git repos; `reliability` (fuzz, stress, crash, health)
+// runs its files one at a time, after the others, so its timing-sensitive runs do not share the cores.
+// `npm test` runs all three; the real-client suite has its own config (test/clients/vitest.config.mts).
 export default defineConfig({
   plugins: [
     {
@@ -13,9 +17,34 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/{core,coord,store,cli,hooks}/**/*.test.ts', 'test/reliability/checker.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts', 'test/hardening/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'reliability',
+          include: ['test/reliability/**/*.test.ts'],
+          exclude: ['test/reliability/checker.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
