@@ -6,6 +6,7 @@ import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';
 import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
 import { lastEventId, locksChangedSince, purgeCount } from '../store/changes';
+import { setBusyTimeout } from '../store/open';
 import type { Database } from 'better-sqlite3';
 import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
@@ -78,13 +79,13 @@ export function reserveWaiting(ctx: CoordContext, waitMs: number, take: (attempt
         waitMs,
         clock: ctx.clock,
         busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome,
-        limitLockWait: (ms) => ctx.db.pragma(`busy_timeout = ${Math.floor(ms)}`),
+        limitLockWait: (ms) => setBusyTimeout(ctx.db, ms),
       },
     );
     if (result.busy && lastAnswer && !lastAnswer.granted) return { outcome: { ...lastAnswer, busy: true }, timedOut: true };
     return { outcome: result.value, timedOut: result.timedOut };
   } finally {
-    ctx.db.pragma(`busy_timeout = ${Math.floor(busyTimeoutMs)}`);
+    setBusyTimeout(ctx.db, busyTimeoutMs);
   }
 }
 
