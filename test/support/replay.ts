@@ -1,4 +1,5 @@
 import { overlaps } from '../../src/core/glob';
+import type { StoredEvent } from '../../src/store/events';
 
 // An event as `coord events` prints it: the stored row (EventRow below) with its detail parsed.
 export type ReplayEvent = Omit<EventRow, 'reason' | 'created_at' | 'detail'> & { detail: Record<string, unknown> | null };
@@ -48,17 +49,8 @@ export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, strin
 // exists); the replay reads only committed rows, and each reserve is tagged (--reason inv:<id>:<mode>) so
 // a half-applied command would show up as a partial set of tagged events.
 
-export interface EventRow {
-  id: number;
-  type: string;
-  lock_id: string | null;
-  scope: string;
-  owner: string;
-  pattern: string | null;
-  reason: string | null;
-  created_at: number;
-  detail: string | null;
-}
+// A row of the events table as the store reads it (only the type is widened, to plant unknown ones).
+export type EventRow = Omit<StoredEvent, 'type'> & { type: string };
 
 export interface LockRow {
   id: string;
