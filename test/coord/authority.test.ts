@@ -1,8 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createContext, type CoordContext } from '../../src/coord/context';
+import { describe, expect, it } from 'vitest';
 import { endLease, renewLease } from '../../src/coord/lease';
 import { release } from '../../src/coord/release';
 import { reserveOnce } from '../../src/coord/reserve';
@@ -11,36 +7,25 @@ import { transfer } from '../../src/coord/transfer';
 import { queryEvents } from '../../src/store/events';
 import { listLocks } from '../../src/store/locks';
 import type { Lock } from '../../src/core/lock';
+import { useTestStore } from '../support/store';
 
-let dir: string;
-let now: number;
-let ctx: CoordContext;
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ic-coord-'));
-  now = Date.parse('2026-01-01T00:00:00.000Z');
-  ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
-});
-afterEach(() => {
-  ctx.db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const store = useTestStore();
 
 const granted = (outcome: ReturnType<typeof reserveOnce>): Lock[] => {
   if (!outcome.granted) throw new Error('expected a grant');
   return outcome.locks;
 };
-const files = (owner: string, patterns: string[]) => granted(reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null }));
-const name = (type: 'named' | 'claim', pattern: string, owner: string, ttlMs = 60_000) => granted(takeName(ctx, { type, name: pattern, owner, ttlMs, reason: null }));
-const events = (type: string) => queryEvents(ctx.db, { afterId: 0, limit: 1000 }).filter((e) => e.type === type).map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
+const files = (owner: string, patterns: string[]) => granted(reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null }));
+const name = (type: 'named' | 'claim', pattern: string, owner: string, ttlMs = 60_000) => granted(takeName(store.ctx, { type, name: pattern, owner, ttlMs, reason: null }));
+const events = (type: string) => queryEvents(store.ctx.db, { afterId: 0, limit: 1000 }).filter((e) => e.type === type).map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
 
 describe('transfer', () => {
   it('is done by the --from owner, or with --force by anyone, and every event records by', () => {
     files('bob', ['src/**']);
-    expect(() => transfer(ctx, { from: 'bob', to: 'dave', by: 'carol', force: false })).toThrow(/only bob may transfer/);
-    expect(listLocks(ctx.db, { owner: 'bob', activeAt: now })).toHaveLength(1);
-    transfer(ctx, { from: 'bob', to: 'dave', by: 'carol', force: true });
-    transfer(ctx, { from: 'dave', to: 'erin', by: 'dave', force: false });
+    expect(() => transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: false })).toThrow(/only bob may transfer/);
+    expect(listLocks(store.ctx.db, { owner: 'bob', activeAt: store.now })).toHaveLength(1);
+    transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: true });
+    transfer(store.ctx, { from: 'dave', to: 'erin', by: 'dave', force: false });
     expect(events('transferred').map((e) => e.detail)).toMatchObject([
       { from: 'bob', by: 'carol', forced: true },
       { from: 'dave', by: 'dave', forced: false },
@@ -53,25 +38,25 @@ describe('release', () => {
     files('alice', ['a.ts']);
     name('claim', 'issue-1', 'alice');
     name('named', 'deploy', 'alice');
-    const result = release(ctx, { ids: [], owner: 'alice', all: true, allTypes: ['file'], force: false, reason: null });
+    const result = release(store.ctx, { ids: [], owner: 'alice', all: true, allTypes: ['file'], force: false, reason: null });
     expect(result.released.map((l) => l.type)).toEqual(['file']);
-    expect(listLocks(ctx.db, { owner: 'alice', activeAt: now }).map((l) => l.type).sort()).toEqual(['claim', 'named']);
-    const rest = release(ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
+    expect(listLocks(store.ctx.db, { owner: 'alice', activeAt: store.now }).map((l) => l.type).sort()).toEqual(['claim', 'named']);
+    const rest = release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
     expect(rest.released.map((l) => l.type).sort()).toEqual(['claim', 'named']);
   });
 
   it('lists the overlapping locks when nothing is on exactly the pattern', () => {
     const [held] = files('alice', ['src/**']);
     files('bob', ['docs/**']);
-    const result = release(ctx, { ids: [], owner: 'alice', pattern: 'src/*.ts', type: 'file', all: false, force: false, reason: null });
+    const result = release(store.ctx, { ids: [], owner: 'alice', pattern: 'src/*.ts', type: 'file', all: false, force: false, reason: null });
     expect(result.released).toEqual([]);
     expect(result.near?.map((l) => l.id)).toEqual([held!.id]);
   });
 
   it('needs an owner even with --force, and records it as by', () => {
     const [held] = files('alice', ['a.ts']);
-    expect(() => release(ctx, { ids: [held!.id], owner: undefined, all: false, force: true, reason: null })).toThrow(/owner is required/);
-    release(ctx, { ids: [held!.id], owner: 'bob', all: false, force: true, reason: 'stuck' });
+    expect(() => release(store.ctx, { ids: [held!.id], owner: undefined, all: false, force: true, reason: null })).toThrow(/owner is required/);
+    release(store.ctx, { ids: [held!.id], owner: 'bob', all: false, force: true, reason: 'stuck' });
     expect(events('force_released').map((e) => e.detail)).toEqual([{ by: 'bob' }]);
   });
 });
@@ -81,35 +66,35 @@ describe('run leases', () => {
 
   it('renew until the clock passes their expiry, after which they are lost even if nobody took them', () => {
     const [lease] = name('named', 'tests', RUN, 15_000);
-    now += 5_000;
-    expect(renewLease(ctx, lease!, 15_000)).toEqual({ held: true, expiresAt: now + 15_000 });
-    now += 15_000; // ic was stopped past the lease
-    expect(renewLease(ctx, lease!, 15_000)).toEqual({ held: false, why: 'expired' });
-    expect(endLease(ctx, lease!, 'command ended')).toEqual({ held: false, why: 'expired' });
+    store.now += 5_000;
+    expect(renewLease(store.ctx, lease!, 15_000)).toEqual({ held: true, expiresAt: store.now + 15_000 });
+    store.now += 15_000; // ic was stopped past the lease
+    expect(renewLease(store.ctx, lease!, 15_000)).toEqual({ held: false, why: 'expired' });
+    expect(endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'expired' });
     expect(events('expired')).toHaveLength(1);
   });
 
   it('are lost when someone forces them free or takes them over', () => {
     const [lease] = name('named', 'tests', RUN, 15_000);
-    release(ctx, { ids: [lease!.id], owner: 'bob', all: false, force: true, reason: null });
-    expect(endLease(ctx, lease!, 'command ended')).toEqual({ held: false, why: 'released' });
+    release(store.ctx, { ids: [lease!.id], owner: 'bob', all: false, force: true, reason: null });
+    expect(endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'released' });
     const [second] = name('named', 'tests', RUN, 15_000);
-    transfer(ctx, { from: RUN, to: 'bob', by: 'bob', force: true });
-    expect(renewLease(ctx, second!, 15_000)).toEqual({ held: false, why: 'not_owner' });
+    transfer(store.ctx, { from: RUN, to: 'bob', by: 'bob', force: true });
+    expect(renewLease(store.ctx, second!, 15_000)).toEqual({ held: false, why: 'not_owner' });
   });
 
   it('end with a release while held', () => {
     const [lease] = name('named', 'tests', RUN, 15_000);
-    expect(endLease(ctx, lease!, 'command ended').held).toBe(true);
+    expect(endLease(store.ctx, lease!, 'command ended').held).toBe(true);
     expect(events('released').map((e) => e.reason)).toEqual(['command ended']);
   });
 
   it('are free as soon as they lapse: lock-delay is for owners that may still be writing', () => {
     name('named', 'tests', RUN, 15_000);
     name('named', 'deploy', 'alice', 15_000);
-    now += 15_000;
-    expect(takeName(ctx, { type: 'named', name: 'tests', owner: 'bob', ttlMs: 60_000, reason: null }).granted).toBe(true);
-    const deploy = takeName(ctx, { type: 'named', name: 'deploy', owner: 'bob', ttlMs: 60_000, reason: null });
+    store.now += 15_000;
+    expect(takeName(store.ctx, { type: 'named', name: 'tests', owner: 'bob', ttlMs: 60_000, reason: null }).granted).toBe(true);
+    const deploy = takeName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', ttlMs: 60_000, reason: null });
     expect(!deploy.granted && deploy.conflicts[0]!.state).toBe('lock_delay');
   });
 });

@@ -1,45 +1,30 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createContext, type CoordContext } from '../../src/coord/context';
+import { describe, expect, it } from 'vitest';
 import { reserveOnce } from '../../src/coord/reserve';
 import { release } from '../../src/coord/release';
 import { sweep } from '../../src/coord/sweep';
 import { check } from '../../src/coord/check';
 import { findDoubleGrants } from '../support/replay';
+import { useTestStore } from '../support/store';
 
-let dir: string;
-let now: number;
-let ctx: CoordContext;
+const store = useTestStore();
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ic-store-'));
-  now = Date.parse('2026-01-01T00:00:00.000Z');
-  ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
-});
-afterEach(() => {
-  ctx.db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const file = (owner: string, patterns: string[], ttlMs = 60_000) => reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs, reason: null });
+const file = (owner: string, patterns: string[], ttlMs = 60_000) => reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs, reason: null });
 
 describe('store: reserve with an injected clock', () => {
   it('judges expiry by the clock of the transaction', () => {
     expect(file('alice', ['src/**']).granted).toBe(true);
     expect(file('bob', ['src/a.ts']).granted).toBe(false);
-    now += 60_000; // exactly at expires_at: no longer active, but in lock-delay
+    store.now += 60_000; // exactly at expires_at: no longer active, but in lock-delay
     const delayed = file('bob', ['src/a.ts']);
     expect(delayed.granted).toBe(false);
     expect(!delayed.granted && delayed.conflicts[0]!.state).toBe('lock_delay');
-    now += ctx.lockDelayMs;
+    store.now += store.ctx.lockDelayMs;
     expect(file('bob', ['src/a.ts']).granted).toBe(true);
   });
 
   it('leaves the database exactly as it was when a reserve is refused', () => {
     file('alice', ['src/a.ts']);
-    const count = () => (ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get() as { n: number }).n;
+    const count = () => (store.ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get() as { n: number }).n;
     const before = count();
     expect(file('bob', ['docs/**', 'src/*']).granted).toBe(false);
     expect(count()).toBe(before);
@@ -48,26 +33,26 @@ describe('store: reserve with an injected clock', () => {
   it('uses the literal-base prefilter without losing conflicts in other bases', () => {
     file('alice', ['packages/web/src/**']);
     file('alice', ['**/*.md']);
-    expect(check(ctx, { type: 'file', patterns: ['packages/web/src/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(1);
-    expect(check(ctx, { type: 'file', patterns: ['packages/**'], owner: 'bob', mode: 'exclusive' }).map((c) => c.held.pattern).sort()).toEqual(['**/*.md', 'packages/web/src/**']);
-    expect(check(ctx, { type: 'file', patterns: ['packages/api/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
-    expect(check(ctx, { type: 'file', patterns: ['packages'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
+    expect(check(store.ctx, { type: 'file', patterns: ['packages/web/src/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(1);
+    expect(check(store.ctx, { type: 'file', patterns: ['packages/**'], owner: 'bob', mode: 'exclusive' }).map((c) => c.held.pattern).sort()).toEqual(['**/*.md', 'packages/web/src/**']);
+    expect(check(store.ctx, { type: 'file', patterns: ['packages/api/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
+    expect(check(store.ctx, { type: 'file', patterns: ['packages'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
   });
 
   it('writes one expired event per lock across repeated sweeps', () => {
     file('alice', ['a', 'b']);
-    now += 120_000;
-    expect(sweep(ctx, { dryRun: false }).expired).toBe(2);
-    expect(sweep(ctx, { dryRun: false }).expired).toBe(0);
-    const n = (ctx.db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'expired'").get() as { n: number }).n;
+    store.now += 120_000;
+    expect(sweep(store.ctx, { dryRun: false }).expired).toBe(2);
+    expect(sweep(store.ctx, { dryRun: false }).expired).toBe(0);
+    const n = (store.ctx.db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'expired'").get() as { n: number }).n;
     expect(n).toBe(2);
   });
 
   it('release by id checks the owner', () => {
     const granted = file('alice', ['a']);
     const id = granted.granted ? granted.locks[0]!.id : '';
-    expect(release(ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null }).not_released).toEqual([{ id, why: 'not_owner' }]);
-    expect(release(ctx, { ids: [id], owner: 'alice', all: false, force: false, reason: null }).released).toHaveLength(1);
+    expect(release(store.ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null }).not_released).toEqual([{ id, why: 'not_owner' }]);
+    expect(release(store.ctx, { ids: [id], owner: 'alice', all: false, force: false, reason: null }).released).toHaveLength(1);
   });
 });
 
