@@ -13,7 +13,7 @@ export interface CommonOptions {
   owner?: string;
 }
 
-// Every coord command takes --db, --scope and --json (CONTRACT.md).
+// Every coord command takes --db, --scope and --json (docs/reference.md, "Common flags").
 export function withCommonOptions(command: Command): Command {
   return command
     .option('--db <path>', 'database file; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')

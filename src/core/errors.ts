@@ -1,4 +1,4 @@
-// The closed set of error codes and the exit code each maps to (CONTRACT.md, "Output and exit codes").
+// The closed set of error codes and the exit code each maps to (docs/reference.md, "Exit codes and error codes").
 export const EXIT_CODES = {
   CONFLICT: 1,
   NOT_FOUND: 1,

@@ -20,7 +20,7 @@ export interface Lock {
   release_reason: string | null;
 }
 
-// The lock as every command prints it (CONTRACT.md, "Locks").
+// The lock as every command prints it (docs/reference.md, "Locks").
 export interface LockView extends Omit<Lock, 'created_at' | 'expires_at' | 'released_at'> {
   created_at: string;
   expires_at: string;
