@@ -21,7 +21,7 @@ export function reserveCommand(emit: (reply: Reply) => void): Command {
     .description('reserve file patterns, all or none')
     .argument('<patterns...>', 'glob patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
-    .option('--ttl <duration>', 'time to live: 90s, 15m, 2h, 1d or seconds (default 15m, at most 24h)')
+    .option('--ttl <duration>', 'time to live: 90s, 15m, 2h or 1d (default 15m, at most 24h)')
     .option('--shared', 'take shared locks (exclusive by default)')
     .option('--reason <text>', 'why, shown to others who conflict')
     .option('--wait <duration>', 'retry with backoff until granted or this long has passed')
@@ -54,7 +54,7 @@ export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Rep
     return failure(error, {}, () => 'timed out waiting: the database stayed busy');
   }
   const conflicts = outcome.conflicts.map(viewConflict);
-  const lines = outcome.conflicts.map(describeConflict);
+  const lines = outcome.conflicts.map((conflict) => describeConflict(conflict));
   const error = timedOut
     ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) })
     : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });
