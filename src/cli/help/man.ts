@@ -28,9 +28,12 @@ const EXIT_CODES: [string, string][] = [
   ['75', 'BUSY (and coord lock NAME -- CMD when the lock could not be had)'],
 ];
 
+// Said once, under OPTIONS OF EVERY COMMAND, rather than under each command.
+const COMMON = ['--db', '--scope', '--json', '--format'];
+
 function commandSection(name: string, command: Command): string[] {
   const lines = ['.SS ' + roff(`${invocation(name)} ${command.usage()}`), roff(command.description())];
-  for (const option of command.options.filter((o) => !o.hidden)) lines.push('.TP', `.B ${roff(option.flags)}`, roff(option.description));
+  for (const option of command.options.filter((o) => !o.hidden && !COMMON.includes(o.long ?? ''))) lines.push('.TP', `.B ${roff(option.flags)}`, roff(option.description));
   for (const example of EXAMPLES[name]?.examples ?? []) lines.push('.PP', roff(example.says) + ':', '.RS', '.EX', roff(example.run), '.EE', '.RE');
   return lines;
 }
@@ -55,6 +58,8 @@ export function manPage(program: Command, version: string): string {
     '.PP',
     roff('Get started: cd into your repository and run ic coord install (hooks for Claude Code, Codex and git); coord list --active shows who holds what.'),
   ];
+  lines.push('.SH OPTIONS OF EVERY COMMAND');
+  for (const option of byName.get('list')!.options.filter((o) => COMMON.includes(o.long ?? ''))) lines.push('.TP', `.B ${roff(option.flags)}`, roff(option.description));
   for (const group of GROUPS) {
     lines.push(`.SH ${roff(group.title.toUpperCase())}`);
     for (const name of group.commands) {
