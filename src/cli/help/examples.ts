@@ -127,7 +127,7 @@ export const EXAMPLES: Record<string, CommandExamples> = {
     examples: [{ says: 'Remove the hooks and restore what they replaced', run: 'coord uninstall' }],
   },
   statusline: {
-    examples: [{ says: "The line Claude Code's statusLine shows", run: 'coord statusline' }],
+    examples: [{ says: "The line Claude Code's statusLine shows (Claude passes its session as JSON on stdin)", run: `echo '{"session_id":"abc"}' | coord statusline` }],
   },
   init: {
     examples: [{ says: 'Create the database now (any write would)', run: 'ic init' }],
