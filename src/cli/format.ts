@@ -25,6 +25,7 @@ function flagValue(words: string[], flag: string): string | undefined {
 
 function checkFormat(value: string, where: string): Format {
   if (value === 'table' || value === 'json') return value;
+  if (value === '') throw new IcError('USAGE', `${where} needs a value: table or json`, { hint: 'Try: --format table' });
   throw new IcError('USAGE', `${where} must be table or json, got "${value}"`, { hint: 'Try: --format table' });
 }
 

@@ -73,12 +73,14 @@ export function whenText(iso: string, now = Date.now()): string {
   return `${clockTime(iso, now)} (${relativeTime(iso, now)})`;
 }
 
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+// A uuid, or a long run of hex digits (a subagent's id).
+const LONG_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{12,}/gi;
 
-// Claude Code owners are `claude-<uuid>`: eight hex digits tell sessions apart in a table (--wide shows all).
+// Claude Code owners are `claude-<uuid>` (`claude-<uuid>/<agent id>` for a subagent): eight hex digits tell
+// sessions apart in a table; --wide shows the whole owner.
 export function shortOwner(owner: string): string {
-  const short = owner.replace(UUID, (uuid) => uuid.slice(0, 8));
-  return [...short].length > 24 ? `${[...short].slice(0, 23).join('')}…` : short;
+  const short = owner.replace(LONG_ID, (id) => id.slice(0, 8));
+  return [...short].length > 32 ? `${[...short].slice(0, 31).join('')}…` : short;
 }
 
 function clip(text: string, max: number): string {
