@@ -5,6 +5,9 @@ import { defineConfig } from 'vitest/config';
 // `e2e` runs the built bin as processes in temp git repos; `reliability` (fuzz, stress, crash, health)
 // runs its files one at a time, after the others, so its timing-sensitive runs do not share the cores.
 // `npm test` runs all three; the real-client suite has its own config (test/clients/vitest.config.mts).
+// Tests of src/cli that run the built bin (help examples, tables on a real pty): end-to-end by nature.
+const SPAWNING_CLI_TESTS = ['test/cli/help-examples.test.ts', 'test/cli/tables-pty.test.ts'];
+
 export default defineConfig({
   plugins: [
     {
@@ -25,14 +28,15 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/{core,coord,store,cli,hooks}/**/*.test.ts', 'test/reliability/checker.test.ts'],
+          include: ['test/{core,coord,store,cli,hooks,docs}/**/*.test.ts', 'test/reliability/checker.test.ts'],
+          exclude: [...SPAWNING_CLI_TESTS],
         },
       },
       {
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts', 'test/hardening/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'test/hardening/**/*.test.ts', ...SPAWNING_CLI_TESTS],
         },
       },
       {

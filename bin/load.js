@@ -7,10 +7,10 @@ const path = require('path');
 const vm = require('vm');
 const Module = require('module');
 
-const HOOKS = ['claude-pre-edit', 'claude-session-start', 'claude-session-end', 'codex-pre-edit', 'git-pre-commit'];
-
+// No list of hook names here (src/hooks/run.ts has the one list): the hook bundle hands any name it
+// does not know to the full CLI, which answers it.
 function bundleFor(argv) {
-  const bareHook = argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && HOOKS.includes(argv[2]);
+  const bareHook = argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && /^[a-z]+(-[a-z]+)+$/.test(argv[2]);
   return path.join(__dirname, '..', 'dist', bareHook ? 'hook.cjs' : 'ic.cjs');
 }
 

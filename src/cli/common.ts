@@ -4,21 +4,25 @@ import type { Conflict } from '../core/conflict';
 import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
 import { shellQuote } from '../core/shell';
+import { clockFromEnv, lockDelayFromEnv } from '../coord/context';
+import { clockTime, relativeTime, whenText } from './render';
 import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
 
 export interface CommonOptions {
   db?: string;
   scope?: string;
   json?: boolean;
+  format?: string;
   owner?: string;
 }
 
-// Every coord command takes --db, --scope and --json (docs/reference.md).
+// Every coord command takes --db, --scope, --json and --format (docs/reference.md, "Common flags").
 export function withCommonOptions(command: Command): Command {
   return command
     .option('--db <path>', 'database file; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')
     .option('--scope <dir>', 'scope directory (default: the git work tree root)')
-    .option('--json', 'print JSON even on a terminal');
+    .option('--json', 'print JSON even on a terminal (same as --format json)')
+    .option('--format <table|json>', 'table or json (default: $IC_FORMAT, else a table on a terminal and JSON on a pipe)');
 }
 
 export function ownerOption(): Option {
@@ -68,10 +72,30 @@ export function viewConflict(conflict: Conflict): Record<string, unknown> {
   return { pattern: conflict.pattern, held: viewLock(conflict.held), example: conflict.example, state: conflict.state };
 }
 
-// One line per blocker that an agent or a person can act on.
-export function describeConflict(conflict: Conflict): string {
+// One line per blocker that an agent or a person can act on: who, what, why, until when (relative and
+// absolute) and what to do next. The hook's deny reason (src/hooks/decision.ts) says the same for agents.
+export function describeConflict(conflict: Conflict, now = clockFromEnv(process.env)()): string {
   const held = conflict.held;
-  const until = conflict.state === 'lock_delay' ? `lapsed at ${new Date(held.expires_at).toISOString()} (lock-delay)` : `until ${new Date(held.expires_at).toISOString()}`;
-  if (held.type !== 'file') return `${held.type === 'claim' ? 'claim' : 'lock'} "${held.pattern}" is held by ${held.owner} (${held.id}) ${until}`;
-  return `${conflict.pattern} conflicts with ${held.owner}'s ${held.mode} lock ${held.id} on ${held.pattern} ${until}; both match ${conflict.example}`;
+  const why = held.reason ? ` (reason: ${JSON.stringify(held.reason)})` : ' (no reason given)';
+  const until = untilText(conflict, now);
+  if (held.type === 'claim') return `already claimed by ${held.owner}${why} since ${whenText(iso(held.created_at), now)}, ${until}; ${nextStep(held, 'claim')}`;
+  if (held.type === 'named') return `named lock "${held.pattern}" (id ${held.id}) is held by ${held.owner}${why}, ${until}; ${nextStep(held, 'lock')}`;
+  return `${conflict.pattern} conflicts with ${held.owner}'s ${held.mode} lock ${held.id} on ${held.pattern}${why}, ${until}; both match ${conflict.example}; ${nextStep(held, 'file')}`;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+// "until 14:32:05 (in 13m, 2026-11-26T14:32:05.000Z)", or for a lapsed lock how long its lock-delay lasts.
+function untilText(conflict: Conflict, now: number): string {
+  const held = conflict.held;
+  if (conflict.state === 'lock_delay') {
+    const freeAt = iso(held.expires_at + lockDelayFromEnv(process.env));
+    return `lapsed at ${clockTime(iso(held.expires_at), now)} but binds others for its lock-delay until ${clockTime(freeAt, now)} (${relativeTime(freeAt, now)}, ${freeAt})`;
+  }
+  return `until ${clockTime(iso(held.expires_at), now)} (${relativeTime(iso(held.expires_at), now)}, ${iso(held.expires_at)}) unless released sooner`;
+}
+
+function nextStep(held: Conflict['held'], kind: 'file' | 'lock' | 'claim'): string {
+  if (kind === 'claim') return `next: pick another item, see \`coord who\`, or ask ${held.owner} to run \`coord unclaim ${shellQuote(held.pattern)}\``;
+  return `next: retry with --wait 5m, see \`coord who\`, or ask ${held.owner} to release it`;
 }

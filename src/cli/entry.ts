@@ -1,6 +1,7 @@
 import type { CommanderError } from 'commander';
 import { IcError } from '../core/errors';
-import { escapeControls } from './render';
+import { humanText, useColor } from './render';
+import { chooseOutput, setOutput } from './format';
 import { reportTimingsAtExit } from './timing-report';
 import { failure, toIcError, type Reply } from './reply';
 
@@ -8,11 +9,12 @@ export interface Io {
   json: boolean;
 }
 
-// The only writer to stdout: one JSON document when piped or with --json, a human summary on a terminal.
+// The only writer to stdout: one JSON document when piped or with --json/--format json/IC_FORMAT=json,
+// a human summary on a terminal or with --format table.
 export function writeReply(reply: Reply, io: Io): void {
   if (io.json) process.stdout.write(`${JSON.stringify(reply.json)}\n`);
-  else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${escapeControls(reply.human())}\n`);
-  else process.stderr.write(`${escapeControls(reply.human())}\n`);
+  else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${humanText(reply.human())}\n`);
+  else process.stderr.write(`${humanText(reply.human())}\n`);
   process.exitCode = reply.exitCode;
 }
 
@@ -29,9 +31,15 @@ export function run(argv: string[]): void {
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
   const hookCall = require('./hook-call') as typeof import('./hook-call');
   if (hookCall.isBareHookCall(argv)) return hookCall.runHookCall(argv[2]!);
-  const io: Io = {
-    json: argv.includes('--json') || !process.stdout.isTTY,
-  };
+  let io: Io = { json: !process.stdout.isTTY };
+  try {
+    const output = chooseOutput(argv, process.env, Boolean(process.stdout.isTTY));
+    io = { json: output.format === 'json' };
+    useColor(output.color);
+    setOutput(output);
+  } catch (error) {
+    return writeReply(failure(toIcError(error)), io);
+  }
   if (!workingDirectoryExists()) {
     const hint = 'cd into your project (the directory you were in was deleted or cannot be read) and run the command again';
     return writeReply(failure(new IcError('DB_UNAVAILABLE', `the current directory no longer exists, so ic cannot tell which project it is in; ${hint}`, { hint })), io);
@@ -46,7 +54,8 @@ export function run(argv: string[]): void {
   try {
     const { checkArguments } = require('./argv-text') as typeof import('./argv-text');
     checkArguments(argv);
-    buildProgram(emit).parse(argv, { from: 'user' });
+    const { rewriteHelpArgs } = require('./help/args') as typeof import('./help/args');
+    buildProgram(emit).parse(rewriteHelpArgs(argv), { from: 'user' });
   } catch (error) {
     if (replied) return;
     reportError(error, io);

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../core/errors';
 
-// The exit code of each error code (docs/reference.md, "Output and exit codes"): 1 is a plain "no",
+// The exit code of each error code (docs/reference.md, "Exit codes and error codes"): 1 is a plain "no",
 // the rest follow sysexits.h. Exit 2 is never used.
 export const EXIT_CODES: Record<ErrorCode, number> = {
   CONFLICT: 1,

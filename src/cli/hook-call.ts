@@ -12,10 +12,20 @@ export function isBareHookCall(argv: string[]): boolean {
 export function runHookCall(name: string): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
   const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
-  const result = runHook(name, input, process.env, process.cwd());
+  const result = runHook(name, input, process.env, hookCwd(process.env));
   writeQuietly(1, result.stdout);
   writeQuietly(2, result.stderr);
   process.exitCode = result.exitCode;
+}
+
+// The hook's own working directory is only a fallback (payloads carry absolute paths and their own cwd);
+// one that was deleted under the agent must not turn into a crash, which an agent reads as a non-blocking error.
+function hookCwd(env: NodeJS.ProcessEnv): string {
+  try {
+    return process.cwd();
+  } catch {
+    return env.CLAUDE_PROJECT_DIR || '/';
+  }
 }
 
 // Straight to the descriptor: process.stdout would load Node's net/tty machinery for one write.

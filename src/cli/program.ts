@@ -20,6 +20,10 @@ import { doctorCommand } from './commands/doctor';
 import { hookCommand } from './commands/hook';
 import { installCommand, uninstallCommand } from './commands/install';
 import { statuslineCommand } from './commands/statusline';
+import { completionScript, SHELLS } from './help/completion';
+import { examplesText } from './help/examples';
+import { groupedHelp } from './help/groups';
+import { manPage } from './help/man';
 import { version } from '../../package.json';
 
 // One source for the version: esbuild inlines just this field of package.json into the bundle.
@@ -29,7 +33,7 @@ export const VERSION: string = version;
 export function buildProgram(emit: (reply: Reply) => void): Command {
   const program = new Command('ic')
     .description('coordination kernel for AI coding agents sharing one git worktree')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-v, --version') // -V too: help/args.ts spells it --version
     .exitOverride()
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
@@ -49,12 +53,37 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
   }
   program.addCommand(configure(initCommand(emit)));
   program.addCommand(configure(doctorCommand(emit)));
+  program.addCommand(configure(completionCommand(program)));
+  program.addCommand(configure(manCommand(program)), { hidden: true });
+  // `ic --help` and `coord --help` list every command, grouped; one command's help ends with its examples.
+  program.helpInformation = () => groupedHelp(program, VERSION);
+  coordination.helpInformation = () => groupedHelp(program, VERSION);
   return program;
+}
+
+// Scripts, not replies: printed as they are on a pipe too, since that is where they go.
+function completionCommand(program: Command): Command {
+  return new Command('completion')
+    .description(`print a tab-completion script for ${SHELLS.join(', ')}`)
+    .argument('<shell>', SHELLS.join(' | '))
+    .action((shell: string) => {
+      process.stdout.write(completionScript(program, shell));
+    });
+}
+
+function manCommand(program: Command): Command {
+  return new Command('man').description('print the manual page (roff); scripts/man.mjs writes man/ic.1').action(() => {
+    process.stdout.write(manPage(program, VERSION));
+  });
 }
 
 // addCommand (unlike .command) does not inherit settings: give each command the same error handling.
 function configure(command: Command): Command {
-  return command.exitOverride().configureOutput({ outputError: () => {} }).showSuggestionAfterError(true);
+  return command
+    .exitOverride()
+    .configureOutput({ outputError: () => {} })
+    .showSuggestionAfterError(true)
+    .addHelpText('after', () => examplesText(command.name()));
 }
 
 // Commander's own errors, as the contract's USAGE error; help and version are successes.

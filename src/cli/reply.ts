@@ -1,18 +1,19 @@
 import { IcError } from '../core/errors';
 import { exitCodeOf } from './exit-codes';
+import type { Human } from './render';
 
 // What a command hands back to the one place that writes stdout: a JSON document, its human form, an exit code.
 export interface Reply {
   json: Record<string, unknown>;
-  human: () => string;
+  human: () => Human;
   exitCode: number;
 }
 
-export function success(json: Record<string, unknown>, human: () => string, exitCode = 0): Reply {
+export function success(json: Record<string, unknown>, human: () => Human, exitCode = 0): Reply {
   return { json: { ok: true, ...json }, human, exitCode };
 }
 
-export function failure(error: IcError, extra: Record<string, unknown> = {}, human?: () => string): Reply {
+export function failure(error: IcError, extra: Record<string, unknown> = {}, human?: () => Human): Reply {
   return {
     json: { ok: false, ...extra, error: { code: error.code, message: error.message, ...error.details } },
     human: human ?? (() => `error: ${error.message}`),

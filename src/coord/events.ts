@@ -18,7 +18,7 @@ export function viewEvent(event: StoredEvent): EventView {
   return { ...event, created_at: formatTime(event.created_at), detail: event.detail ? viewDetail(JSON.parse(event.detail) as Record<string, unknown>) : null };
 }
 
-// Stored times are epoch milliseconds; every time printed is RFC 3339 (docs/reference.md), details included.
+// Stored times are epoch milliseconds; every time printed is RFC 3339 (docs/reference.md, "Output"), details included.
 function viewDetail(detail: Record<string, unknown>): Record<string, unknown> {
   return typeof detail.expired_at === 'number' ? { ...detail, expired_at: formatTime(detail.expired_at) } : detail;
 }

@@ -36,7 +36,7 @@ export function bindingState(held: Lock, now: number, lockDelayMs: number): Conf
   return null;
 }
 
-// The conflict rule of docs/reference.md: same scope and type, different owners, one exclusive, a common target.
+// The conflict rule (docs/reference.md, "Locks"): same scope and type, different owners, one exclusive, a common target.
 export function conflictWith(request: LockRequest, held: Lock, now: number, lockDelayMs: number): Conflict | null {
   if (held.scope !== request.scope || held.type !== request.type || held.owner === request.owner) return null;
   if (request.mode === 'shared' && held.mode === 'shared') return null;

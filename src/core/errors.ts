@@ -1,4 +1,4 @@
-// The closed set of error codes (docs/reference.md, "Output and exit codes"); src/cli/exit-codes.ts maps
+// The closed set of error codes (docs/reference.md, "Exit codes and error codes"); src/cli/exit-codes.ts maps
 // each to its exit code.
 export const ERROR_CODES = [
   'CONFLICT',

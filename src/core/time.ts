@@ -1,4 +1,4 @@
-// Time is plain epoch milliseconds inside; RFC 3339 UTC with milliseconds at the edges (docs/reference.md).
+// Time is plain epoch milliseconds inside; RFC 3339 UTC with milliseconds at the edges (docs/reference.md, "Output").
 import { IcError } from './errors';
 export type Clock = () => number;
 

@@ -106,7 +106,7 @@ export function projectDb(git: GitInfo | null, root: string): DbLocation {
   return { path: defaultDbPath(git, root), source: git ? 'git' : 'project' };
 }
 
-// docs/reference.md (Database): --db, else $IC_DB, else the project's default (found from `cwd` unless
+// docs/reference.md, "Database": --db, else $IC_DB, else the project's default (found from `cwd` unless
 // the caller already knows it). Explicit paths are read from the working directory; their directory
 // must already exist (open.ts refuses otherwise).
 export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; projectDb?: DbLocation }): DbLocation {

@@ -77,10 +77,10 @@ function foreignDatabase(path: string, applicationId: number): IcError {
 
 // The header said "no schema", but a WAL may hold newer pages than the file: ask SQLite, which reads both.
 function refuseForeignSchema(db: Database.Database, path: string): void {
-  const applicationId = db.pragma('application_id', { simple: true }) as number;
-  if (applicationId === IC_APPLICATION_ID) return;
-  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
-  if (tables.n > 0) throw foreignDatabase(path, applicationId);
+  // One statement, so one read snapshot: read apart, another process's first migration could commit
+  // between the two reads and look like a schema without ic's mark.
+  const row = db.prepare("SELECT (SELECT application_id FROM pragma_application_id) AS id, (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS tables").get() as { id: number; tables: number };
+  if (row.id !== IC_APPLICATION_ID && row.tables > 0) throw foreignDatabase(path, row.id);
 }
 
 // What to do about a database that cannot be opened, by cause (the message already says what happened).

@@ -240,3 +240,77 @@ describe('outside git', () => {
     }
   });
 });
+
+describe('ic init --import brings an ic 0.1 database over', () => {
+  let repo: TempRepo;
+  beforeEach(() => {
+    repo = makeTempRepo('ic-import-');
+  });
+  afterEach(() => repo.cleanup());
+
+  // The 0.1 layout (schema 2): the columns every ic database shares, in the work tree, in WAL mode.
+  function makeOldDatabase(rows: { type: string; pattern: string; owner: string; mode?: string; reason?: string; expiresIn: number; released?: boolean }[]): string {
+    mkdirSync(join(repo.dir, '.ic'));
+    const path = join(repo.dir, '.ic', 'ic.db');
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE locks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, token INTEGER NOT NULL, type TEXT NOT NULL, scope TEXT NOT NULL, pattern TEXT NOT NULL,
+      base TEXT NOT NULL, owner TEXT NOT NULL, mode TEXT NOT NULL, reason TEXT, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL,
+      released_at INTEGER, release_reason TEXT) STRICT; PRAGMA user_version = 2;`);
+    const insert = db.prepare('INSERT INTO locks (id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    rows.forEach((row, i) => {
+      const now = Date.now();
+      insert.run(`old${String(i).padStart(5, '0')}`, i + 1, row.type, repo.dir, row.pattern, row.pattern, row.owner, row.mode ?? 'exclusive', row.reason ?? null, now - 60_000, now + row.expiresIn, 900_000, row.released ? now : null, row.released ? 'released' : null);
+    });
+    db.close();
+    return path;
+  }
+
+  it('imports the live locks (keeping owner, mode, reason and expiry), skips what conflicts, and renames the old file', async () => {
+    const old = makeOldDatabase([
+      { type: 'file', pattern: 'src/**', owner: 'alice', reason: 'refactor', expiresIn: 30 * 60_000 },
+      { type: 'file', pattern: 'docs/a.md', owner: 'bob', mode: 'shared', expiresIn: 10 * 60_000 },
+      { type: 'claim', pattern: 'bd-9', owner: 'bob', expiresIn: 20 * 60_000 },
+      { type: 'file', pattern: 'gone.ts', owner: 'carol', expiresIn: -60_000 },
+      { type: 'file', pattern: 'done.ts', owner: 'carol', expiresIn: 60_000, released: true },
+      { type: 'file', pattern: 'lib/x.ts', owner: 'dave', expiresIn: 60_000 },
+    ]);
+    // Someone started on the new location already: dave's old lock now conflicts and must not be forced in.
+    expect((await coord(repo, ['reserve', 'lib/**'], as('erin'))).exitCode).toBe(0);
+    const notice = await coord(repo, ['list']);
+    expect(notice.stderr).toContain('ic init --import');
+    const result = await ic(repo, ['init', '--import', '.ic/ic.db']);
+    expect(result.exitCode).toBe(0);
+    const imported = result.json.imported;
+    expect(imported.from).toBe(old);
+    expect(imported.moved_to).toBe(`${old}.imported`);
+    expect(imported.locks.map((lock: any) => `${lock.type}:${lock.owner}:${lock.pattern}:${lock.mode}:${lock.reason}`)).toEqual([
+      'file:alice:src/**:exclusive:refactor',
+      'file:bob:docs/a.md:shared:null',
+      'claim:bob:bd-9:exclusive:null',
+    ]);
+    const src = imported.locks[0];
+    expect(Math.abs(Date.parse(src.expires_at) - (Date.now() + 30 * 60_000))).toBeLessThan(60_000);
+    expect(imported.skipped).toEqual([expect.objectContaining({ type: 'file', pattern: 'lib/x.ts', owner: 'dave' })]);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(`${old}.imported`)).toBe(true);
+    // The imported locks bind: carol cannot take a file inside alice's src/**.
+    const refused = await coord(repo, ['reserve', 'src/a.ts'], as('carol'));
+    expect(refused.exitCode).toBe(1);
+    expect(refused.json.error.conflicts[0].held).toMatchObject({ owner: 'alice', pattern: 'src/**' });
+    // And the notice is gone.
+    expect((await coord(repo, ['list'])).stderr).not.toContain('0.1 database');
+  });
+
+  it('refuses a file that is not an ic database, and changes nothing', async () => {
+    const other = join(repo.dir, 'notes.db');
+    const db = new Database(other);
+    db.exec('CREATE TABLE notes (body TEXT)');
+    db.close();
+    const before = digest(other);
+    const result = await ic(repo, ['init', '--import', other]);
+    expect(result.exitCode).toBe(65);
+    expect(result.json.error.message).toMatch(/not an ic database/);
+    expect(digest(other)).toBe(before);
+  });
+});

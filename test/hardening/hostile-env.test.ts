@@ -3,7 +3,7 @@
 // no stack trace, and that a failed command changed nothing.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -74,6 +74,21 @@ describe('working directory', () => {
       expect(result.json.error.message).toMatch(/current directory no longer exists.*cd into your project/);
       mkdirSync(gone);
     }
+  });
+});
+
+describe('working directory: hooks', () => {
+  it('the Claude hook from a deleted working directory still denies a held file, with exit 0', async () => {
+    writeFileSync(join(repo.dir, 'a.ts'), 'a');
+    expect((await coord(repo, ['reserve', 'a.ts'], as('alice'))).exitCode).toBe(0);
+    const gone = join(repo.dir, 'gone');
+    mkdirSync(gone);
+    const payload = JSON.stringify({ session_id: 's-1', cwd: gone, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo.dir, 'a.ts') } });
+    const script = `cd "$1" && rmdir "$1" && shift && exec "$@"`;
+    const result = await runBin('bash', ['-c', script, 'bash', gone, IC_BIN, 'coord', 'hook', 'claude-pre-edit'], { cwd: repo.dir, input: payload });
+    expect(result.exitCode).toBe(0);
+    expect(result.json.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('alice') });
+    expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 });
 

@@ -5,7 +5,10 @@ import { readEvents, type EventsInput, type EventView } from '../../coord/events
 import { validateName } from '../../core/names';
 import { openContext, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, toIcError, type Reply } from '../reply';
-import { table } from '../render';
+import { currentOutput } from '../format';
+import { readTransaction, type CoordContext } from '../../coord/context';
+import { nextEventId } from '../../store/events';
+import { clockTime, escapeControls, paint, shortOwner, table, type SafeText, type Style } from '../render';
 
 interface EventsOptions extends CommonOptions {
   since?: string;
@@ -20,7 +23,7 @@ export function eventsCommand(emit: (reply: Reply) => void): Command {
     .option('--since <id|duration>', 'events after this event ID, or within this long (e.g. 10m)')
     .option('--consumer <name>', "only events after this consumer's cursor, and advance it")
     .option('--limit <n>', 'at most this many events (default 100, at most 10000)')
-    .option('--follow', 'keep polling; print one JSON object per line until interrupted')
+    .option('--follow', 'keep polling until interrupted: one JSON object per line, or on a terminal one row per event from now on')
     .action((options: EventsOptions) => runEvents(options, emit));
 }
 
@@ -48,25 +51,51 @@ function runEvents(options: EventsOptions, emit: (reply: Reply) => void): Promis
   emit(runEventsOnce(options, input));
 }
 
+// A person at a terminal reads the log like `tail`: with no --since and no consumer, the last --limit
+// events (still newest last), and --follow from now on. JSON on a pipe keeps reading from the start.
+function tailing(input: EventsInput): boolean {
+  return currentOutput().format === 'table' && input.afterId === undefined && input.sinceMs === undefined && input.consumer === undefined;
+}
+
+function lastEventId(ctx: CoordContext): number {
+  return readTransaction(ctx, () => nextEventId(ctx.db).id - 1);
+}
+
 function runEventsOnce(options: EventsOptions, input: EventsInput): Reply {
   return withContext(options, input.consumer !== undefined, (ctx) => {
-    const events = readEvents(ctx, input);
+    const from = tailing(input) ? { ...input, afterId: Math.max(0, lastEventId(ctx) - input.limit) } : input;
+    const events = readEvents(ctx, from);
     return success({ events }, () => eventTable(events));
   });
 }
 
-function eventTable(events: EventView[]): string {
-  if (events.length === 0) return 'no events';
-  return table(['ID', 'TIME', 'TYPE', 'OWNER', 'LOCK', 'PATTERN'], events.map((e) => [String(e.id), e.created_at, e.type, e.owner, e.lock_id ?? '-', e.pattern ?? '-']));
+const EVENT_STYLE: Record<string, Style> = { conflict: 'red', force_released: 'red', reserved: 'green', expired: 'yellow', waited: 'yellow' };
+const EVENT_HEADERS = ['ID', 'TIME', 'TYPE', 'OWNER', 'LOCK', 'PATTERN', 'REASON'];
+
+function eventRow(e: EventView): string[] {
+  return [String(e.id), clockTime(e.created_at), e.type, shortOwner(e.owner), e.lock_id ?? '-', e.pattern ?? '-', e.reason ?? '-'];
 }
 
-// Polls until SIGINT/SIGTERM, one JSON line per event; with a consumer, its cursor moves past what was printed.
+function eventTable(events: EventView[]): SafeText | string {
+  if (events.length === 0) return 'no events';
+  return table(EVENT_HEADERS, events.map(eventRow), (i) => EVENT_STYLE[events[i]!.type]);
+}
+
+// Rows printed as they come cannot be aligned on the widest cell: fixed widths instead.
+const FOLLOW_WIDTHS = [6, 8, 14, 24, 8, 30];
+function followLine(cells: string[]): string {
+  return cells.map((cell, i) => (i < FOLLOW_WIDTHS.length ? cell.padEnd(FOLLOW_WIDTHS[i]!) : cell)).join('  ').trimEnd();
+}
+
+// Polls until SIGINT/SIGTERM, one JSON line (or table row) per event; with a consumer, its cursor moves past what was printed.
 function follow(options: EventsOptions, input: EventsInput): Promise<void> {
   // Opened as a writer: a follower started before the first write must watch the real file, not an empty stand-in.
   const ctx = openContext(options, true);
   const pollMs = Number(process.env.IC_POLL_MS ?? 500);
-  let afterId = input.afterId;
+  const asTable = currentOutput().format === 'table';
+  let afterId = tailing(input) ? lastEventId(ctx) : input.afterId;
   let sinceMs = input.sinceMs;
+  if (asTable) process.stdout.write(`${paint(followLine(EVENT_HEADERS), 'bold')}\n`);
   return new Promise<void>((resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const stop = () => {
@@ -80,7 +109,10 @@ function follow(options: EventsOptions, input: EventsInput): Promise<void> {
     process.on('SIGTERM', stop);
     const poll = () => {
       const events = readEvents(ctx, { ...input, afterId, sinceMs });
-      for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+      for (const event of events) {
+        const line = asTable ? paint(followLine(eventRow(event).map(escapeControls)), EVENT_STYLE[event.type]) : JSON.stringify(event);
+        process.stdout.write(`${line}\n`);
+      }
       const last = events[events.length - 1];
       if (last) afterId = last.id;
       sinceMs = undefined;

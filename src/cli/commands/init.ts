@@ -1,17 +1,41 @@
 import { Command } from 'commander';
+import { resolve } from 'node:path';
+import { viewLock } from '../../core/lock';
+import { importLocks } from '../../coord/import';
+import { archiveImported } from '../../store/legacy';
 import { schemaVersion } from '../../store/migrate';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
+
+interface InitOptions extends CommonOptions {
+  import?: string;
+}
 
 export function initCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('init'))
     .description('create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
-    .action((options: CommonOptions) => emit(runInit(options)));
+    .option('--import <path>', 'bring the live locks of another ic database (the 0.1 .ic/ic.db) into this one, then rename it PATH.imported')
+    .action((options: InitOptions) => emit(runInit(options)));
 }
 
-function runInit(options: CommonOptions): Reply {
+function runInit(options: InitOptions): Reply {
   return withContext(options, true, (ctx) => {
-    const json = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
-    return success(json, () => `database ready at ${json.db} (schema ${json.schema_version})`);
+    const base = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
+    if (options.import === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
+    const from = resolve(ctx.cwd, options.import);
+    const result = importLocks(ctx, from);
+    const movedTo = archiveImported(from);
+    const imported = {
+      from,
+      moved_to: movedTo,
+      locks: result.locks.map(viewLock),
+      skipped: result.skipped.map(({ lock, conflicts }) => ({ type: lock.type, pattern: lock.pattern, owner: lock.owner, conflicts: conflicts.map(viewConflict) })),
+    };
+    const human = () =>
+      [
+        `imported ${imported.locks.length} live lock(s) from ${from} into ${base.db}; the old file is now ${movedTo}`,
+        ...imported.skipped.map((s) => `  skipped ${s.type} ${s.pattern} of ${s.owner}: it conflicts with a lock held here`),
+      ].join('\n');
+    return success({ ...base, imported }, human);
   });
 }

@@ -3,6 +3,7 @@ import { parseNonNegativeDuration } from '../../core/duration';
 import { LOCK_TYPES, viewLock, type LockType } from '../../core/lock';
 import { list } from '../../coord/list';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { lockDelayBlockers } from '../lock-delay';
 import { success, type Reply } from '../reply';
 import { lockTable } from '../render';
 
@@ -11,23 +12,30 @@ interface ListOptions extends CommonOptions {
   type?: LockType;
   expiring?: string;
   allScopes?: boolean;
+  wide?: boolean;
 }
 
 export function listCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('list'))
     .description('list locks in the scope, oldest first')
-    .option('--active', 'only locks that are held now')
+    .option('--active', 'only locks that bind now: held ones, and lapsed ones still in their lock-delay (state delay)')
     .option('--owner <name>', 'only this owner')
     .addOption(new Option('--type <type>', 'only this type').choices(LOCK_TYPES))
     .option('--expiring <duration>', 'only active locks expiring within this long')
     .option('--all-scopes', 'every scope in the database')
+    .option('--wide', 'every column: token, type, mode, full owner, scope')
     .action((options: ListOptions) => emit(runList(options)));
 }
 
 function runList(options: ListOptions): Reply {
   const expiringMs = options.expiring !== undefined ? parseNonNegativeDuration(options.expiring, '--expiring') : undefined;
   return withContext(options, false, (ctx) => {
-    const locks = list(ctx, { active: Boolean(options.active), owner: options.owner, type: options.type, expiringMs, allScopes: Boolean(options.allScopes) }).map(viewLock);
-    return success({ locks }, () => lockTable(locks));
+    const allScopes = Boolean(options.allScopes);
+    const locks = list(ctx, { active: Boolean(options.active), owner: options.owner, type: options.type, expiringMs, allScopes }).map(viewLock);
+    const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.clock() };
+    if (!options.active || expiringMs !== undefined) return success({ locks }, () => lockTable(locks, tableOptions));
+    // `locks` stays what it was (active ones only); blockers in their lock-delay come beside it, when there are any.
+    const delayed = lockDelayBlockers(ctx, allScopes, { owner: options.owner, type: options.type }).map(viewLock);
+    return success({ locks, ...(delayed.length > 0 ? { lock_delay: delayed } : {}) }, () => lockTable([...locks, ...delayed], tableOptions));
   });
 }

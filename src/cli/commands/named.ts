@@ -45,7 +45,7 @@ export function claimCommand(emit: (reply: Reply) => void): Command {
     .addOption(ownerOption())
     .option('--ttl <duration>', 'time to live (default 30m)')
     .option('--wait <duration>', 'wait up to this long for the claim')
-    .option('--reason <text>', 'what you are doing with it')
+    .option('--reason <text>', 'what you are doing with it, shown to others who try to claim it')
     .action((item: string, options: TakeOptions) => emit(take('claim', item, options)));
 }
 
@@ -81,12 +81,7 @@ function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome
 
 function take(type: NameType, name: string, options: TakeOptions): Reply {
   const { outcome, timedOut } = takeOnce(type, name, options);
-  if (outcome.granted || type !== 'claim' || outcome.conflicts.length === 0) return replyForOutcome(outcome, timedOut);
-  const held = outcome.conflicts[0]!.held;
-  const message = `already claimed by ${held.owner} (since ${new Date(held.created_at).toISOString()}, expires ${new Date(held.expires_at).toISOString()})`;
-  const base = replyForOutcome(outcome, timedOut);
-  const error = base.json.error as Record<string, unknown>;
-  return { ...base, json: { ...base.json, error: { ...error, message } }, human: () => message };
+  return replyForOutcome(outcome, timedOut);
 }
 
 function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Reply {
@@ -95,6 +90,7 @@ function drop(type: NameType, name: string, options: CommonOptions & { force?: b
     const result = dropName(ctx, { type, name: validateName(name, 'name'), owner, force: Boolean(options.force), reason: options.reason ?? null });
     const released = result.released.map(viewLock);
     if (released.length > 0) return success({ released, not_released: [] }, () => lockTable(released));
-    return failure(new IcError('NOT_HELD', `${owner ?? 'nobody'} holds no ${NOUN[type]} named "${name}"`), { released, not_released: [] });
+    const hint = `see who holds what: coord who${options.force ? '' : ` (another owner's ${NOUN[type]}: add --force)`}`;
+    return failure(new IcError('NOT_HELD', `${owner} does not hold a ${NOUN[type]} named "${name}"; ${hint}`), { released, not_released: [] });
   });
 }

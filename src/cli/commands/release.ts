@@ -5,7 +5,7 @@ import { commandLinePattern } from '../../coord/paths';
 import { release, type ReleaseResult } from '../../coord/release';
 import { ownerOption, projectFor, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
-import { lockTable } from '../render';
+import { joinLines, lockTable } from '../render';
 
 interface ReleaseOptions extends CommonOptions {
   pattern?: string;
@@ -48,7 +48,7 @@ function runRelease(ids: string[], options: ReleaseOptions): Reply {
     const released = result.released.map(viewLock);
     const near = (result.near ?? []).map(viewLock);
     const json = { released, not_released: result.not_released, ...(result.near ? { near } : {}) };
-    const human = () => [released.length ? lockTable(released) : 'nothing released', ...result.not_released.map((n) => `  ${n.id}: ${n.why.replace('_', ' ')}`), ...nearLines(result)].join('\n');
+    const human = () => joinLines([released.length ? lockTable(released) : 'nothing released', ...result.not_released.map((n) => `  ${n.id}: ${n.why.replace('_', ' ')}`), ...nearLines(result)]);
     if (released.length > 0) return success(json, human);
     const whys = new Set(result.not_released.map((n) => n.why));
     const code = whys.has('not_owner') ? 'NOT_OWNER' : 'NOT_FOUND';

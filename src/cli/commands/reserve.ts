@@ -5,9 +5,11 @@ import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { reserveOnce, reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { checkWorkLimit } from '../../core/work-limits';
+import { shellQuote } from '../../core/shell';
 import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
-import { lockTable } from '../render';
+import { shortOwner, whenText } from '../render';
+import type { LockView } from '../../core/lock';
 
 interface ReserveOptions extends CommonOptions {
   ttl?: string;
@@ -21,7 +23,7 @@ export function reserveCommand(emit: (reply: Reply) => void): Command {
     .description('reserve file patterns, all or none')
     .argument('<patterns...>', 'glob patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
-    .option('--ttl <duration>', 'time to live: 90s, 15m, 2h, 1d or seconds (default 15m, at most 24h)')
+    .option('--ttl <duration>', 'time to live: 90s, 15m, 2h or 1d (default 15m, at most 24h)')
     .option('--shared', 'take shared locks (exclusive by default)')
     .option('--reason <text>', 'why, shown to others who conflict')
     .option('--wait <duration>', 'retry with backoff until granted or this long has passed')
@@ -46,7 +48,7 @@ export function runReserve(rawPatterns: string[], options: ReserveOptions): Repl
 export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Reply {
   if (outcome.granted) {
     const locks = outcome.locks.map(viewLock);
-    return success({ locks }, () => lockTable(locks));
+    return success({ locks }, () => grantedText(locks));
   }
   if (outcome.busy && outcome.conflicts.length === 0) {
     // The wait ran out before the database ever answered: still "wait timed out", not BUSY (README, "Waiting").
@@ -54,9 +56,20 @@ export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Rep
     return failure(error, {}, () => 'timed out waiting: the database stayed busy');
   }
   const conflicts = outcome.conflicts.map(viewConflict);
-  const lines = outcome.conflicts.map(describeConflict);
+  const lines = outcome.conflicts.map((conflict) => describeConflict(conflict));
   const error = timedOut
     ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) })
     : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });
   return failure(error, {}, () => `${timedOut ? 'timed out waiting' : 'not granted'}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+}
+
+// What a person needs after a grant: what, for whom, until when, and how to give it back.
+function grantedText(locks: LockView[]): string {
+  const lines = locks.map((lock) => {
+    const what = lock.type === 'file' ? lock.pattern : `${lock.type === 'claim' ? 'claim' : 'lock'} ${JSON.stringify(lock.pattern)}`;
+    return `granted: ${what} to ${shortOwner(lock.owner)}${lock.mode === 'shared' ? ' (shared)' : ''} until ${whenText(lock.expires_at)}  [id ${lock.id}, token ${lock.token}]`;
+  });
+  const first = locks[0]!;
+  const release = first.type === 'claim' ? `coord unclaim ${shellQuote(first.pattern)}` : first.type === 'named' ? `coord unlock ${shellQuote(first.pattern)}` : locks.length === 1 ? `coord release ${first.id}` : 'coord release --all';
+  return [...lines, `give it back with: ${release}${first.owner === process.env.IC_OWNER ? '' : ` --owner ${shellQuote(first.owner)}`}`].join('\n');
 }

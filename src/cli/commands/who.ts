@@ -1,33 +1,38 @@
 import { Command } from 'commander';
-import { viewLock } from '../../core/lock';
+import { viewLock, type LockView } from '../../core/lock';
 import { formatTime } from '../../core/time';
 import { who } from '../../coord/who';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { lockDelayBlockers } from '../lock-delay';
 import { success, type Reply } from '../reply';
-import { relativeTime, table } from '../render';
+import { lockTable } from '../render';
+
+interface WhoOptions extends CommonOptions {
+  allScopes?: boolean;
+  wide?: boolean;
+}
 
 export function whoCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('who'))
-    .description('who holds what: active locks and claims by owner, most recently active first')
+    .description('who holds what, most recently active owner first (lapsed locks still in their lock-delay last)')
     .option('--all-scopes', 'every scope in the database')
-    .action((options: CommonOptions & { allScopes?: boolean }) => emit(runWho(options)));
+    .option('--wide', 'every column: token, type, mode, full owner, scope')
+    .action((options: WhoOptions) => emit(runWho(options)));
 }
 
-function runWho(options: CommonOptions & { allScopes?: boolean }): Reply {
+function runWho(options: WhoOptions): Reply {
   return withContext(options, false, (ctx) => {
-    const owners = who(ctx, Boolean(options.allScopes)).map((entry) => ({
+    const allScopes = Boolean(options.allScopes);
+    const owners = who(ctx, allScopes).map((entry) => ({
       owner: entry.owner,
       last_active: formatTime(entry.last_active),
       locks: entry.locks.map(viewLock),
       claims: entry.claims.map(viewLock),
     }));
-    const human = () =>
-      owners.length === 0
-        ? 'nobody holds anything'
-        : table(
-            ['OWNER', 'ACTIVE', 'LOCKS', 'CLAIMS'],
-            owners.map((o) => [o.owner, relativeTime(o.last_active), o.locks.map((l) => l.pattern).join(' ') || '-', o.claims.map((c) => c.pattern).join(' ') || '-']),
-          );
-    return success({ owners }, human);
+    // Beside `owners`, not in it: a lapsed lock is held by nobody, yet it still refuses others for a while.
+    const delayed = lockDelayBlockers(ctx, allScopes).map(viewLock);
+    const rows: LockView[] = [...owners.flatMap((o) => [...o.locks, ...o.claims]), ...delayed];
+    const human = () => lockTable(rows, { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.clock(), empty: 'nobody holds anything' });
+    return success({ owners, ...(delayed.length > 0 ? { lock_delay: delayed } : {}) }, human);
   });
 }
