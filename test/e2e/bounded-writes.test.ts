@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WORK_LIMITS } from '../../src/core/work-limits';
 import { claudeEdit } from '../hooks/fixtures';
 import { coord, ic, makeTempRepo, type RunResult, type TempRepo } from '../support/cli';
-import { findDoubleGrants } from '../support/replay';
+import { findDoubleGrants, reserveTag } from '../support/replay';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -188,7 +188,9 @@ describe('many multi-pattern reserves at once (the snapshot path)', () => {
           const patterns = [...new Set(Array.from({ length: count }, () => POOL[Math.floor(random() * POOL.length)]!))];
           const shared = random() < 0.25 ? ['--shared'] : [];
           const owner = `agent-${worker}`;
-          const result = await coord(repo, ['reserve', ...patterns, ...shared], as(owner));
+          // Tagged with the mode, so the checker follows a re-reserve that changes it.
+          const tag = reserveTag(worker * 10 + round, shared.length > 0);
+          const result = await coord(repo, ['reserve', ...patterns, ...shared, '--reason', tag], as(owner));
           results.push(result);
           if (result.exitCode === 0 && random() < 0.5) results.push(await coord(repo, ['release', '--all'], as(owner)));
         }

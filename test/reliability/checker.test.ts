@@ -1,6 +1,6 @@
 // The stress checker must catch what it claims to catch: synthetic histories with one planted fault each.
 import { describe, expect, it } from 'vitest';
-import { checkHistory, reserveTag, type EventRow, type History, type Invocation, type LockRow } from '../support/replay';
+import { checkHistory, findDoubleGrants, reserveTag, type EventRow, type History, type Invocation, type LockRow } from '../support/replay';
 
 const TTL = 1000;
 let eventId = 0;
@@ -66,5 +66,20 @@ describe('checkHistory', () => {
     expect(checkHistory(history(events, [row('l1', 1, 'a', 'x', 0, null, 'shared', 1400)], [check])).violations).toEqual([]);
     const early = inv(4, 'check', 'b', ['x'], 20, 60, 1, { ok: true, free: false, conflicts: [{ held, state: 'active' }] }, { shared: true });
     expect(checkHistory(history(events, [row('l1', 1, 'a', 'x', 0, null, 'shared', 1400)], [early])).violations.join()).toMatch(/cannot conflict/);
+  });
+});
+
+describe('findDoubleGrants', () => {
+  const event = (id: number, type: string, lock: string, owner: string, pattern: string, reason: string | null = null) => ({ id, type, lock_id: lock, scope: 's', owner, pattern, reason, detail: null });
+
+  it('reads modes from reserve tags, so a later change of mode is not read back into the grant', () => {
+    const events = [event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)), event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)), event(3, 'released', 'l1', 'a', 'src/**'), event(4, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false))];
+    // Both locks end exclusive in the table; by their tags they were shared when both were held.
+    expect(findDoubleGrants(events, new Map([['l1', 'exclusive'], ['l2', 'exclusive']]))).toEqual([]);
+  });
+
+  it('catches a change to exclusive while another owner holds an overlapping lock', () => {
+    const events = [event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)), event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)), event(3, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false))];
+    expect(findDoubleGrants(events, new Map())).toEqual(['event 3: b made exclusive src/a.ts while a held src/**']);
   });
 });

@@ -2,7 +2,7 @@ import { overlaps } from '../../src/core/glob';
 import type { StoredEvent } from '../../src/store/events';
 
 // An event as `coord events` prints it: the stored row (EventRow below) with its detail parsed.
-export type ReplayEvent = Omit<EventRow, 'reason' | 'created_at' | 'detail'> & { detail: Record<string, unknown> | null };
+export type ReplayEvent = Omit<EventRow, 'reason' | 'created_at' | 'detail'> & { reason?: string | null; detail: Record<string, unknown> | null };
 
 interface Held {
   id: string;
@@ -12,20 +12,32 @@ interface Held {
 }
 
 // An independent checker: replays the event log in commit order and reports every moment at which two
-// conflicting locks (different owners, one exclusive, overlapping) were both held.
+// conflicting locks (different owners, one exclusive, overlapping) were both held. A lock's mode is read
+// from its reserveTag (--reason inv:<n>:<s|x>) when the run tagged its reserves, which also follows a
+// re-reserve that changed the mode; else from `modes` (each lock's mode at the end, exclusive if unknown).
 export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, string>): string[] {
   const held = new Map<string, Held>();
   const violations: string[] = [];
+  const checkAgainstHeld = (event: ReplayEvent, lock: Held, verb: string) => {
+    for (const other of held.values()) {
+      if (other.id === lock.id || other.owner === lock.owner) continue;
+      if (other.mode === 'shared' && lock.mode === 'shared') continue;
+      if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} ${verb} ${lock.pattern} while ${other.owner} held ${other.pattern}`);
+    }
+  };
   for (const event of events) {
     if (!event.lock_id) continue;
+    const taggedMode = parseTag(event.reason ?? null)?.mode ?? null;
     if (event.type === 'reserved') {
-      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode: modes.get(event.lock_id) ?? 'exclusive' };
-      for (const other of held.values()) {
-        if (other.owner === lock.owner) continue;
-        if (other.mode === 'shared' && lock.mode === 'shared') continue;
-        if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} got ${lock.pattern} while ${other.owner} held ${other.pattern}`);
-      }
+      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode: taggedMode ?? modes.get(event.lock_id) ?? 'exclusive' };
+      checkAgainstHeld(event, lock, 'got');
       held.set(lock.id, lock);
+    } else if (event.type === 'renewed') {
+      const lock = held.get(event.lock_id);
+      if (lock && taggedMode && taggedMode !== lock.mode) {
+        lock.mode = taggedMode;
+        checkAgainstHeld(event, lock, `made ${taggedMode}`);
+      }
     } else if (['released', 'force_released', 'expired'].includes(event.type)) {
       held.delete(event.lock_id);
     } else if (event.type === 'transferred') {
