@@ -1,7 +1,21 @@
 import type Database from 'better-sqlite3';
 import { statement } from './statements';
 
-export type EventType = 'reserved' | 'renewed' | 'released' | 'force_released' | 'expired' | 'transferred' | 'conflict' | 'waited';
+export type EventType =
+  | 'reserved'
+  | 'renewed'
+  | 'released'
+  | 'force_released'
+  | 'expired'
+  | 'transferred'
+  | 'conflict'
+  | 'waited'
+  // Added in 0.2 (issue #16): an owner's heartbeat (coalesced), a commit seen by the post-commit hook, a
+  // hand-off request for a claim, and a stalled claim taken over.
+  | 'heartbeat'
+  | 'committed'
+  | 'handoff_requested'
+  | 'taken_over';
 
 export interface NewEvent {
   type: EventType;

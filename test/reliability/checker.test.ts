@@ -1,6 +1,6 @@
 // The stress checker must catch what it claims to catch: synthetic histories with one planted fault each.
 import { describe, expect, it } from 'vitest';
-import { checkHistory, reserveTag, type EventRow, type History, type Invocation, type LockRow } from '../support/replay';
+import { checkHistory, findDoubleGrants, reserveTag, type EventRow, type History, type Invocation, type LockRow } from '../support/replay';
 
 const TTL = 1000;
 let eventId = 0;
@@ -66,5 +66,25 @@ describe('checkHistory', () => {
     expect(checkHistory(history(events, [row('l1', 1, 'a', 'x', 0, null, 'shared', 1400)], [check])).violations).toEqual([]);
     const early = inv(4, 'check', 'b', ['x'], 20, 60, 1, { ok: true, free: false, conflicts: [{ held, state: 'active' }] }, { shared: true });
     expect(checkHistory(history(events, [row('l1', 1, 'a', 'x', 0, null, 'shared', 1400)], [early])).violations.join()).toMatch(/cannot conflict/);
+  });
+
+  it('follows modes from the renewed events alone (no tags) and checks what they record', () => {
+    // b holds x shared; a's shared x is renewed into exclusive in place: a double grant, seen from the log alone.
+    const events = [
+      ev('reserved', 'l1', 'a', 'x', 0, null),
+      ev('reserved', 'l2', 'b', 'x', 10, null),
+      ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', previous_mode: 'shared', expires_at: 20 + TTL }),
+    ];
+    const modes = new Map([['l1', 'shared'], ['l2', 'shared']]);
+    const replayed = events.map((e, i) => ({ ...e, id: i + 1, detail: e.detail ? JSON.parse(e.detail) : null }));
+    expect(findDoubleGrants(replayed, modes).join()).toMatch(/switched x to exclusive while b held shared x/);
+    expect(findDoubleGrants(replayed.slice(0, 2), modes)).toEqual([]);
+    // The full checker: a recorded expiry that disagrees with the TTL, and a switch without previous_mode.
+    const wrong = [ev('reserved', 'l1', 'a', 'x', 0, reserveTag(1, true)), ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', expires_at: 5 })];
+    const text = checkHistory(history(wrong, [row('l1', 1, 'a', 'x', 0, null, 'exclusive', 20 + TTL)])).violations.join('\n');
+    expect(text).toMatch(/records expiry 5/);
+    expect(text).toMatch(/without recording previous_mode/);
+    const right = [ev('reserved', 'l1', 'a', 'x', 0, reserveTag(1, true)), ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', previous_mode: 'shared', expires_at: 20 + TTL })];
+    expect(checkHistory(history(right, [row('l1', 1, 'a', 'x', 0, null, 'exclusive', 20 + TTL)])).violations).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, strin
   for (const event of events) {
     if (!event.lock_id) continue;
     if (event.type === 'reserved') {
-      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode: modes.get(event.lock_id) ?? 'exclusive' };
+      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode: renewalOf(event).mode ?? modes.get(event.lock_id) ?? 'exclusive' };
       for (const other of held.values()) {
         if (other.owner === lock.owner) continue;
         if (other.mode === 'shared' && lock.mode === 'shared') continue;
@@ -30,9 +30,39 @@ export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, strin
     } else if (event.type === 'transferred') {
       const lock = held.get(event.lock_id);
       if (lock) lock.owner = event.owner;
+    } else if (event.type === 'renewed') {
+      // A renewal may switch shared/exclusive in place: from then on the new mode binds.
+      const lock = held.get(event.lock_id);
+      const { mode } = renewalOf(event);
+      if (!lock || !mode || mode === lock.mode) continue;
+      lock.mode = mode;
+      for (const other of held.values()) {
+        if (other.id === lock.id || other.owner === lock.owner || (other.mode === 'shared' && lock.mode === 'shared')) continue;
+        if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} switched ${lock.pattern} to ${mode} while ${other.owner} held ${other.mode} ${other.pattern}`);
+      }
     }
   }
   return violations;
+}
+
+// What a `renewed` event's detail records (ic 0.2): the new expiry (epoch ms), the mode after it, and the
+// mode before when the renewal switched it. Fields absent from older logs come back undefined.
+export function renewalOf(event: { detail: string | Record<string, unknown> | null }): { mode?: string; previousMode?: string; expiresAt?: number } {
+  let detail: Record<string, unknown> | null = null;
+  if (typeof event.detail === 'string') {
+    try {
+      detail = JSON.parse(event.detail) as Record<string, unknown>;
+    } catch {
+      detail = null;
+    }
+  } else detail = event.detail;
+  if (!detail) return {};
+  const expires = detail.expires_at;
+  return {
+    ...(typeof detail.mode === 'string' ? { mode: detail.mode } : {}),
+    ...(typeof detail.previous_mode === 'string' ? { previousMode: detail.previous_mode } : {}),
+    ...(typeof expires === 'number' ? { expiresAt: expires } : typeof expires === 'string' ? { expiresAt: Date.parse(expires) } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -231,11 +261,20 @@ export function checkHistory(history: History): CheckReport {
           break;
         }
         if (!isActive(lock, t)) fail(`event ${event.id}: renewed lock ${lock.id} (${lock.owner} ${lock.pattern}) that was not active at ${t} (expiry ${lock.expiresAt}, released ${JSON.stringify(lock.released)})`);
-        if (tag?.mode && tag.mode !== lock.mode) {
-          lock.mode = tag.mode;
-          lock.modeChanges.push({ at: t, mode: tag.mode });
-        }
-        lock.expiresAt = t + ttlOf(lock.owner);
+        // The log's own word (detail.mode, detail.expires_at, detail.previous_mode) is checked against the
+        // harness's tag and TTL, and wins where the tag says nothing (a renewal by `renew`).
+        const logged = renewalOf(event);
+        if (logged.mode && tag?.mode && logged.mode !== tag.mode) fail(`event ${event.id}: renewed records mode ${logged.mode}, the reserve asked for ${tag.mode}`);
+        const mode = logged.mode ?? tag?.mode;
+        if (logged.previousMode && logged.previousMode !== lock.mode) fail(`event ${event.id}: renewed records previous mode ${logged.previousMode}, the replay says ${lock.mode}`);
+        if (mode && mode !== lock.mode) {
+          if (logged.mode && !logged.previousMode) fail(`event ${event.id}: renewal switched ${lock.id} from ${lock.mode} to ${mode} without recording previous_mode`);
+          lock.mode = mode;
+          lock.modeChanges.push({ at: t, mode });
+        } else if (logged.previousMode) fail(`event ${event.id}: renewed records a switch from ${logged.previousMode} but the mode stayed ${lock.mode}`);
+        const expected = t + ttlOf(lock.owner);
+        if (logged.expiresAt !== undefined && logged.expiresAt !== expected) fail(`event ${event.id}: renewed records expiry ${logged.expiresAt}, the TTL gives ${expected}`);
+        lock.expiresAt = expected;
         lock.renewals.push(t);
         live.add(lock);
         checkGrant(event, lock, t, tag !== null);
