@@ -1,18 +1,36 @@
 import { createContext } from '../coord/context';
+import { recentCommitByOther } from '../coord/commits';
 import { statusCounts, type StatusCounts } from '../coord/status';
-import { ownerForSession } from './identity';
+import { ownerForSession, sameLineage } from './identity';
 import { objectField, parsePayload, stringField } from './payload';
 
-export type { StatusCounts };
+export interface ProjectStatus extends StatusCounts {
+  /** The newest commit by another agent in the last half hour (post-commit hook, install --git-index). */
+  head_moved?: { by: string; sha: string; ago_ms: number };
+}
+
+const HEAD_MOVED_WINDOW_MS = 30 * 60_000;
 
 // The counts for the project holding `cwd`. A project without a database reads as empty (nothing created).
-export function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string): StatusCounts {
+export function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string): ProjectStatus {
   const ctx = createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false });
   try {
-    return statusCounts(ctx, me);
+    const counts: ProjectStatus = statusCounts(ctx, me);
+    const commit = recentCommitByOther(ctx, (owner) => me === undefined || !sameLineage(owner, me), HEAD_MOVED_WINDOW_MS);
+    if (commit) {
+      const sha = String((JSON.parse(commit.event.detail ?? '{}') as { sha?: unknown }).sha ?? '');
+      counts.head_moved = { by: commit.event.owner, sha, ago_ms: Math.max(0, commit.now - commit.event.created_at) };
+    }
+    return counts;
   } finally {
     ctx.db.close();
   }
+}
+
+function ago(ms: number): string {
+  if (ms < 60_000) return `${Math.floor(ms / 1000)}s ago`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ago`;
+  return `${Math.floor(ms / 3_600_000)}h ago`;
 }
 
 function plural(n: number, word: string): string {
@@ -25,11 +43,13 @@ function heldPart(counts: StatusCounts, me?: string): string {
   return `${held} held${me && counts.mine > 0 ? ` (${counts.mine} yours)` : ''}`;
 }
 
-export function formatStatus(counts: StatusCounts | undefined, me?: string): string {
-  if (!counts || (counts.agents === 0 && counts.waiting === 0)) return 'ic: idle';
+export function formatStatus(counts: ProjectStatus | undefined, me?: string): string {
+  if (!counts) return 'ic: idle';
+  const moved = counts.head_moved ? [`HEAD moved by ${counts.head_moved.by} ${ago(counts.head_moved.ago_ms)}`] : [];
+  if (counts.agents === 0 && counts.waiting === 0) return ['ic: idle', ...moved].join(' · ');
   const parts = [plural(counts.agents, 'agent'), heldPart(counts, me)];
   if (counts.waiting > 0) parts.push(`${counts.waiting} waiting`);
-  return `ic: ${parts.join(' · ')}`;
+  return `ic: ${[...parts, ...moved].join(' · ')}`;
 }
 
 // The statusLine input from Claude Code (if any) tells where the session works and which session it is.
