@@ -1,5 +1,6 @@
 import { createContext } from '../coord/context';
 import { recentCommitByOther } from '../coord/commits';
+import { openRequests } from '../coord/handoff';
 import { statusCounts, type StatusCounts } from '../coord/status';
 import { ownerForSession, sameLineage } from './identity';
 import { objectField, parsePayload, stringField } from './payload';
@@ -7,6 +8,8 @@ import { objectField, parsePayload, stringField } from './payload';
 export interface ProjectStatus extends StatusCounts {
   /** The newest commit by another agent in the last half hour (post-commit hook, install --git-index). */
   head_moved?: { by: string; sha: string; ago_ms: number };
+  /** Open hand-off requests for my claims (`claim ITEM --ask` by another agent). */
+  handoff_requests?: { item: string; by: string }[];
 }
 
 const HEAD_MOVED_WINDOW_MS = 30 * 60_000;
@@ -20,6 +23,10 @@ export function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string):
     if (commit) {
       const sha = String((JSON.parse(commit.event.detail ?? '{}') as { sha?: unknown }).sha ?? '');
       counts.head_moved = { by: commit.event.owner, sha, ago_ms: Math.max(0, commit.now - commit.event.created_at) };
+    }
+    if (me !== undefined) {
+      const requests = openRequests(ctx, (owner) => sameLineage(owner, me));
+      if (requests.length > 0) counts.handoff_requests = requests.map(({ item, by }) => ({ item, by }));
     }
     return counts;
   } finally {
@@ -46,6 +53,7 @@ function heldPart(counts: StatusCounts, me?: string): string {
 export function formatStatus(counts: ProjectStatus | undefined, me?: string): string {
   if (!counts) return 'ic: idle';
   const moved = counts.head_moved ? [`HEAD moved by ${counts.head_moved.by} ${ago(counts.head_moved.ago_ms)}`] : [];
+  if (counts.handoff_requests?.length) moved.unshift(counts.handoff_requests.map(({ item, by }) => `${by} asks for ${item}`).join(', '));
   if (counts.agents === 0 && counts.waiting === 0) return ['ic: idle', ...moved].join(' · ');
   const parts = [plural(counts.agents, 'agent'), heldPart(counts, me)];
   if (counts.waiting > 0) parts.push(`${counts.waiting} waiting`);

@@ -27,7 +27,7 @@ export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, strin
       held.set(lock.id, lock);
     } else if (['released', 'force_released', 'expired'].includes(event.type)) {
       held.delete(event.lock_id);
-    } else if (event.type === 'transferred') {
+    } else if (event.type === 'transferred' || event.type === 'taken_over') {
       const lock = held.get(event.lock_id);
       if (lock) lock.owner = event.owner;
     } else if (event.type === 'renewed') {
@@ -292,6 +292,7 @@ export function checkHistory(history: History): CheckReport {
         lock.released = { type: event.type, at: t };
         break;
       }
+      case 'taken_over': // a stalled claim changing hands: like a transfer, with a new token
       case 'transferred': {
         if (lock) lock.owner = event.owner;
         if (lock) tokenEvents.set(lock.id, event.id);

@@ -20,13 +20,15 @@ function runWho(options: CommonOptions & { allScopes?: boolean }): Reply {
       last_active: formatTime(entry.last_active),
       locks: entry.locks.map(viewLock),
       claims: entry.claims.map(viewLock),
+      stalled_claims: entry.stalled_claims,
+      handoff_requests: entry.handoff_requests.map((request) => ({ ...request, at: formatTime(request.at) })),
     }));
     const human = () =>
       owners.length === 0
         ? 'nobody holds anything'
         : table(
             ['OWNER', 'ACTIVE', 'LOCKS', 'CLAIMS'],
-            owners.map((o) => [o.owner, relativeTime(o.last_active), o.locks.map((l) => l.pattern).join(' ') || '-', o.claims.map((c) => c.pattern).join(' ') || '-']),
+            owners.map((o) => [o.owner, relativeTime(o.last_active), o.locks.map((l) => l.pattern).join(' ') || '-', o.claims.map((c) => `${c.pattern}${o.stalled_claims.includes(c.pattern) ? ' (stalled)' : ''}${o.handoff_requests.some((r) => r.item === c.pattern) ? ' (asked for)' : ''}`).join(' ') || '-']),
           );
     return success({ owners }, human);
   });
