@@ -249,7 +249,7 @@ export function summarize(result: StressResult): string {
   const n = (key: string) => c[key] ?? 0;
   return [
     `ops ${n('ops')} (reserve ${n('ops.reserve')}, check ${n('ops.check')}, renew ${n('ops.renew')}, release ${n('ops.release') + n('ops.force-release')}, sweep ${n('ops.sweep')}) in ${result.seconds.toFixed(0)}s`,
-    `grants ${n('grants')}, renewals ${n('events.renewed')}, conflicts ${n('conflicts')}, releases ${n('events.released') + n('events.force_released')}, expiries ${n('events.expired')}, busy ${n('busy')}`,
+    `grants ${n('grants')}, renewals ${n('events.renewed')} (${n('mode_switches')} switching shared/exclusive in place), conflicts ${n('conflicts')}, releases ${n('events.released') + n('events.force_released')}, expiries ${n('events.expired')}, busy ${n('busy')}`,
     `faults: kills ${n('kills')} (${n('killed_after_commit')} after commit), stops ${n('stops')}; check visibility verified ${n('visibility_checked')} times`,
     `violations ${n('violations')}`,
   ].join('\n');

@@ -271,6 +271,7 @@ export function checkHistory(history: History): CheckReport {
           if (logged.mode && !logged.previousMode) fail(`event ${event.id}: renewal switched ${lock.id} from ${lock.mode} to ${mode} without recording previous_mode`);
           lock.mode = mode;
           lock.modeChanges.push({ at: t, mode });
+          bump('mode_switches');
         } else if (logged.previousMode) fail(`event ${event.id}: renewed records a switch from ${logged.previousMode} but the mode stayed ${lock.mode}`);
         const expected = t + ttlOf(lock.owner);
         if (logged.expiresAt !== undefined && logged.expiresAt !== expected) fail(`event ${event.id}: renewed records expiry ${logged.expiresAt}, the TTL gives ${expected}`);
