@@ -80,10 +80,18 @@ function refreshNotice(refresh: Refresh): string {
 // Inside the pre-commit guard: refresh a private index the commit is about to use. Returns a refusal when
 // a staged path has to be staged again (committing without it would not be what the session staged).
 export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (!env.GIT_INDEX_FILE || !/[\\/]ic[\\/]index[\\/]/.test(env.GIT_INDEX_FILE)) return undefined; // not one of ours: no git process
   const top = gitTopLevel(cwd, env);
   const mine = privateIndexOfHook(top, env);
-  if (!mine) return undefined;
-  const refresh = refreshIndex(top, mine.index, env, mine.file);
+  // An index path of ours without its base: swept (idle 24 h) or deleted. Committing an empty or unknown
+  // index could delete or revert anything, so stop.
+  if (!mine) return `ic: commit refused: GIT_INDEX_FILE names a private staging area that no longer exists (${env.GIT_INDEX_FILE}); run \`export GIT_INDEX_FILE="$(ic coord hook git-index-path </dev/null)"\` (or start a new session), stage again, and commit.`;
+  let refresh: Refresh;
+  try {
+    refresh = refreshIndex(top, mine.index, env, mine.file);
+  } catch (error) {
+    return `ic: commit refused: your private staging area could not be brought onto HEAD (${(error as Error).message.split('\n')[0]}), and committing it stale could revert another agent's commit. IC_GUARD=off skips this check.`;
+  }
   if (refresh.restage.length === 0) return undefined;
   return `ic: commit refused: another session committed changes to ${refresh.restage.length === 1 ? 'a path' : 'paths'} you staged (HEAD ${refresh.base.slice(0, 8) || 'unborn'} → ${refresh.head.slice(0, 8)}):\n${refresh.restage.map((path) => `  ${path}`).join('\n')}\nYour staging area now holds the new HEAD's version of ${refresh.restage.length === 1 ? 'it' : 'them'}; look at the file${refresh.restage.length === 1 ? '' : 's'}, stage again (git add), and commit.`;
 }

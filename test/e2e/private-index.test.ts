@@ -224,5 +224,12 @@ describe('private staging areas (install --git-index)', () => {
     expect((await coord(repo, ['sweep'], { env: later })).json).toMatchObject({ index_files: 1 });
     expect(existsSync(b.index)).toBe(false);
     expect(existsSync(`${b.index}.base`)).toBe(false);
+    // A session still pointing at a swept index must not commit an index ic knows nothing about.
+    writeFileSync(join(repo.dir, 'b.txt'), 'b.txt by B\n');
+    git(repo, ['add', 'b.txt'], b.env);
+    const refused = tryGit(repo, ['commit', '-q', '-m', 'B after the sweep'], b.env);
+    expect(refused.ok).toBe(false);
+    expect(refused.stderr).toMatch(/private staging area that no longer exists/);
+    expect(changedPaths(repo)).toEqual(['a.txt', 'b.txt', 'c.txt']); // HEAD is still the first commit
   });
 });
