@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { indexFileFor, readIndexBase, writeIndexBase, type IndexBase } from '../coord/private-index';
+import { readIndexBase, writeIndexBase } from '../coord/private-index';
 
 // A private staging area (README, "Private staging areas"): one git index file per agent session, so a
 // commit holds exactly what its session staged. Its `.base` sidecar records the HEAD it was built on.
@@ -162,4 +162,3 @@ export function deleteIndex(index: string): boolean {
   return had;
 }
 
-export { indexFileFor, type IndexBase };

@@ -232,4 +232,24 @@ describe('private staging areas (install --git-index)', () => {
     expect(refused.stderr).toMatch(/private staging area that no longer exists/);
     expect(changedPaths(repo)).toEqual(['a.txt', 'b.txt', 'c.txt']); // HEAD is still the first commit
   });
+
+  it('other agents get theirs from `hook git-index-path` (IC_OWNER), and it behaves the same', async () => {
+    const repo = await setUp();
+    const printed = await ic(repo, ['coord', 'hook', 'git-index-path'], { env: { IC_OWNER: 'aider-1' } });
+    expect(printed.exitCode).toBe(0);
+    const index = printed.stdout.trim();
+    expect(index).toMatch(/[\\/]\.git[\\/]ic[\\/]index[\\/]aider-1@[0-9a-f]{8}$/);
+    expect(existsSync(index)).toBe(true);
+    const aider = { IC_OWNER: 'aider-1', GIT_INDEX_FILE: index };
+    const a = await startSession(repo, 'A');
+    writeFileSync(join(repo.dir, 'c.txt'), 'c.txt by aider\n');
+    git(repo, ['add', 'c.txt'], aider);
+    writeFileSync(join(repo.dir, 'a.txt'), 'a.txt by A\n');
+    git(repo, ['add', 'a.txt'], a.env);
+    git(repo, ['commit', '-q', '-m', 'A'], a.env);
+    git(repo, ['commit', '-q', '-m', 'aider'], aider);
+    expect(changedPaths(repo)).toEqual(['c.txt']);
+    expect(fileAt(repo, 'HEAD', 'a.txt')).toBe('a.txt by A\n');
+    expect((await ic(repo, ['coord', 'hook', 'git-index-path'], {})).exitCode).toBe(1); // no IC_OWNER
+  });
 });
