@@ -105,6 +105,8 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
       });
     });
 
+  const lastGrant = new Map<string, { pattern: string; shared: boolean }>();
+
   // One random operation by a random owner, weighted toward reserve and check.
   const operate = async (): Promise<void> => {
     const owner = pick(owners);
@@ -112,10 +114,15 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
     const ids = known.get(owner)!;
     const roll = random();
     if (roll < 0.4) {
-      const patterns = random() < 0.25 ? [pick(PATTERN_POOL), pick(PATTERN_POOL)] : [pick(PATTERN_POOL)];
-      const shared = random() < 0.3;
+      // Now and then the owner re-reserves its last grant in the other mode: a renewal that switches
+      // shared/exclusive in place, which the checker must follow through time.
+      const last = lastGrant.get(owner);
+      const flip = last !== undefined && random() < 0.3;
+      const patterns = flip ? [last.pattern] : random() < 0.25 ? [pick(PATTERN_POOL), pick(PATTERN_POOL)] : [pick(PATTERN_POOL)];
+      const shared = flip ? !last.shared : random() < 0.3;
       const inv = await invoke('reserve', ['coord', 'reserve', ...patterns, '--owner', owner, '--ttl', ttl, ...(shared ? ['--shared'] : [])], owner, patterns, shared);
       if (inv.exitCode === 0) for (const lock of JSON.parse(inv.stdout).locks ?? []) if (!ids.includes(lock.id)) ids.push(lock.id);
+      if (inv.exitCode === 0 && patterns.length === 1) lastGrant.set(owner, { pattern: patterns[0]!, shared });
     } else if (roll < 0.65) {
       const patterns = [pick(PATTERN_POOL)];
       const shared = random() < 0.3;
