@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { validateOwner } from '../core/owner';
 import { recordCommit } from '../coord/commits';
-import { createContext } from '../coord/context';
+import { createContext, resolveProject } from '../coord/context';
 import { indexFileFor, readIndexBase } from '../coord/private-index';
 import { advanceBase, carryIntoSharedIndex, deleteIndex, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
 import { gitTopLevel } from './git-guard';
@@ -22,9 +22,11 @@ export function runsGit(command: string): boolean {
   return /(^|[\s;&|(`$])git(\s|$)/.test(command);
 }
 
-function topOf(dir: string, env: NodeJS.ProcessEnv): string | undefined {
+// The work tree holding `dir`, found on disk like `git rev-parse --show-toplevel` but without a process.
+function topOf(dir: string): string | undefined {
   try {
-    return gitTopLevel(dir, env);
+    const project = resolveProject(dir);
+    return project.db.source === 'git' ? project.projectRoot : undefined;
   } catch {
     return undefined;
   }
@@ -38,7 +40,7 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
   if (!parsed.ok || sessionId === undefined) return { stdout: noticeOutput('ic: no private staging area: the hook input has no session_id'), stderr: '', exitCode: 0 };
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
   const owner = ownerForSession('claude', sessionId);
-  const top = topOf(dir, env);
+  const top = topOf(dir);
   const index = top === undefined ? undefined : indexFileFor(top, owner);
   if (top === undefined || index === undefined) return QUIET;
   seedIndex(top, index, owner, env);
@@ -58,7 +60,7 @@ export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string
   const sessionId = stringField(parsed.value, 'session_id');
   if (command === undefined || sessionId === undefined || !runsGit(command)) return QUIET;
   const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
-  const top = topOf(dir, env);
+  const top = topOf(dir);
   if (top === undefined) return QUIET;
   const owner = ownerForSession('claude', sessionId);
   const index = indexFileFor(top, owner);
@@ -156,7 +158,7 @@ export function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string): HookResult
 
 // SessionEnd: the session's index goes with it.
 export function deleteSessionIndex(dir: string, owner: string, env: NodeJS.ProcessEnv): boolean {
-  const top = topOf(dir, env);
+  const top = topOf(dir);
   const index = top === undefined ? undefined : indexFileFor(top, owner);
   return index === undefined ? false : deleteIndex(index);
 }
