@@ -87,4 +87,14 @@ describe('checkHistory', () => {
     const right = [ev('reserved', 'l1', 'a', 'x', 0, reserveTag(1, true)), ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', previous_mode: 'shared', expires_at: 20 + TTL })];
     expect(checkHistory(history(right, [row('l1', 1, 'a', 'x', 0, null, 'exclusive', 20 + TTL)])).violations).toEqual([]);
   });
+
+  it('reads a silent renewal (no detail) as a possible switch: unknown before it, the final mode from it on', () => {
+    // l1 granted shared, later re-reserved exclusive in place without a recorded mode; final mode exclusive.
+    const shape = (events: EventRow[]) => events.map((e, i) => ({ ...e, id: i + 1, detail: e.detail ? JSON.parse(e.detail) : null }));
+    const modes = new Map([['l1', 'exclusive'], ['l2', 'shared']]);
+    const sharedMeanwhile = shape([ev('reserved', 'l1', 'a', 'x', 0), ev('reserved', 'l2', 'b', 'x', 10), ev('released', 'l2', 'b', 'x', 20), ev('renewed', 'l1', 'a', 'x', 30)]);
+    expect(findDoubleGrants(sharedMeanwhile, modes)).toEqual([]); // the final mode alone would call event 2 a double grant
+    const stillHeld = shape([ev('reserved', 'l1', 'a', 'x', 0), ev('reserved', 'l2', 'b', 'x', 10), ev('renewed', 'l1', 'a', 'x', 30)]);
+    expect(findDoubleGrants(stillHeld, modes).join()).toMatch(/event 3: a switched x to exclusive while b held shared x/);
+  });
 });

@@ -12,18 +12,31 @@ interface Held {
 
 // An independent checker: replays the event log in commit order and reports every moment at which two
 // conflicting locks (different owners, one exclusive, overlapping) were both held.
+// Modes over time: a `reserved` or `renewed` event that records `detail.mode` is the log's own word. A
+// renewal that records none (a re-reserve may switch the mode in place) leaves the mode before it unknown:
+// `modes` (the table's final modes) is only known to hold from a lock's last such renewal on. An unknown
+// mode is taken as shared (it conflicts only with an exclusive lock of known mode), so the checker reports
+// only what is certain, and checks again at the renewal, where the final mode starts to bind.
 export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, string>): string[] {
+  const lastSilentRenewal = new Map<string, number>();
+  for (const event of events) if (event.lock_id && event.type === 'renewed' && !renewalOf(event).mode) lastSilentRenewal.set(event.lock_id, event.id);
   const held = new Map<string, Held>();
   const violations: string[] = [];
+  // Unknown counts as shared: it conflicts only with a lock known to be exclusive.
+  const exclusive = (lock: Held) => lock.mode === 'exclusive';
+  const check = (lock: Held, event: ReplayEvent, what: string) => {
+    for (const other of held.values()) {
+      if (other.id === lock.id || other.owner === lock.owner || !(exclusive(other) || exclusive(lock))) continue;
+      if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} ${what} while ${other.owner} held ${other.mode === 'exclusive' ? '' : `${other.mode} `}${other.pattern}`);
+    }
+  };
   for (const event of events) {
     if (!event.lock_id) continue;
     if (event.type === 'reserved') {
-      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode: renewalOf(event).mode ?? modes.get(event.lock_id) ?? 'exclusive' };
-      for (const other of held.values()) {
-        if (other.owner === lock.owner) continue;
-        if (other.mode === 'shared' && lock.mode === 'shared') continue;
-        if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} got ${lock.pattern} while ${other.owner} held ${other.pattern}`);
-      }
+      const logged = renewalOf(event).mode;
+      const mode = logged ?? (lastSilentRenewal.has(event.lock_id) ? 'unknown' : (modes.get(event.lock_id) ?? 'exclusive'));
+      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode };
+      check(lock, event, `got ${lock.pattern}`);
       held.set(lock.id, lock);
     } else if (['released', 'force_released', 'expired'].includes(event.type)) {
       held.delete(event.lock_id);
@@ -33,13 +46,11 @@ export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, strin
     } else if (event.type === 'renewed') {
       // A renewal may switch shared/exclusive in place: from then on the new mode binds.
       const lock = held.get(event.lock_id);
-      const { mode } = renewalOf(event);
-      if (!lock || !mode || mode === lock.mode) continue;
+      const logged = renewalOf(event).mode;
+      const mode = logged ?? (lastSilentRenewal.get(event.lock_id) === event.id ? (modes.get(event.lock_id) ?? 'exclusive') : 'unknown');
+      if (!lock || mode === lock.mode) continue;
       lock.mode = mode;
-      for (const other of held.values()) {
-        if (other.id === lock.id || other.owner === lock.owner || (other.mode === 'shared' && lock.mode === 'shared')) continue;
-        if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} switched ${lock.pattern} to ${mode} while ${other.owner} held ${other.mode} ${other.pattern}`);
-      }
+      if (mode !== 'unknown') check(lock, event, `switched ${lock.pattern} to ${mode}`);
     }
   }
   return violations;
