@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { isHookName, runHook } from '../hooks/run';
+import { isHookName, readsStdin, runHook } from '../hooks/run';
 import { readStdinSync } from '../hooks/stdin';
 
 // `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
@@ -11,7 +11,7 @@ export function isBareHookCall(argv: string[]): boolean {
 // Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
 export function runHookCall(name: string): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
-  const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
+  const input = !readsStdin(name) ? { text: '' } : readStdinSync();
   const result = runHook(name, input, process.env, hookCwd(process.env));
   writeQuietly(1, result.stdout);
   writeQuietly(2, result.stderr);

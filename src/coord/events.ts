@@ -20,7 +20,9 @@ export function viewEvent(event: StoredEvent): EventView {
 
 // Stored times are epoch milliseconds; every time printed is RFC 3339 (docs/reference.md, "Output"), details included.
 function viewDetail(detail: Record<string, unknown>): Record<string, unknown> {
-  return typeof detail.expired_at === 'number' ? { ...detail, expired_at: formatTime(detail.expired_at) } : detail;
+  const view = { ...detail };
+  for (const key of ['expired_at', 'expires_at', 'last_active']) if (typeof view[key] === 'number') view[key] = formatTime(view[key]);
+  return view;
 }
 
 export interface EventsInput {

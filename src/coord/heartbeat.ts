@@ -1,3 +1,4 @@
+import { insertEvent } from '../store/events';
 import { extendOwnerLocks } from '../store/locks';
 import { lastSeen, markSeen } from '../store/owners';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
@@ -13,6 +14,9 @@ export interface HeartbeatResult {
 // Renews every active lock and claim of the owner (every scope: an owner is one agent session) and records
 // it as alive; only its own (core/authority.ts), and not the leases of its `lock -- CMD` runs, which
 // renew themselves. Called on every tool use, so a call within HEARTBEAT_SKIP_MS of the last one only reads.
+// Each heartbeat that writes also writes one `heartbeat` event (so at most one per owner per interval):
+// the log then shows every extension (each active lock of the owner to created_at + its TTL) and the
+// activity that keeps the owner's claims from looking stalled.
 export function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_SKIP_MS): HeartbeatResult {
   const recent = readTransaction(ctx, (now) => {
     const seen = lastSeen(ctx.db, owner);
@@ -22,6 +26,7 @@ export function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_S
   return writeTransaction(ctx, (now) => {
     const renewed = extendOwnerLocks(ctx.db, owner, now);
     markSeen(ctx.db, owner, now);
+    insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: null, created_at: now, detail: { renewed, interval_ms: skipMs } });
     return { renewed, skipped: false, last_seen: now };
   });
 }

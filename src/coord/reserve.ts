@@ -10,6 +10,7 @@ import { setBusyTimeout } from '../store/open';
 import type { Database } from 'better-sqlite3';
 import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
+import { renewalDetail } from './renewal-detail';
 
 export interface ReserveInput {
   type: LockType;
@@ -214,7 +215,8 @@ function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInp
   }
   if (own && own.expires_at > now) {
     setExpiry(ctx.db, own.seq, expiresAt, input.ttlMs, request.mode);
-    insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now });
+    const detail = renewalDetail(expiresAt, request.mode, own.mode); // a re-reserve may switch the mode in place
+    insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now, detail });
     return withoutBase({ ...own, expires_at: expiresAt, mode: request.mode });
   }
   if (own) expireLock(ctx, own, now);
@@ -239,7 +241,9 @@ function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInp
     release_reason: null,
   };
   insertLock(ctx.db, lock);
-  insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now }, token);
+  // The log alone replays a lock's life: what it was granted as, until when.
+  const detail = { expires_at: expiresAt, mode: lock.mode };
+  insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now, detail }, token);
   return withoutBase(lock);
 }
 

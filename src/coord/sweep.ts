@@ -2,11 +2,15 @@ import { purgeEvents } from '../store/events';
 import { listLapsed, purgeReleased } from '../store/locks';
 import { writeTransaction, type CoordContext } from './context';
 import { expireLock } from './reserve';
+import { allLastActivity } from '../store/activity';
+import { indexDirOf, sweepIndexFiles } from './private-index';
 
 export interface SweepResult {
   expired: number;
   purged_locks: number;
   purged_events: number;
+  /** Private staging areas (git index files) of sessions idle for 24 h, deleted (README, "Private staging areas"). */
+  index_files: number;
   dry_run: boolean;
 }
 
@@ -25,6 +29,7 @@ export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: 
         expired,
         purged_locks: cutoff === undefined ? 0 : purgeReleased(ctx.db, cutoff),
         purged_events: cutoff === undefined ? 0 : purgeEvents(ctx.db, cutoff),
+        index_files: sweepIndexes(ctx, now, input.dryRun),
         dry_run: input.dryRun,
       };
     };
@@ -43,3 +48,12 @@ export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: 
 }
 
 const ROLL_BACK = Symbol('roll back the dry run');
+
+// The cleanup loop of private indexes: a session that ended without its SessionEnd hook leaves its index
+// behind; after 24 h with no write to it and no event of its owner, it goes.
+function sweepIndexes(ctx: CoordContext, now: number, dryRun: boolean): number {
+  const dir = indexDirOf(ctx.cwd);
+  if (dir === undefined) return 0;
+  const activity = allLastActivity(ctx.db);
+  return sweepIndexFiles(dir, now, (owner) => activity.get(owner), dryRun).length;
+}

@@ -4,6 +4,7 @@ import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
 import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
 import { check } from '../coord/check';
+import { openRequestsIn, type OpenRequest } from '../coord/handoff';
 import { reserveOnce } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { findGitInfo } from '../store/discover';
@@ -25,7 +26,7 @@ type Untrackable = { path: string; why: string }[];
 
 export type EditOutcome =
   | { kind: 'outside'; untrackable: Untrackable }
-  | { kind: 'granted'; patterns: string[]; untrackable: Untrackable }
+  | { kind: 'granted'; patterns: string[]; untrackable: Untrackable; requests?: OpenRequest[] }
   | { kind: 'conflict'; conflicts: Conflict[]; untrackable: Untrackable };
 
 // The lock reason an edit hook writes; a renewal keeps the reason of the call that created the lock.
@@ -41,6 +42,7 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
   const groups = groupByProject(request);
   const untrackable: Untrackable = [];
   const granted: string[] = [];
+  const requests: OpenRequest[] = [];
   for (const group of groups) {
     const { patterns, untrackable: odd } = literalPatterns(group.project, request.cwd, group.paths);
     untrackable.push(...odd);
@@ -50,26 +52,30 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
       const outcome = reserveInLineage(ctx, request, patterns.map((p) => p.pattern));
       if (outcome.kind === 'conflict') return { ...outcome, untrackable };
       granted.push(...patterns.map((p) => p.pattern));
+      requests.push(...outcome.requests);
     } finally {
       ctx.db.close();
     }
   }
-  return granted.length > 0 ? { kind: 'granted', patterns: granted, untrackable } : { kind: 'outside', untrackable };
+  return granted.length > 0 ? { kind: 'granted', patterns: granted, untrackable, ...(requests.length > 0 ? { requests } : {}) } : { kind: 'outside', untrackable };
 }
 
 // A lock held by the requester's own session or subagent is handed over, not refused: a subagent may edit
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
 // One transaction: the look, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
-function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
+// A grant also reports the open hand-off requests for the lineage's claims (same transaction), so the
+// holder hears of them in its next hook message.
+function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted'; requests: OpenRequest[] } | { kind: 'conflict'; conflicts: Conflict[] } {
   const input = { type: 'file' as const, patterns, owner: request.owner, mode: 'exclusive' as const, ttlMs: DEFAULT_TTL_MS.file, reason: editReason(request.toolUseId) };
-  return writeTransaction(ctx, () => {
+  return writeTransaction(ctx, (now) => {
     const blocking = check(ctx, input); // inside the write lock: what it sees is what the grant below sees
     if (blocking.length > 0 && blocking.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) {
       for (const conflict of blocking) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, pattern: [conflict.held.pattern] }); // its own lineage: recorded as forced, by the taker
     }
     const outcome = reserveOnce(ctx, input);
-    return outcome.granted ? { kind: 'granted' as const } : { kind: 'conflict' as const, conflicts: outcome.conflicts };
+    if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts };
+    return { kind: 'granted' as const, requests: openRequestsIn(ctx, (owner) => sameLineage(owner, request.owner), now) };
   });
 }
 

@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import { matchPath } from '../core/glob';
 import type { Lock } from '../core/lock';
 import { formatTime } from '../core/time';
-import { createContext, readTransaction, resolveProject } from '../coord/context';
-import { locateDb } from '../store/discover';
-import { listLocks, withoutBase } from '../store/locks';
+import { createContext, resolveProject } from '../coord/context';
+import { activeFileLocks } from '../coord/guard';
 import { sameLineage } from './identity';
 
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
@@ -46,15 +44,12 @@ export interface GuardResult {
 // The guard's question for one repository: which staged paths do other owners hold right now?
 export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string): GuardResult {
   const top = gitTopLevel(cwd, env);
-  const project = resolveProject(top);
-  const dbLocation = locateDb({ env, cwd: top, projectDb: project.db });
-  if (!existsSync(dbLocation.path)) return { held: [], checked: 0 };
-  const paths = stagedPaths(top, env);
-  if (paths.length === 0) return { held: [], checked: 0 };
-  const ctx = createContext({ cwd: top, env, write: false, project });
+  const ctx = createContext({ cwd: top, env, write: false, project: resolveProject(top) });
   try {
-    const locks = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).map(withoutBase));
-    return { held: heldByOthers(paths, locks, owner, ctx.ignoreCase), checked: paths.length };
+    if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
+    const paths = stagedPaths(top, env);
+    if (paths.length === 0) return { held: [], checked: 0 };
+    return { held: heldByOthers(paths, activeFileLocks(ctx), owner, ctx.ignoreCase), checked: paths.length };
   } finally {
     ctx.db.close();
   }

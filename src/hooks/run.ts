@@ -9,6 +9,8 @@ import { parsePayload, stringField, type Payload } from './payload';
 import { releaseFailedCalls, releaseRefusedEdit } from './refused';
 import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithDeadline, hookSettings } from './settings';
+import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
+import { runCommitGate } from './commit-gate';
 
 export const HOOK_NAMES = [
   'claude-pre-edit',
@@ -20,6 +22,12 @@ export const HOOK_NAMES = [
   'codex-pre-edit',
   'codex-session-end',
   'git-pre-commit',
+  // Private staging areas (install --git-index) and the commit-message gate (install --commit-gate).
+  'claude-git-index',
+  'claude-pre-bash',
+  'git-post-commit',
+  'git-commit-msg',
+  'git-index-path',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 
@@ -33,6 +41,11 @@ export interface HookResult {
 export interface HookInput {
   text: string;
   truncated?: boolean;
+}
+
+// git runs its hooks with no payload (and stdin may be a terminal): only agent hooks read stdin.
+export function readsStdin(name: HookName): boolean {
+  return !name.startsWith('git-') || name === 'git-commit-msg'; // commit-msg: the message, piped in by its script
 }
 
 export function isHookName(name: string): name is HookName {
@@ -62,11 +75,22 @@ export function runHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv
         return runSessionEnd(input, env, cwd, 'codex');
       case 'git-pre-commit':
         return runGitPreCommit(env, cwd);
+      case 'claude-git-index':
+        return runGitIndexStart(input, env, cwd);
+      case 'claude-pre-bash':
+        return runPreBash(input, env, cwd);
+      case 'git-post-commit':
+        return runGitPostCommit(env, cwd);
+      case 'git-commit-msg':
+        return runCommitGate(input, env, cwd);
+      case 'git-index-path':
+        return runGitIndexPath(env, cwd);
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
     const failClosed = hookSettings(env).failClosed;
-    if (name === 'git-pre-commit') return { stdout: '', stderr: `ic: the commit guard failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    if (name === 'git-pre-commit' || name === 'git-commit-msg') return { stdout: '', stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
     if (name === 'claude-pre-edit' || name === 'codex-pre-edit') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
     return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };
   }
@@ -142,6 +166,7 @@ function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, ag
   if (owner === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
   const dir = agent === 'claude' ? env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd : stringField(parsed.value, 'cwd') ?? cwd;
   const released = releaseSession(dir, owner, envWithDeadline(env, 1_000));
+  if (agent === 'claude') deleteSessionIndex(dir, owner);
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${owner}\n` : '', exitCode: 0 };
 }
 
@@ -179,6 +204,10 @@ function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
   if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
   const owner = env.IC_OWNER ?? '';
   const settings = hookSettings(env);
+  // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
+  // commit cannot revert what another session committed; a path both changed stops the commit.
+  const restage = refreshBeforeCommit(cwd, env);
+  if (restage !== undefined) return { stdout: '', stderr: `${restage}\n`, exitCode: 1 };
   let result;
   try {
     result = checkStaged(cwd, envWithDeadline(env, settings.timeoutMs - 1_000), owner);

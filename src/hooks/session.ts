@@ -1,8 +1,8 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createContext, readTransaction } from '../coord/context';
 import { release } from '../coord/release';
 import { transfer } from '../coord/transfer';
 import { listLocks } from '../store/locks';
+import { appendOnce } from './env-file';
 
 // A shell word that is exactly `value`: single quotes, with each ' written as '\''.
 export function shellQuote(value: string): string {
@@ -16,12 +16,7 @@ export function envFileLine(owner: string): string {
 // Adds `export IC_OWNER=…` to Claude Code's env file once: Bash commands of the session (git commit,
 // coord lock) then act as the same owner as its edits. Returns whether the file changed.
 export function exportOwner(envFile: string, owner: string): boolean {
-  const line = envFileLine(owner);
-  const existing = existsSync(envFile) ? readFileSync(envFile, 'utf8') : '';
-  if (existing.split('\n').includes(line)) return false;
-  const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
-  appendFileSync(envFile, `${separator}${line}\n`);
-  return true;
+  return appendOnce(envFile, envFileLine(owner));
 }
 
 // The session owner and every subagent owner (`owner/…`) with active locks in the project.

@@ -1,57 +1,63 @@
-import { existsSync } from 'node:fs';
-import { createContext, readTransaction, resolveProject } from '../coord/context';
-import { locateDb } from '../store/discover';
-import { firstEventIdSince } from '../store/events';
-import { listLocks } from '../store/locks';
-import { statement } from '../store/statements';
-import { ownerForSession } from './identity';
+import { createContext } from '../coord/context';
+import { recentCommitByOther } from '../coord/commits';
+import { openRequests } from '../coord/handoff';
+import { statusCounts, type StatusCounts } from '../coord/status';
+import { ownerForSession, sameLineage } from './identity';
 import { objectField, parsePayload, stringField } from './payload';
 
-export interface StatusCounts {
-  agents: number;
-  files: number;
-  waiting: number;
-  mine: number;
+export interface ProjectStatus extends StatusCounts {
+  /** The newest commit by another agent in the last half hour (post-commit hook, install --git-index). */
+  head_moved?: { by: string; sha: string; ago_ms: number };
+  /** Open hand-off requests for my claims (`claim ITEM --ask` by another agent). */
+  handoff_requests?: { item: string; by: string }[];
 }
 
-const WAITING_WINDOW_MS = 5 * 60_000;
+const HEAD_MOVED_WINDOW_MS = 30 * 60_000;
 
-// Who is active, what is held, and who is blocked in this scope. "Waiting" = owners refused in the last
-// five minutes by a lock that is still held, and granted nothing since.
-export function statusCounts(cwd: string, env: NodeJS.ProcessEnv, me?: string): StatusCounts | undefined {
-  const project = resolveProject(cwd);
-  if (!existsSync(locateDb({ env, cwd, projectDb: project.db }).path)) return undefined;
-  const ctx = createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false, project });
+// The counts for the project holding `cwd`. A project without a database reads as empty (nothing created).
+export function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string): ProjectStatus {
+  const ctx = createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false });
   try {
-    return readTransaction(ctx, (now) => {
-      const active = listLocks(ctx.db, { scope: ctx.scope, activeAt: now });
-      const files = active.filter((lock) => lock.type === 'file');
-      const activeIds = new Set(active.map((lock) => lock.id));
-      // Conflicts in the window whose owner was granted nothing since; the window starts at an event id
-      // found by time (events have no time index), so a clock stepped back can hide a conflict from this hint.
-      const refused = statement(
-        ctx.db,
-        "SELECT DISTINCT c.owner, c.lock_id FROM events c WHERE c.id >= ? AND c.type = 'conflict' AND c.scope = ? AND c.created_at >= ? " +
-          "AND NOT EXISTS (SELECT 1 FROM events g WHERE g.id > c.id AND g.owner = c.owner AND g.scope = c.scope AND g.type IN ('reserved', 'renewed', 'waited'))",
-      ).all(firstEventIdSince(ctx.db, now - WAITING_WINDOW_MS), ctx.scope, now - WAITING_WINDOW_MS) as { owner: string; lock_id: string }[];
-      const waiting = new Set(refused.filter((row) => activeIds.has(row.lock_id)).map((row) => row.owner));
-      return {
-        agents: new Set(active.map((lock) => lock.owner)).size,
-        files: files.length,
-        waiting: waiting.size,
-        mine: me ? files.filter((lock) => lock.owner === me).length : 0,
-      };
-    });
+    const counts: ProjectStatus = statusCounts(ctx, me);
+    const commit = recentCommitByOther(ctx, (owner) => me === undefined || !sameLineage(owner, me), HEAD_MOVED_WINDOW_MS);
+    if (commit) {
+      const sha = String((JSON.parse(commit.event.detail ?? '{}') as { sha?: unknown }).sha ?? '');
+      counts.head_moved = { by: commit.event.owner, sha, ago_ms: Math.max(0, commit.now - commit.event.created_at) };
+    }
+    if (me !== undefined) {
+      const requests = openRequests(ctx, (owner) => sameLineage(owner, me));
+      if (requests.length > 0) counts.handoff_requests = requests.map(({ item, by }) => ({ item, by }));
+    }
+    return counts;
   } finally {
     ctx.db.close();
   }
 }
 
-export function formatStatus(counts: StatusCounts | undefined, me?: string): string {
-  if (!counts || (counts.agents === 0 && counts.waiting === 0)) return 'ic: idle';
-  const parts = [`${counts.agents} agent${counts.agents === 1 ? '' : 's'}`, `${counts.files} file${counts.files === 1 ? '' : 's'} held${me && counts.mine > 0 ? ` (${counts.mine} yours)` : ''}`];
+function ago(ms: number): string {
+  if (ms < 60_000) return `${Math.floor(ms / 1000)}s ago`;
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)}m ago`;
+  return `${Math.floor(ms / 3_600_000)}h ago`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+// "7 files + 2 globs held": a glob may cover many files, so the two are never added up.
+function heldPart(counts: StatusCounts, me?: string): string {
+  const held = [counts.files > 0 || counts.globs === 0 ? plural(counts.files, 'file') : '', counts.globs > 0 ? plural(counts.globs, 'glob') : ''].filter(Boolean).join(' + ');
+  return `${held} held${me && counts.mine > 0 ? ` (${counts.mine} yours)` : ''}`;
+}
+
+export function formatStatus(counts: ProjectStatus | undefined, me?: string): string {
+  if (!counts) return 'ic: idle';
+  const moved = counts.head_moved ? [`HEAD moved by ${counts.head_moved.by} ${ago(counts.head_moved.ago_ms)}`] : [];
+  if (counts.handoff_requests?.length) moved.unshift(counts.handoff_requests.map(({ item, by }) => `${by} asks for ${item}`).join(', '));
+  if (counts.agents === 0 && counts.waiting === 0) return ['ic: idle', ...moved].join(' · ');
+  const parts = [plural(counts.agents, 'agent'), heldPart(counts, me)];
   if (counts.waiting > 0) parts.push(`${counts.waiting} waiting`);
-  return `ic: ${parts.join(' · ')}`;
+  return `ic: ${[...parts, ...moved].join(' · ')}`;
 }
 
 // The statusLine input from Claude Code (if any) tells where the session works and which session it is.

@@ -1,7 +1,21 @@
 import type Database from 'better-sqlite3';
 import { statement } from './statements';
 
-export type EventType = 'reserved' | 'renewed' | 'released' | 'force_released' | 'expired' | 'transferred' | 'conflict' | 'waited';
+// The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
+// hook, a hand-off request for a claim, and a stalled claim taken over.
+export type EventType =
+  | 'reserved'
+  | 'renewed'
+  | 'released'
+  | 'force_released'
+  | 'expired'
+  | 'transferred'
+  | 'conflict'
+  | 'waited'
+  | 'heartbeat'
+  | 'committed'
+  | 'handoff_requested'
+  | 'taken_over';
 
 export interface NewEvent {
   type: EventType;

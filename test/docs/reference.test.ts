@@ -176,7 +176,7 @@ describe('docs/reference.md covers codes, variables, events and hooks', () => {
   });
 
   it('describes every event type the store can write, in the "Events" section', () => {
-    const union = /export type EventType = ([^;]+);/.exec(readFileSync(join(ROOT, 'src', 'store', 'events.ts'), 'utf8'));
+    const union = /export type EventType =\s*([^;]+);/.exec(readFileSync(join(ROOT, 'src', 'store', 'events.ts'), 'utf8'));
     const types = [...union![1]!.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]!);
     expect(types.length).toBeGreaterThan(5);
     const events = sectionTitled('Events');

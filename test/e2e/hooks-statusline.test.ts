@@ -24,7 +24,21 @@ describe('ic coord statusline', () => {
     const result = await ic(repo, ['coord', 'statusline'], { input, cwd: '/' });
     expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: 2 agents · 3 files held (2 yours) · 1 waiting' });
     const json = await ic(repo, ['coord', 'statusline', '--json'], { input });
-    expect(json.json).toMatchObject({ ok: true, agents: 2, files: 3, waiting: 1, mine: 2 });
+    expect(json.json).toMatchObject({ ok: true, agents: 2, files: 3, globs: 0, waiting: 1, mine: 2 });
+  });
+
+  it('counts files (literal paths) and globs apart: a glob may cover many files', async () => {
+    const other = makeTempRepo('ic-statusline-globs-');
+    try {
+      await coord(other, ['reserve', 'a.ts', 'src/**', 'lib/*.ts', '--owner', 'alice']);
+      const result = await ic(other, ['coord', 'statusline']);
+      expect(result.stdout).toBe('ic: 1 agent · 1 file + 2 globs held');
+      await coord(other, ['release', '--all', '--owner', 'alice']);
+      await coord(other, ['reserve', 'src/**', '--owner', 'alice']);
+      expect((await ic(other, ['coord', 'statusline'])).stdout).toBe('ic: 1 agent · 1 glob held');
+    } finally {
+      other.cleanup();
+    }
   });
 
   it('never fails loudly', async () => {

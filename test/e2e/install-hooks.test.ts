@@ -233,7 +233,7 @@ describe('ic doctor: installed hooks', () => {
 });
 
 describe('scripts/*.sh', () => {
-  const scripts = ['git-pre-commit.sh'].map((name) => join(REPO_ROOT, 'scripts', name));
+  const scripts = ['git-pre-commit.sh', 'git-post-commit.sh', 'git-commit-msg.sh'].map((name) => join(REPO_ROOT, 'scripts', name));
   const hasShellcheck = spawnSync('shellcheck', ['--version']).status === 0;
 
   it('shellcheck is available in CI', () => {

@@ -67,6 +67,36 @@ describe('checkHistory', () => {
     const early = inv(4, 'check', 'b', ['x'], 20, 60, 1, { ok: true, free: false, conflicts: [{ held, state: 'active' }] }, { shared: true });
     expect(checkHistory(history(events, [row('l1', 1, 'a', 'x', 0, null, 'shared', 1400)], [early])).violations.join()).toMatch(/cannot conflict/);
   });
+
+  it('follows modes from the renewed events alone (no tags) and checks what they record', () => {
+    // b holds x shared; a's shared x is renewed into exclusive in place: a double grant, seen from the log alone.
+    const events = [
+      ev('reserved', 'l1', 'a', 'x', 0, null),
+      ev('reserved', 'l2', 'b', 'x', 10, null),
+      ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', previous_mode: 'shared', expires_at: 20 + TTL }),
+    ];
+    const modes = new Map([['l1', 'shared'], ['l2', 'shared']]);
+    const replayed = events.map((e, i) => ({ ...e, id: i + 1, detail: e.detail ? JSON.parse(e.detail) : null }));
+    expect(findDoubleGrants(replayed, modes).join()).toMatch(/switched x to exclusive while b held shared x/);
+    expect(findDoubleGrants(replayed.slice(0, 2), modes)).toEqual([]);
+    // The full checker: a recorded expiry that disagrees with the TTL, and a switch without previous_mode.
+    const wrong = [ev('reserved', 'l1', 'a', 'x', 0, reserveTag(1, true)), ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', expires_at: 5 })];
+    const text = checkHistory(history(wrong, [row('l1', 1, 'a', 'x', 0, null, 'exclusive', 20 + TTL)])).violations.join('\n');
+    expect(text).toMatch(/records expiry 5/);
+    expect(text).toMatch(/without recording previous_mode/);
+    const right = [ev('reserved', 'l1', 'a', 'x', 0, reserveTag(1, true)), ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', previous_mode: 'shared', expires_at: 20 + TTL })];
+    expect(checkHistory(history(right, [row('l1', 1, 'a', 'x', 0, null, 'exclusive', 20 + TTL)])).violations).toEqual([]);
+  });
+
+  it('reads a silent renewal (no detail) as a possible switch: unknown before it, the final mode from it on', () => {
+    // l1 granted shared, later re-reserved exclusive in place without a recorded mode; final mode exclusive.
+    const shape = (events: EventRow[]) => events.map((e, i) => ({ ...e, id: i + 1, detail: e.detail ? JSON.parse(e.detail) : null }));
+    const modes = new Map([['l1', 'exclusive'], ['l2', 'shared']]);
+    const sharedMeanwhile = shape([ev('reserved', 'l1', 'a', 'x', 0), ev('reserved', 'l2', 'b', 'x', 10), ev('released', 'l2', 'b', 'x', 20), ev('renewed', 'l1', 'a', 'x', 30)]);
+    expect(findDoubleGrants(sharedMeanwhile, modes)).toEqual([]); // the final mode alone would call event 2 a double grant
+    const stillHeld = shape([ev('reserved', 'l1', 'a', 'x', 0), ev('reserved', 'l2', 'b', 'x', 10), ev('renewed', 'l1', 'a', 'x', 30)]);
+    expect(findDoubleGrants(stillHeld, modes).join()).toMatch(/event 3: a switched x to exclusive while b held shared x/);
+  });
 });
 
 describe('findDoubleGrants', () => {
@@ -80,6 +110,6 @@ describe('findDoubleGrants', () => {
 
   it('catches a change to exclusive while another owner holds an overlapping lock', () => {
     const events = [event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)), event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)), event(3, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false))];
-    expect(findDoubleGrants(events, new Map())).toEqual(['event 3: b made exclusive src/a.ts while a held src/**']);
+    expect(findDoubleGrants(events, new Map())).toEqual(['event 3: b switched src/a.ts to exclusive while a held shared src/**']);
   });
 });

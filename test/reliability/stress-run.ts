@@ -105,6 +105,8 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
       });
     });
 
+  const lastGrant = new Map<string, { pattern: string; shared: boolean }>();
+
   // One random operation by a random owner, weighted toward reserve and check.
   const operate = async (): Promise<void> => {
     const owner = pick(owners);
@@ -112,10 +114,15 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
     const ids = known.get(owner)!;
     const roll = random();
     if (roll < 0.4) {
-      const patterns = random() < 0.25 ? [pick(PATTERN_POOL), pick(PATTERN_POOL)] : [pick(PATTERN_POOL)];
-      const shared = random() < 0.3;
+      // Now and then the owner re-reserves its last grant in the other mode: a renewal that switches
+      // shared/exclusive in place, which the checker must follow through time.
+      const last = lastGrant.get(owner);
+      const flip = last !== undefined && random() < 0.3;
+      const patterns = flip ? [last.pattern] : random() < 0.25 ? [pick(PATTERN_POOL), pick(PATTERN_POOL)] : [pick(PATTERN_POOL)];
+      const shared = flip ? !last.shared : random() < 0.3;
       const inv = await invoke('reserve', ['coord', 'reserve', ...patterns, '--owner', owner, '--ttl', ttl, ...(shared ? ['--shared'] : [])], owner, patterns, shared);
       if (inv.exitCode === 0) for (const lock of JSON.parse(inv.stdout).locks ?? []) if (!ids.includes(lock.id)) ids.push(lock.id);
+      if (inv.exitCode === 0 && patterns.length === 1) lastGrant.set(owner, { pattern: patterns[0]!, shared });
     } else if (roll < 0.65) {
       const patterns = [pick(PATTERN_POOL)];
       const shared = random() < 0.3;
@@ -249,7 +256,7 @@ export function summarize(result: StressResult): string {
   const n = (key: string) => c[key] ?? 0;
   return [
     `ops ${n('ops')} (reserve ${n('ops.reserve')}, check ${n('ops.check')}, renew ${n('ops.renew')}, release ${n('ops.release') + n('ops.force-release')}, sweep ${n('ops.sweep')}) in ${result.seconds.toFixed(0)}s`,
-    `grants ${n('grants')}, renewals ${n('events.renewed')}, conflicts ${n('conflicts')}, releases ${n('events.released') + n('events.force_released')}, expiries ${n('events.expired')}, busy ${n('busy')}`,
+    `grants ${n('grants')}, renewals ${n('events.renewed')} (${n('mode_switches')} switching shared/exclusive in place), conflicts ${n('conflicts')}, releases ${n('events.released') + n('events.force_released')}, expiries ${n('events.expired')}, busy ${n('busy')}`,
     `faults: kills ${n('kills')} (${n('killed_after_commit')} after commit), stops ${n('stops')}; check visibility verified ${n('visibility_checked')} times`,
     `violations ${n('violations')}`,
   ].join('\n');

@@ -15,5 +15,6 @@ describe('lock-set stress with faults', () => {
     expect(result.counts.grants).toBeGreaterThan(0);
     expect(result.counts.conflicts).toBeGreaterThan(0);
     expect(result.counts.kills).toBeGreaterThan(0);
+    expect(result.counts.mode_switches).toBeGreaterThan(0); // renewals that switched shared/exclusive in place
   }, 120_000);
 });

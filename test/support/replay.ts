@@ -12,40 +12,70 @@ interface Held {
 }
 
 // An independent checker: replays the event log in commit order and reports every moment at which two
-// conflicting locks (different owners, one exclusive, overlapping) were both held. A lock's mode is read
-// from its reserveTag (--reason inv:<n>:<s|x>) when the run tagged its reserves, which also follows a
-// re-reserve that changed the mode; else from `modes` (each lock's mode at the end, exclusive if unknown).
+// conflicting locks (different owners, one exclusive, overlapping) were both held.
+// Modes over time: a `reserved` or `renewed` event that records `detail.mode` is the log's own word; else a
+// reserve's tag (--reason inv:<n>:<s|x>) when the run tagged its reserves. A renewal that records neither
+// leaves the mode before it unknown: `modes` (the table's final modes) is only known to hold from a lock's
+// last such renewal on. An unknown mode is taken as shared (it conflicts only with an exclusive lock of
+// known mode), so the checker reports only what is certain.
 export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, string>): string[] {
+  const lastSilentRenewal = new Map<string, number>();
+  for (const event of events) if (event.lock_id && event.type === 'renewed' && !renewalOf(event).mode && !parseTag(event.reason ?? null)?.mode) lastSilentRenewal.set(event.lock_id, event.id);
   const held = new Map<string, Held>();
   const violations: string[] = [];
-  const checkAgainstHeld = (event: ReplayEvent, lock: Held, verb: string) => {
+  // Unknown counts as shared: it conflicts only with a lock known to be exclusive.
+  const exclusive = (lock: Held) => lock.mode === 'exclusive';
+  const check = (lock: Held, event: ReplayEvent, what: string) => {
     for (const other of held.values()) {
-      if (other.id === lock.id || other.owner === lock.owner) continue;
-      if (other.mode === 'shared' && lock.mode === 'shared') continue;
-      if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} ${verb} ${lock.pattern} while ${other.owner} held ${other.pattern}`);
+      if (other.id === lock.id || other.owner === lock.owner || !(exclusive(other) || exclusive(lock))) continue;
+      if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} ${what} while ${other.owner} held ${other.mode === 'exclusive' ? '' : `${other.mode} `}${other.pattern}`);
     }
   };
   for (const event of events) {
     if (!event.lock_id) continue;
     const taggedMode = parseTag(event.reason ?? null)?.mode ?? null;
     if (event.type === 'reserved') {
-      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode: taggedMode ?? modes.get(event.lock_id) ?? 'exclusive' };
-      checkAgainstHeld(event, lock, 'got');
+      const logged = renewalOf(event).mode ?? taggedMode;
+      const mode = logged ?? (lastSilentRenewal.has(event.lock_id) ? 'unknown' : (modes.get(event.lock_id) ?? 'exclusive'));
+      const lock = { id: event.lock_id, owner: event.owner, pattern: event.pattern ?? '', mode };
+      check(lock, event, `got ${lock.pattern}`);
       held.set(lock.id, lock);
-    } else if (event.type === 'renewed') {
-      const lock = held.get(event.lock_id);
-      if (lock && taggedMode && taggedMode !== lock.mode) {
-        lock.mode = taggedMode;
-        checkAgainstHeld(event, lock, `made ${taggedMode}`);
-      }
     } else if (['released', 'force_released', 'expired'].includes(event.type)) {
       held.delete(event.lock_id);
-    } else if (event.type === 'transferred') {
+    } else if (event.type === 'transferred' || event.type === 'taken_over') {
       const lock = held.get(event.lock_id);
       if (lock) lock.owner = event.owner;
+    } else if (event.type === 'renewed') {
+      // A renewal may switch shared/exclusive in place: from then on the new mode binds.
+      const lock = held.get(event.lock_id);
+      const logged = renewalOf(event).mode ?? taggedMode;
+      const mode = logged ?? (lastSilentRenewal.get(event.lock_id) === event.id ? (modes.get(event.lock_id) ?? 'exclusive') : 'unknown');
+      if (!lock || mode === lock.mode) continue;
+      lock.mode = mode;
+      if (mode !== 'unknown') check(lock, event, `switched ${lock.pattern} to ${mode}`);
     }
   }
   return violations;
+}
+
+// What a `renewed` event's detail records (ic 0.2): the new expiry (epoch ms), the mode after it, and the
+// mode before when the renewal switched it. Fields absent from older logs come back undefined.
+export function renewalOf(event: { detail: string | Record<string, unknown> | null }): { mode?: string; previousMode?: string; expiresAt?: number } {
+  let detail: Record<string, unknown> | null = null;
+  if (typeof event.detail === 'string') {
+    try {
+      detail = JSON.parse(event.detail) as Record<string, unknown>;
+    } catch {
+      detail = null;
+    }
+  } else detail = event.detail;
+  if (!detail) return {};
+  const expires = detail.expires_at;
+  return {
+    ...(typeof detail.mode === 'string' ? { mode: detail.mode } : {}),
+    ...(typeof detail.previous_mode === 'string' ? { previousMode: detail.previous_mode } : {}),
+    ...(typeof expires === 'number' ? { expiresAt: expires } : typeof expires === 'string' ? { expiresAt: Date.parse(expires) } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -250,6 +280,7 @@ function replayEvents(c: Checker): Replay {
       case 'expired':
         applyRelease(c, event, lock);
         break;
+      case 'taken_over': // a stalled claim changing hands: like a transfer, with a new token
       case 'transferred':
         if (lock) lock.owner = event.owner;
         if (lock) replay.tokenEvents.set(lock.id, event.id);
@@ -275,7 +306,9 @@ function applyReserved(c: Checker, replay: Replay, event: EventRow, lock: ModelL
   if (lock) return fail(c, `event ${event.id}: lock ${event.lock_id} reserved twice`);
   const t = event.created_at;
   const ttl = ttlOf(c, event.owner);
-  const mode = tag?.mode ?? 'exclusive';
+  const logged = renewalOf(event).mode;
+  if (logged && tag?.mode && logged !== tag.mode) fail(c, `event ${event.id}: reserved records mode ${logged}, the reserve asked for ${tag.mode}`);
+  const mode = logged ?? tag?.mode ?? 'exclusive';
   const granted: ModelLock = {
     id: event.lock_id!,
     owner: event.owner,
@@ -301,10 +334,20 @@ function applyRenewed(c: Checker, replay: Replay, event: EventRow, lock: ModelLo
   if (!lock) return fail(c, `event ${event.id}: renewed unknown lock ${event.lock_id}`);
   const t = event.created_at;
   if (!isActive(lock, t)) fail(c, `event ${event.id}: renewed lock ${lock.id} (${lock.owner} ${lock.pattern}) that was not active at ${t} (expiry ${lock.expiresAt}, released ${JSON.stringify(lock.released)})`);
-  if (tag?.mode && tag.mode !== lock.mode) {
-    lock.mode = tag.mode;
-    lock.modeChanges.push({ at: t, mode: tag.mode });
-  }
+  // The log's own word (detail.mode, detail.expires_at, detail.previous_mode) is checked against the
+  // harness's tag and TTL, and wins where the tag says nothing (a renewal by `renew`).
+  const logged = renewalOf(event);
+  if (logged.mode && tag?.mode && logged.mode !== tag.mode) fail(c, `event ${event.id}: renewed records mode ${logged.mode}, the reserve asked for ${tag.mode}`);
+  const mode = logged.mode ?? tag?.mode;
+  if (logged.previousMode && logged.previousMode !== lock.mode) fail(c, `event ${event.id}: renewed records previous mode ${logged.previousMode}, the replay says ${lock.mode}`);
+  if (mode && mode !== lock.mode) {
+    if (logged.mode && !logged.previousMode) fail(c, `event ${event.id}: renewal switched ${lock.id} from ${lock.mode} to ${mode} without recording previous_mode`);
+    lock.mode = mode;
+    lock.modeChanges.push({ at: t, mode });
+    bump(c, 'mode_switches');
+  } else if (logged.previousMode) fail(c, `event ${event.id}: renewed records a switch from ${logged.previousMode} but the mode stayed ${lock.mode}`);
+  const expected = t + ttlOf(c, lock.owner);
+  if (logged.expiresAt !== undefined && logged.expiresAt !== expected) fail(c, `event ${event.id}: renewed records expiry ${logged.expiresAt}, the TTL gives ${expected}`);
   lock.expiresAt = t + ttlOf(c, lock.owner);
   lock.renewals.push(t);
   replay.live.add(lock);

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { HOOK_NAMES, isHookName, runHook } from '../../hooks/run';
+import { HOOK_NAMES, isHookName, readsStdin, runHook } from '../../hooks/run';
 import { readStdinSync } from '../../hooks/stdin';
 import { withCommonOptions, type CommonOptions } from '../common';
 import { failure, type Reply } from '../reply';
@@ -17,7 +17,7 @@ export function hookCommand(emit: (reply: Reply) => void): Command {
       }
       const env = options.db ? { ...process.env, IC_DB: options.db } : process.env;
       // git passes no payload (and its stdin may be a terminal): only agent hooks read stdin.
-      const input = name === 'git-pre-commit' ? { text: '' } : readStdinSync();
+      const input = !readsStdin(name) ? { text: '' } : readStdinSync();
       const result = runHook(name, input, env, process.cwd());
       if (result.stdout) process.stdout.write(result.stdout);
       if (result.stderr) process.stderr.write(result.stderr);

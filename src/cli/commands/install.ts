@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { ALL_TARGETS, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
+import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
 import { withCommonOptions, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
@@ -10,6 +11,8 @@ interface InstallOptions extends CommonOptions {
   dryRun?: boolean;
   shared?: boolean;
   trust?: boolean;
+  gitIndex?: boolean;
+  commitGate?: string | boolean;
 }
 
 function withTargetOptions(command: Command): Command {
@@ -31,8 +34,11 @@ export function installCommand(emit: (reply: Reply) => void): Command {
     .description('install the hooks (no flag: all of them); running it again changes nothing')
     .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
     .option('--trust', "record Codex's trust for ic's hooks in your Codex config ($CODEX_HOME/config.toml); Codex skips untrusted hooks")
+    .option('--git-index', 'a private git staging area per agent session (GIT_INDEX_FILE), refreshed onto HEAD before it is used; adds a post-commit hook')
+    .option('--commit-gate [regex]', `commit-msg hook: the message must name a work item the committer claims (default ${DEFAULT_GATE_PATTERN})`)
     .action((options: InstallOptions) => {
-      const plan = planInstall({ cwd: process.cwd(), targets: targetsOf(options), shared: Boolean(options.shared), trust: Boolean(options.trust) });
+      const commitGate = options.commitGate === undefined || options.commitGate === false ? undefined : options.commitGate === true ? DEFAULT_GATE_PATTERN : options.commitGate;
+      const plan = planInstall({ cwd: process.cwd(), targets: targetsOf(options), shared: Boolean(options.shared), trust: Boolean(options.trust), gitIndex: Boolean(options.gitIndex), ...(commitGate !== undefined ? { commitGate } : {}) });
       emit(applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps));
     });
 }

@@ -3,6 +3,8 @@ import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { dropName, takeName, type NameType } from '../../coord/named';
+import { askHandoff, claimState, takeOver } from '../../coord/handoff';
+import { formatTime } from '../../core/time';
 import { validateName } from '../../core/names';
 import { reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -15,6 +17,8 @@ interface TakeOptions extends CommonOptions {
   ttl?: string;
   wait?: string | false;
   reason?: string;
+  take?: boolean;
+  ask?: boolean;
 }
 
 const NOUN: Record<NameType, string> = { named: 'lock', claim: 'claim' };
@@ -46,7 +50,9 @@ export function claimCommand(emit: (reply: Reply) => void): Command {
     .option('--ttl <duration>', 'time to live (default 30m)')
     .option('--wait <duration>', 'wait up to this long for the claim')
     .option('--reason <text>', 'what you are doing with it, shown to others who try to claim it')
-    .action((item: string, options: TakeOptions) => emit(take('claim', item, options)));
+    .option('--take', 'take over a stalled claim (its owner inactive for IC_STALL_AFTER, default 60m); recorded as taken_over')
+    .option('--ask', 'ask the holder to hand the claim over (it sees the request in its hooks and status line)')
+    .action((item: string, options: TakeOptions) => emit(options.take || options.ask ? takeOrAsk(item, options) : take('claim', item, options)));
 }
 
 export function unlockCommand(emit: (reply: Reply) => void): Command {
@@ -81,7 +87,39 @@ function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome
 
 function take(type: NameType, name: string, options: TakeOptions): Reply {
   const { outcome, timedOut } = takeOnce(type, name, options);
-  return replyForOutcome(outcome, timedOut);
+  if (outcome.granted || type !== 'claim' || outcome.conflicts.length === 0) return replyForOutcome(outcome, timedOut);
+  const held = outcome.conflicts[0]!.held;
+  const state = withContext(options, false, (ctx) => claimState(ctx, held.pattern));
+  const advice = state?.stalled ? `; stalled (no activity since ${formatTime(state.last_active)}): take it over with --take` : '; ask for it with --ask';
+  const base = replyForOutcome(outcome, timedOut);
+  const error = base.json.error as Record<string, unknown>;
+  const message = `${String(error.message)}${advice}`;
+  const stalled = state ? { stalled: state.stalled, last_active: formatTime(state.last_active) } : {};
+  return { ...base, json: { ...base.json, error: { ...error, message, ...stalled } }, human: () => message };
+}
+
+// `claim ITEM --take` / `--ask`: over a stalled claim, or a request to its holder; a free item (or one the
+// owner holds already) is simply claimed.
+function takeOrAsk(item: string, options: TakeOptions): Reply {
+  if (options.take && options.ask) throw new IcError('USAGE', '--take and --ask exclude each other', { hint: 'Try: coord claim ITEM --ask, and --take once the claim is stalled' });
+  const owner = resolveOwner(options, process.env);
+  const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.claim;
+  const validItem = validateName(item, 'claim item');
+  const reason = options.reason ?? null;
+  const done = withContext(options, true, (ctx): Reply | undefined => {
+    if (options.take) {
+      const taken = takeOver(ctx, { item: validItem, owner, ttlMs, reason });
+      if (!taken) return undefined;
+      const claim = viewLock(taken.claim);
+      return success({ locks: [claim], taken_over_from: taken.previous_owner }, () => `took over ${validItem} from ${taken.previous_owner} (stalled)`);
+    }
+    const asked = askHandoff(ctx, { item: validItem, owner, reason });
+    if (!asked) return undefined;
+    const held = viewLock(asked.claim);
+    const json = { granted: false, handoff_requested: { item: validItem, holder: asked.claim.owner }, held, stalled: asked.stalled, last_active: formatTime(asked.last_active) };
+    return success(json, () => `asked ${asked.claim.owner} to hand over ${validItem}${asked.stalled ? ' (it is stalled: --take would take it now)' : ''}`);
+  });
+  return done ?? take('claim', item, { ...options, take: false, ask: false });
 }
 
 function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Reply {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { formatStatus, statusContext, statusCounts } from '../../hooks/statusline';
+import { formatStatus, projectStatus, statusContext } from '../../hooks/statusline';
 import { readStdinSync } from '../../hooks/stdin';
 import { withCommonOptions, type CommonOptions } from '../common';
 import type { Reply } from '../reply';
@@ -16,7 +16,7 @@ export function statuslineCommand(_emit?: (reply: Reply) => void): Command {
         const stdin = readStdinSync(1024 * 1024, 200);
         const { cwd, me } = statusContext(stdin.text, process.cwd());
         const env = options.db ? { ...process.env, IC_DB: options.db } : process.env;
-        counts = statusCounts(cwd, env, me);
+        counts = projectStatus(cwd, env, me);
         line = formatStatus(counts, me);
       } catch {
         line = 'ic: ?';

@@ -28,11 +28,17 @@ function runWho(options: WhoOptions): Reply {
       last_active: formatTime(entry.last_active),
       locks: entry.locks.map(viewLock),
       claims: entry.claims.map(viewLock),
+      stalled_claims: entry.stalled_claims,
+      handoff_requests: entry.handoff_requests.map((request) => ({ ...request, at: formatTime(request.at) })),
     }));
     // Beside `owners`, not in it: a lapsed lock is held by nobody, yet it still refuses others for a while.
     const delayed = lockDelayBlockers(ctx, allScopes).map(viewLock);
     const rows: LockView[] = [...owners.flatMap((o) => [...o.locks, ...o.claims]), ...delayed];
-    const human = () => lockTable(rows, { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.clock(), empty: 'nobody holds anything' });
+    const notes = owners.flatMap((o) => [
+      ...o.stalled_claims.map((item) => `${o.owner}'s claim ${item} is stalled (no activity for a while): coord claim ${item} --take`),
+      ...o.handoff_requests.map((r) => `${r.by} asks ${o.owner} for ${r.item}`),
+    ]);
+    const human = () => [lockTable(rows, { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.clock(), empty: 'nobody holds anything' }), ...notes].join('\n');
     return success({ owners, ...(delayed.length > 0 ? { lock_delay: delayed } : {}) }, human);
   });
 }

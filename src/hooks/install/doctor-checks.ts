@@ -6,6 +6,7 @@ import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
 import { readIfExists } from './git-hook';
 import { isOurHandler } from './json-hooks';
 import { claudeSettingsFiles, codexHooksFile } from './plan';
+import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
 
 // `ic doctor`'s look at the installed agent hooks: does each one name an ic that runs here, and has Codex
 // been told to trust its hooks (it skips untrusted ones without a word)? Files without our hooks add nothing.
@@ -23,7 +24,21 @@ export function hookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
     checks.push(commandCheck('codex_hooks', codexFile, codexCommands, env));
     checks.push(codexTrustCheck(codexFile, codexText, env));
   }
+  const staging = stagingCheck(projectRoot);
+  if (staging) checks.push(staging);
   return checks;
+}
+
+// Private staging areas (install --git-index): how many index files there are, and whether some look
+// abandoned (untouched for 24 h: a session that ended without its SessionEnd hook). Only a count here;
+// `coord sweep` also asks the database whether their owners are still active before deleting any.
+function stagingCheck(projectRoot: string): HealthCheck | undefined {
+  const dir = indexDirOf(projectRoot);
+  const files = dir === undefined ? [] : listIndexFiles(dir);
+  if (files.length === 0) return undefined;
+  const idle = files.filter((file) => Date.now() - file.touched >= INDEX_IDLE_MS).length;
+  const detail = `${files.length} private staging area${files.length === 1 ? '' : 's'} in ${dir}${idle > 0 ? `, ${idle} untouched for 24 h` : ''}`;
+  return idle > 0 ? { name: 'staging_areas', ok: false, severity: 'warning', detail, fix: 'run `coord sweep` (it deletes those whose sessions show no activity for 24 h)' } : { name: 'staging_areas', ok: true, detail };
 }
 
 function ourCommands(text: string | undefined, names: readonly string[]): string[] {

@@ -1,7 +1,7 @@
 import { shellQuote } from '../session';
 import type { HookEntry } from './json-hooks';
 
-export const CLAUDE_HOOK_NAMES = ['claude-pre-edit', 'claude-edit-refused', 'claude-session-start', 'claude-turn-end', 'claude-subagent-stop', 'claude-session-end'] as const;
+export const CLAUDE_HOOK_NAMES = ['claude-pre-edit', 'claude-edit-refused', 'claude-session-start', 'claude-turn-end', 'claude-subagent-stop', 'claude-session-end', 'claude-git-index', 'claude-pre-bash'] as const;
 export const CODEX_HOOK_NAMES = ['codex-pre-edit', 'codex-session-end'] as const;
 
 const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
@@ -20,9 +20,13 @@ export function hookCommand(ic: IcCommand, name: string): string {
 
 // .claude/settings(.local).json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).
 // Stop fires every turn: its hook only gives back what refused calls took, never the session's locks.
-export function claudeEntries(ic: IcCommand): HookEntry[] {
+// With gitIndex (install --git-index): each session's private staging area is seeded and exported at
+// SessionStart, and refreshed before git commands (PreToolUse on Bash; other commands return at once).
+export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean } = {}): HookEntry[] {
   const entry = (event: string, name: string, timeout: number, matcher?: string): HookEntry => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
+  const staging = options.gitIndex ? [entry('SessionStart', 'claude-git-index', 10), entry('PreToolUse', 'claude-pre-bash', 10, 'Bash')] : [];
   return [
+    ...staging,
     entry('PreToolUse', 'claude-pre-edit', 10, CLAUDE_EDIT_MATCHER),
     entry('PostToolUseFailure', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('PermissionDenied', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),

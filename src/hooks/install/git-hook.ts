@@ -24,10 +24,16 @@ export function chainMode(previous: string | undefined): 'exec' | 'same-name' {
   return /^\s*\.\s+"?\$(\{0%\/\*\}|\(dirname (-- )?"\$0"\))\/h"?\s*$/m.test(previous) ? 'same-name' : 'exec';
 }
 
-// The installed hook: the template with the bin path (single-quoted) and the chain mode filled in.
-export function renderGuard(template: string, icBin: string, mode: 'exec' | 'same-name'): string {
-  return template.replace(/^ic_bin=.*$/m, () => `ic_bin=${shellQuote(icBin)}`).replace(/^chain_mode=.*$/m, () => `chain_mode=${shellQuote(mode)}`);
+// The installed hook: the template with the bin path (single-quoted), the chain mode and (commit-msg) the
+// item pattern filled in.
+export function renderGuard(template: string, icBin: string, mode: 'exec' | 'same-name', gatePattern?: string): string {
+  const filled = template.replace(/^ic_bin=.*$/m, () => `ic_bin=${shellQuote(icBin)}`).replace(/^chain_mode=.*$/m, () => `chain_mode=${shellQuote(mode)}`);
+  return gatePattern === undefined ? filled : filled.replace(/^gate_pattern=.*$/m, () => `gate_pattern=${shellQuote(gatePattern)}`);
 }
+
+// The git hooks ic installs, each from its template in scripts/.
+export const GIT_HOOKS = { 'pre-commit': 'git-pre-commit.sh', 'post-commit': 'git-post-commit.sh', 'commit-msg': 'git-commit-msg.sh' } as const;
+export type GitHookName = keyof typeof GIT_HOOKS;
 
 export function readIfExists(path: string): string | undefined {
   try {
@@ -37,7 +43,7 @@ export function readIfExists(path: string): string | undefined {
   }
 }
 
-export function hookPaths(hooksDir: string): { hook: string; backup: string } {
-  const hook = join(hooksDir, 'pre-commit');
+export function hookPaths(hooksDir: string, name: GitHookName = 'pre-commit'): { hook: string; backup: string } {
+  const hook = join(hooksDir, name);
   return { hook, backup: `${hook}${BACKUP_SUFFIX}` };
 }

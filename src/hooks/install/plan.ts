@@ -4,7 +4,7 @@ import { IcError } from '../../core/errors';
 import { resolveProject } from '../../coord/context';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, type IcCommand } from './entries';
 import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
-import { chainMode, gitHooksDir, hookPaths, isGuard, readIfExists, renderGuard } from './git-hook';
+import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
 import { icBinPath, scriptPath } from './locate';
 import { findGitInfo } from '../../store/discover';
@@ -30,6 +30,10 @@ export interface PlanOptions {
   shared?: boolean;
   /** Also record Codex's trust for our hooks in the user's Codex config. */
   trust?: boolean;
+  /** Private staging areas: Claude's staging hooks and the git post-commit hook. */
+  gitIndex?: boolean;
+  /** The commit-message gate with this item pattern (a regular expression). */
+  commitGate?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -58,7 +62,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
   if (options.targets.includes('claude')) {
     const files = claudeSettingsFiles(projectRoot);
     const [target, other] = options.shared ? [files.shared, files.local] : [files.local, files.shared];
-    changes.push(...planJsonMerge(target, claudeEntries(ic)));
+    changes.push(...planJsonMerge(target, claudeEntries(ic, { gitIndex: Boolean(options.gitIndex) })));
     // One place only, or every hook would run twice; a committed file keeps a teammate-safe (shared) entry.
     if (options.shared || !sharedFormOnly(readIfExists(other))) changes.push(...planJsonRemove(other, CLAUDE_HOOK_NAMES));
     nextSteps.push(
@@ -95,6 +99,14 @@ export function planInstall(options: PlanOptions): InstallPlan {
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath()));
     nextSteps.push('Aider: set `git-commit-verify: true` in .aider.conf.yml so its commits go through the guard.');
   }
+  if (options.gitIndex) {
+    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'post-commit'));
+    nextSteps.push('Private staging areas: Claude sessions get theirs from SessionStart; other agents run `export GIT_INDEX_FILE="$(ic coord hook git-index-path)"` with IC_OWNER set.');
+  }
+  if (options.commitGate !== undefined) {
+    checkGatePattern(options.commitGate);
+    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
+  }
   return { changes, nextSteps };
 }
 
@@ -115,7 +127,7 @@ export function planUninstall(options: PlanOptions): Change[] {
     changes.push(...planJsonRemove(files.local, CLAUDE_HOOK_NAMES), ...planJsonRemove(files.shared, CLAUDE_HOOK_NAMES));
   }
   if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
-  if (options.targets.includes('git')) changes.push(...planGitUninstall(projectRoot));
+  if (options.targets.includes('git')) for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) changes.push(...planGitUninstall(projectRoot, name));
   return changes;
 }
 
@@ -139,12 +151,23 @@ function requireGit(projectRoot: string): string {
   return gitHooksDir(projectRoot);
 }
 
-// The guard becomes pre-commit; a hook that was there is kept as pre-commit.ic-backup and still runs first.
-function planGitInstall(projectRoot: string, icBin: string): Change[] {
-  const { hook, backup } = hookPaths(requireGit(projectRoot));
+// A pattern the gate cannot compile would refuse every commit: refused here, before anything is written.
+function checkGatePattern(pattern: string): void {
+  let problem: string | undefined;
+  try {
+    if (pattern === '' || new RegExp(pattern).test('')) problem = 'it matches the empty string';
+  } catch (error) {
+    problem = (error as Error).message;
+  }
+  if (problem) throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(pattern)}: not a usable item pattern (${problem})`, { hint: 'Try: --commit-gate with a regular expression such as bd-[0-9a-z]+' });
+}
+
+// Our hook becomes `name`; a hook that was there is kept as `name`.ic-backup and still runs first.
+function planGitInstall(projectRoot: string, icBin: string, name: GitHookName = 'pre-commit', gatePattern?: string): Change[] {
+  const { hook, backup } = hookPaths(requireGit(projectRoot), name);
   const current = readIfExists(hook);
   const previous = current !== undefined && !isGuard(current) ? current : readIfExists(backup);
-  const wanted = renderGuard(readIfExists(scriptPath('git-pre-commit.sh')) ?? '', icBin, chainMode(previous));
+  const wanted = renderGuard(readIfExists(scriptPath(GIT_HOOKS[name])) ?? '', icBin, chainMode(previous), gatePattern);
   if (current === wanted) return [];
   if (current === undefined) return [{ file: hook, action: 'created', apply: () => writeExecutable(hook, wanted) }];
   if (isGuard(current)) return [{ file: hook, action: 'updated', apply: () => writeExecutable(hook, wanted) }];
@@ -158,9 +181,9 @@ function planGitInstall(projectRoot: string, icBin: string): Change[] {
 }
 
 // Removes only our guard; the hook it replaced comes back byte for byte (a rename, so its mode too).
-function planGitUninstall(projectRoot: string): Change[] {
+function planGitUninstall(projectRoot: string, name: GitHookName): Change[] {
   if (!findGitInfo(projectRoot)) return [];
-  const { hook, backup } = hookPaths(gitHooksDir(projectRoot));
+  const { hook, backup } = hookPaths(gitHooksDir(projectRoot), name);
   const current = readIfExists(hook);
   if (current === undefined || !isGuard(current)) return [];
   if (existsSync(backup)) return [{ file: hook, action: 'restored', apply: () => renameSync(backup, hook) }];

@@ -1,0 +1,108 @@
+import { parseDuration } from '../core/duration';
+import { IcError } from '../core/errors';
+import type { Lock } from '../core/lock';
+import { lastActivity } from '../store/activity';
+import { insertEvent, nextEventId } from '../store/events';
+import { handoffRequests } from '../store/handoffs';
+import { listLocks, reassign, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { readTransaction, writeTransaction, type CoordContext } from './context';
+
+// Claims that cannot be hoarded (README, "Stalled claims and hand-offs"). A claim is stalled when its
+// owner has shown no activity (any event of its own: edits, renewals, heartbeats, commits; or a heartbeat
+// record) for IC_STALL_AFTER (default 60m). Derived from the log when asked: no daemon marks anything.
+
+export const DEFAULT_STALL_MS = 60 * 60_000;
+
+export function stallAfterMs(env: NodeJS.ProcessEnv): number {
+  const raw = env.IC_STALL_AFTER;
+  return raw ? parseDuration(raw, 'IC_STALL_AFTER') : DEFAULT_STALL_MS;
+}
+
+export interface ClaimState {
+  claim: Lock;
+  last_active: number;
+  stalled: boolean;
+  /** Open hand-off requests: asked since the claim last changed hands. */
+  requests: { by: string; at: number; reason: string | null }[];
+}
+
+function activeClaim(ctx: CoordContext, item: string, now: number): StoredLock | undefined {
+  return listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', pattern: item, activeAt: now })[0];
+}
+
+function stateOf(ctx: CoordContext, claim: StoredLock, now: number): ClaimState {
+  const last = Math.max(lastActivity(ctx.db, claim.owner) ?? 0, claim.created_at);
+  const requests = handoffRequests(ctx.db, [claim.id], claim.token).map((row) => ({ by: row.owner, at: row.created_at, reason: row.reason }));
+  return { claim: withoutBase(claim), last_active: last, stalled: now - last >= stallAfterMs(ctx.env), requests };
+}
+
+// The active claim on an item with its stalled state and open requests, or undefined when nobody holds it.
+export function claimState(ctx: CoordContext, item: string): ClaimState | undefined {
+  return readTransaction(ctx, (now) => {
+    const claim = activeClaim(ctx, item, now);
+    return claim ? stateOf(ctx, claim, now) : undefined;
+  });
+}
+
+// Every active claim whose owner `isHolder` accepts, with its state: for `who`, the hooks and the status line.
+export function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): ClaimState[] {
+  return readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now }).filter((claim) => isHolder(claim.owner)).map((claim) => stateOf(ctx, claim, now)));
+}
+
+export interface OpenRequest {
+  item: string;
+  holder: string;
+  by: string;
+  at: number;
+  reason: string | null;
+}
+
+// Open hand-off requests for the active claims `isHolder` accepts, without judging activity (cheap: one
+// indexed look at the claims, and the log only when there are any). Call inside a transaction.
+export function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => boolean, now: number): OpenRequest[] {
+  const claims = listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now }).filter((claim) => isHolder(claim.owner));
+  if (claims.length === 0) return [];
+  const byId = new Map(claims.map((claim) => [claim.id, claim]));
+  const oldest = Math.min(...claims.map((claim) => claim.token));
+  return handoffRequests(ctx.db, [...byId.keys()], oldest)
+    .filter((row) => row.id > byId.get(row.lock_id)!.token)
+    .map((row) => ({ item: row.pattern, holder: byId.get(row.lock_id)!.owner, by: row.owner, at: row.created_at, reason: row.reason }));
+}
+
+export function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): OpenRequest[] {
+  return readTransaction(ctx, (now) => openRequestsIn(ctx, isHolder, now));
+}
+
+// `claim ITEM --take`: a stalled claim of another owner becomes the taker's, with a new fencing token
+// (the `taken_over` event's id) and a fresh TTL; the event records the previous owner and its last activity.
+// A claim that is not stalled is refused (CONFLICT); a free item is not this function's business.
+export function takeOver(ctx: CoordContext, input: { item: string; owner: string; ttlMs: number; reason: string | null }): { claim: Lock; previous_owner: string } | undefined {
+  return writeTransaction(ctx, (now) => {
+    const claim = activeClaim(ctx, input.item, now);
+    if (!claim || claim.owner === input.owner) return undefined;
+    const state = stateOf(ctx, claim, now);
+    if (!state.stalled) {
+      throw new IcError('CONFLICT', `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${Math.round(stallAfterMs(ctx.env) / 60_000)}m without activity)`, {
+        held: withoutBase(claim),
+        hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,
+      });
+    }
+    const token = nextEventId(ctx.db).id;
+    reassign(ctx.db, claim.seq, input.owner, token);
+    setExpiry(ctx.db, claim.seq, now + input.ttlMs, input.ttlMs, claim.mode);
+    const detail = { previous_owner: claim.owner, previous_token: claim.token, token, last_active: state.last_active, expires_at: now + input.ttlMs };
+    insertEvent(ctx.db, { type: 'taken_over', lock_id: claim.id, scope: claim.scope, owner: input.owner, pattern: claim.pattern, reason: input.reason, created_at: now, detail }, token);
+    return { claim: withoutBase({ ...claim, owner: input.owner, token, expires_at: now + input.ttlMs, ttl_ms: input.ttlMs }), previous_owner: claim.owner };
+  });
+}
+
+// `claim ITEM --ask`: a visible hand-off request to the holder (its hooks and status line show it; it
+// answers with `unclaim` or `transfer`). Undefined when nobody else holds the item.
+export function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): ClaimState | undefined {
+  return writeTransaction(ctx, (now) => {
+    const claim = activeClaim(ctx, input.item, now);
+    if (!claim || claim.owner === input.owner) return undefined;
+    insertEvent(ctx.db, { type: 'handoff_requested', lock_id: claim.id, scope: claim.scope, owner: input.owner, pattern: claim.pattern, reason: input.reason, created_at: now, detail: { holder: claim.owner } });
+    return stateOf(ctx, claim, now);
+  });
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { resolveProject } from './context';
+
+// Where private staging areas live and what their `.base` sidecar says (README, "Private staging
+// areas"). The git side (building and refreshing an index) is src/hooks/git-index.ts.
+
+export interface IndexBase {
+  /** The HEAD commit the index was built on ('' on an unborn branch). */
+  base: string;
+  owner: string;
+  /** The work tree the index belongs to (each worktree has its own HEAD). */
+  worktree: string;
+}
+
+const SAFE = /^[A-Za-z0-9._-]{1,100}$/;
+
+function short(text: string, length: number): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+// `<git common dir>/ic/index`, beside the database; undefined outside git.
+export function indexDirOf(cwd: string): string | undefined {
+  const project = resolveProject(cwd);
+  return project.db.source === 'git' ? join(dirname(project.db.path), 'index') : undefined;
+}
+
+// The index file of one owner's session in the work tree holding `cwd`: `<owner>@<worktree hash>`, the owner
+// kept when it is a plain name, else hashed. Subagents share their session's (one shell environment).
+export function indexFileFor(cwd: string, owner: string): string | undefined {
+  const project = resolveProject(cwd);
+  if (project.db.source !== 'git') return undefined;
+  const session = owner.split('/')[0]!;
+  return join(dirname(project.db.path), 'index', `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
+}
+
+export function readIndexBase(index: string): IndexBase | undefined {
+  try {
+    const value = JSON.parse(readFileSync(`${index}.base`, 'utf8')) as Partial<IndexBase>;
+    return typeof value.base === 'string' && typeof value.owner === 'string' && typeof value.worktree === 'string' ? (value as IndexBase) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeIndexBase(index: string, base: IndexBase): void {
+  mkdirSync(dirname(index), { recursive: true });
+  writeFileSync(`${index}.base`, `${JSON.stringify(base)}\n`);
+}
+
+export interface IndexFile {
+  file: string;
+  owner: string | undefined;
+  /** The last write to the index or its sidecar (git add, commit, a refresh). */
+  touched: number;
+}
+
+// Every private index in the directory (sidecars and leftovers of a rebuild are not listed on their own).
+export function listIndexFiles(dir: string): IndexFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const files: IndexFile[] = [];
+  for (const name of names) {
+    if (name.endsWith('.base') || name.endsWith('.ic-new') || name.endsWith('.lock')) continue;
+    const file = join(dir, name);
+    const touched = Math.max(...[file, `${file}.base`].map((path) => mtimeOf(path)));
+    files.push({ file, owner: readIndexBase(file)?.owner, touched });
+  }
+  return files;
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+export const INDEX_IDLE_MS = 24 * 3_600_000;
+
+// The sweep's cleanup loop for private indexes: deletes those whose session showed no activity (no write to
+// the index, no event or heartbeat of its owner) for `idleMs`. Returns the files deleted (or that would be).
+export function sweepIndexFiles(dir: string, now: number, lastActive: (owner: string) => number | undefined, dryRun: boolean, idleMs = INDEX_IDLE_MS): string[] {
+  const deleted: string[] = [];
+  for (const entry of listIndexFiles(dir)) {
+    const active = Math.max(entry.touched, entry.owner === undefined ? 0 : (lastActive(entry.owner) ?? 0));
+    if (now - active < idleMs) continue;
+    deleted.push(entry.file);
+    if (!dryRun) for (const file of [entry.file, `${entry.file}.base`, `${entry.file}.ic-new`]) rmSync(file, { force: true });
+  }
+  return deleted;
+}

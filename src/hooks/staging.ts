@@ -1,0 +1,164 @@
+import { existsSync } from 'node:fs';
+import { validateOwner } from '../core/owner';
+import { recordCommit } from '../coord/commits';
+import { createContext, resolveProject } from '../coord/context';
+import { indexFileFor, readIndexBase } from '../coord/private-index';
+import { advanceBase, carryIntoSharedIndex, deleteIndex, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
+import { gitTopLevel } from './git-guard';
+import { ownerForSession } from './identity';
+import { noticeOutput } from './output';
+import { parsePayload, stringField } from './payload';
+import { shellQuote } from './session';
+import { appendOnce } from './env-file';
+import type { HookInput, HookResult } from './run';
+
+// The hooks of private staging areas (README, "Private staging areas"): seed and export a session's index,
+// refresh it lazily before git commands, record commits, delete it at session end.
+
+const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
+
+// A shell command that runs git somewhere in it (cheap test, no database): `git …`, `cd x && git …`, `(git …)`.
+export function runsGit(command: string): boolean {
+  return /(^|[\s;&|(`$])git(\s|$)/.test(command);
+}
+
+// The work tree holding `dir`, found on disk like `git rev-parse --show-toplevel` but without a process.
+function topOf(dir: string): string | undefined {
+  try {
+    const project = resolveProject(dir);
+    return project.db.source === 'git' ? project.projectRoot : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// SessionStart (installed with --git-index): build the session's index from HEAD and export it to the
+// session's Bash commands through $CLAUDE_ENV_FILE.
+export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  const sessionId = parsed.ok ? stringField(parsed.value, 'session_id') : undefined;
+  if (!parsed.ok || sessionId === undefined) return { stdout: noticeOutput('ic: no private staging area: the hook input has no session_id'), stderr: '', exitCode: 0 };
+  const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
+  const owner = ownerForSession('claude', sessionId);
+  const top = topOf(dir);
+  const index = top === undefined ? undefined : indexFileFor(top, owner);
+  if (top === undefined || index === undefined) return QUIET;
+  seedIndex(top, index, owner, env);
+  if (!env.CLAUDE_ENV_FILE) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; this session's git commands will use the shared index\n`, exitCode: 0 };
+  appendOnce(env.CLAUDE_ENV_FILE, `export GIT_INDEX_FILE=${shellQuote(index)}`);
+  return QUIET;
+}
+
+// PreToolUse on Bash (installed with --git-index): before a git command, rebuild the session's index on
+// the current HEAD if another session committed meanwhile. Any other command returns at once, with no
+// database and no git process.
+export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return QUIET;
+  const toolInput = parsed.value.tool_input;
+  const command = stringField(toolInput, 'command');
+  const sessionId = stringField(parsed.value, 'session_id');
+  if (command === undefined || sessionId === undefined || !runsGit(command)) return QUIET;
+  const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
+  const top = topOf(dir);
+  if (top === undefined) return QUIET;
+  const owner = ownerForSession('claude', sessionId);
+  const index = indexFileFor(top, owner);
+  if (index === undefined) return QUIET;
+  if (!existsSync(index)) {
+    seedIndex(top, index, owner, env);
+    return QUIET;
+  }
+  const refresh = refreshIndex(top, index, env);
+  return refresh.rebuilt ? { stdout: noticeOutput(refreshNotice(refresh)), stderr: '', exitCode: 0 } : QUIET;
+}
+
+function refreshNotice(refresh: Refresh): string {
+  const moved = `ic: HEAD moved (${refresh.base.slice(0, 8) || 'unborn'} → ${refresh.head.slice(0, 8)}); your staging area now holds the new HEAD plus your ${refresh.kept.length} staged change${refresh.kept.length === 1 ? '' : 's'}`;
+  if (refresh.restage.length === 0) return moved;
+  return `${moved}. The new HEAD changed these staged paths too, so they hold HEAD's version now; check and stage them again: ${refresh.restage.join(', ')}`;
+}
+
+// Inside the pre-commit guard: refresh a private index the commit is about to use. Returns a refusal when
+// a staged path has to be staged again (committing without it would not be what the session staged).
+export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (!env.GIT_INDEX_FILE || !/[\\/]ic[\\/]index[\\/]/.test(env.GIT_INDEX_FILE)) return undefined; // not one of ours: no git process
+  const top = gitTopLevel(cwd, env);
+  const mine = privateIndexOfHook(top, env);
+  // An index path of ours without its base: swept (idle 24 h) or deleted. Committing an empty or unknown
+  // index could delete or revert anything, so stop.
+  if (!mine) return `ic: commit refused: GIT_INDEX_FILE names a private staging area that no longer exists (${env.GIT_INDEX_FILE}); run \`export GIT_INDEX_FILE="$(ic coord hook git-index-path </dev/null)"\` (or start a new session), stage again, and commit.`;
+  let refresh: Refresh;
+  try {
+    refresh = refreshIndex(top, mine.index, env, mine.file);
+  } catch (error) {
+    return `ic: commit refused: your private staging area could not be brought onto HEAD (${(error as Error).message.split('\n')[0]}), and committing it stale could revert another agent's commit. IC_GUARD=off skips this check.`;
+  }
+  if (refresh.restage.length === 0) return undefined;
+  return `ic: commit refused: another session committed changes to ${refresh.restage.length === 1 ? 'a path' : 'paths'} you staged (HEAD ${refresh.base.slice(0, 8) || 'unborn'} → ${refresh.head.slice(0, 8)}):\n${refresh.restage.map((path) => `  ${path}`).join('\n')}\nYour staging area now holds the new HEAD's version of ${refresh.restage.length === 1 ? 'it' : 'them'}; look at the file${refresh.restage.length === 1 ? '' : 's'}, stage again (git add), and commit.`;
+}
+
+function gitText(args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
+  const childProcess = require('node:child_process') as typeof import('node:child_process');
+  return childProcess.execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+// git post-commit: record a `committed` event (sha, owner, paths) and move a private index's base to the
+// new HEAD when it was built on the commit's parent (a partial commit from a stale index leaves it stale,
+// so the next refresh still sees what else HEAD gained).
+export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const top = gitTopLevel(cwd, env);
+  const head = headCommit(top, env);
+  if (head === '') return QUIET;
+  const mine = privateIndexOfHook(top, env);
+  const warnings: string[] = [];
+  if (mine) {
+    const parent = gitText(['rev-list', '--parents', '-n', '1', head], top, env).trim().split(' ')[1] ?? '';
+    if (readIndexBase(mine.index)?.base === parent) advanceBase(mine.index, head);
+    try {
+      carryIntoSharedIndex(top, env, parent, head);
+    } catch (error) {
+      warnings.push(`ic: warning: the shared index was not brought up to this commit (${(error as Error).message.split('\n')[0]}); \`git status\` without a private index may show it as staged changes`);
+    }
+  }
+  const paths = gitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env).split('\0').filter((p) => p !== '');
+  const subject = gitText(['log', '-1', '--format=%s', head], top, env).trim();
+  let branch: string | null = null;
+  try {
+    branch = gitText(['symbolic-ref', '-q', '--short', 'HEAD'], top, env).trim() || null;
+  } catch {
+    branch = null;
+  }
+  let owner = 'unknown';
+  try {
+    owner = validateOwner(env.IC_OWNER, 'IC_OWNER');
+  } catch {
+    owner = 'unknown';
+  }
+  const ctx = createContext({ cwd: top, env, write: true });
+  try {
+    recordCommit(ctx, { sha: head, owner, paths, subject, branch });
+  } finally {
+    ctx.db.close();
+  }
+  return { stdout: '', stderr: warnings.map((line) => `${line}\n`).join(''), exitCode: 0 };
+}
+
+// `coord hook git-index-path`, for agents other than Claude: seeds $IC_OWNER's index in this work tree and
+// prints its path (`export GIT_INDEX_FILE="$(ic coord hook git-index-path)"`).
+export function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const owner = validateOwner(env.IC_OWNER, 'IC_OWNER');
+  const top = gitTopLevel(cwd, env);
+  const index = indexFileFor(top, owner);
+  if (index === undefined) return { stdout: '', stderr: 'ic: not in a git repository\n', exitCode: 1 };
+  if (!existsSync(index)) seedIndex(top, index, owner, env);
+  else refreshIndex(top, index, env);
+  return { stdout: `${index}\n`, stderr: '', exitCode: 0 };
+}
+
+// SessionEnd: the session's index goes with it.
+export function deleteSessionIndex(dir: string, owner: string): boolean {
+  const top = topOf(dir);
+  const index = top === undefined ? undefined : indexFileFor(top, owner);
+  return index === undefined ? false : deleteIndex(index);
+}
