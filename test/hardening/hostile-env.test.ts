@@ -163,6 +163,32 @@ describe('file system', () => {
     }
   });
 
+  // The git guard as another user: a real `git commit` by a user who cannot read the database.
+  it.skipIf(process.getuid?.() !== 0)('the git guard never treats an unreadable database as "nothing held": it warns, and refuses when closed', async () => {
+    writeFileSync(join(repo.dir, 'a.ts'), 'a');
+    expect((await ic(repo, ['coord', 'install', '--git'])).exitCode).toBe(0);
+    expect((await coord(repo, ['reserve', 'a.ts'], as('alice'))).exitCode).toBe(0);
+    execFileSync('chown', ['-R', '65534:65534', repo.dir]);
+    execFileSync('chown', ['-R', '0:0', dirname(repo.db)]);
+    chmodSync(dirname(repo.db), 0o700);
+    const asNobody = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'git', ...args], {
+        cwd: repo.dir,
+        env: { PATH: process.env.PATH, HOME: tmpdir(), IC_OWNER: 'bob', GIT_CONFIG_NOSYSTEM: '1', ...env },
+        encoding: 'utf8',
+      });
+    expect(asNobody(['add', 'a.ts']).status).toBe(0);
+    const open = asNobody(['-c', 'user.name=Bob', '-c', 'user.email=bob@example.com', '-c', 'safe.directory=*', 'commit', '-qm', 'open']);
+    expect(open.status).toBe(0);
+    expect(open.stderr).toMatch(/could not check|cannot|DB_UNAVAILABLE/i);
+    writeFileSync(join(repo.dir, 'a.ts'), 'b');
+    expect(asNobody(['add', 'a.ts']).status).toBe(0);
+    const closed = asNobody(['-c', 'user.name=Bob', '-c', 'user.email=bob@example.com', '-c', 'safe.directory=*', 'commit', '-qm', 'closed'], { IC_HOOK_FAIL: 'closed' });
+    expect(closed.status).not.toBe(0);
+    expect(closed.stderr).toMatch(/IC_HOOK_FAIL=closed|refus/i);
+    expect(execFileSync('git', ['-C', repo.dir, '-c', 'safe.directory=*', 'log', '--format=%s'], { encoding: 'utf8' }).trim().split('\n')).toEqual(['open']);
+  });
+
   // Root may mount: a tiny tmpfs filled to the brim is a full disk.
   it.skipIf(process.getuid?.() !== 0)('disk full says "disk full", keeps the database, and doctor never advises dropping locks', async () => {
     const mount = mkdtempSync(join(tmpdir(), 'ic-full-'));
