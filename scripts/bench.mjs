@@ -90,7 +90,15 @@ function seed(dir, count) {
 
 // Claude Code session ids are UUIDs; the hook's owner is `claude-<session id>`.
 const SESSION = '3f6c1e2a-9b7d-4e5f-8a1b-2c3d4e5f6a7b';
-const payload = (dir, session, file) => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' } });
+const payload = (dir, session, file) =>
+  JSON.stringify({
+    session_id: session,
+    transcript_path: '/dev/null',
+    cwd: dir,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Edit',
+    tool_input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' },
+  });
 const hookCmd = (dir, session, file) => [IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, input: payload(dir, session, file), env: { ...process.env, IC_OWNER: '' } }];
 const nodeFloor = () => [process.execPath, ['-e', '0'], {}];
 
@@ -183,7 +191,15 @@ function benchThroughput() {
   const [icStats, rawStats, rawSmallStats] = samples.map(summary);
   report('raw IMMEDIATE select+insert (ms/op)', rawStats);
   // Throughput ratio = raw time per op / ic time per op (higher is better).
-  rows.push({ name: `in-process reserve from 10,000 locks (ms/op)`, note: `the rounds add ${rounds * ops + ops} more`, ...icStats, baselineName: 'raw', ratio: rawStats.median / icStats.median, target: 'throughput ≥ 0.5× raw', ok: rawStats.median / icStats.median >= 0.5 });
+  rows.push({
+    name: `in-process reserve from 10,000 locks (ms/op)`,
+    note: `the rounds add ${rounds * ops + ops} more`,
+    ...icStats,
+    baselineName: 'raw',
+    ratio: rawStats.median / icStats.median,
+    target: 'throughput ≥ 0.5× raw',
+    ok: rawStats.median / icStats.median >= 0.5,
+  });
   rows.push({ name: '  raw at 1 KiB pages, for comparison (ms/op)', ...rawSmallStats, ratio: rawSmallStats.median / icStats.median, note: 'ic throughput against it' });
   rmSync(dir, { recursive: true, force: true });
 
@@ -192,7 +208,9 @@ function benchThroughput() {
     if (pageSize) db.pragma(`page_size = ${pageSize}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
-    db.exec('CREATE TABLE locks (id INTEGER PRIMARY KEY, scope TEXT, base TEXT, pattern TEXT, owner TEXT, expires_at INTEGER, released_at INTEGER); CREATE INDEX active ON locks (scope, base) WHERE released_at IS NULL;');
+    db.exec(
+      'CREATE TABLE locks (id INTEGER PRIMARY KEY, scope TEXT, base TEXT, pattern TEXT, owner TEXT, expires_at INTEGER, released_at INTEGER); CREATE INDEX active ON locks (scope, base) WHERE released_at IS NULL;',
+    );
     const insert = db.prepare('INSERT INTO locks (scope, base, pattern, owner, expires_at) VALUES (?, ?, ?, ?, ?)');
     db.transaction(() => {
       for (let i = 0; i < 10_000; i++) insert.run(dir, api.literalBase(seedPattern(i)), seedPattern(i), SEED_OWNERS[i % SEED_OWNERS.length], Date.now() + 3_600_000);
@@ -234,8 +252,20 @@ async function benchConcurrent() {
   const busy = all.filter((r) => r.code !== 0 || r.stdout !== '' || /BUSY|database is locked/.test(r.stderr));
   const timed = all.filter((r) => r.timing !== null);
   const unreported = all.length - timed.length;
-  rows.push({ name: `32 concurrent hooks × ${rounds}: wall ms per call`, ...summary(all.map((r) => r.ms)), target: 'no BUSY surfaced', ok: busy.length === 0, note: `${busy.length} of ${all.length} surfaced BUSY or failed` });
-  rows.push({ name: '  … of which waiting for the write lock (ms)', ...summary(timed.map((r) => r.timing.lock_wait_ms)), target: 'wait reported per call', ok: unreported === 0, note: `${unreported} of ${all.length} calls reported no timing` });
+  rows.push({
+    name: `32 concurrent hooks × ${rounds}: wall ms per call`,
+    ...summary(all.map((r) => r.ms)),
+    target: 'no BUSY surfaced',
+    ok: busy.length === 0,
+    note: `${busy.length} of ${all.length} surfaced BUSY or failed`,
+  });
+  rows.push({
+    name: '  … of which waiting for the write lock (ms)',
+    ...summary(timed.map((r) => r.timing.lock_wait_ms)),
+    target: 'wait reported per call',
+    ok: unreported === 0,
+    note: `${unreported} of ${all.length} calls reported no timing`,
+  });
   rows.push({ name: '  … holding the write lock (ms)', ...summary(timed.map((r) => r.timing.held_ms)) });
   rmSync(dir, { recursive: true, force: true });
 }
@@ -283,14 +313,26 @@ function benchGlob() {
 // transaction of the measured call (a call may run more than one). Target: about 50 ms.
 async function benchWriteLock() {
   const { patterns: maxPatterns, comparisons: maxComparisons } = api.WORK_LIMITS;
-  const heldBy = max => Math.floor(maxComparisons / max); // held locks each pattern of the worst call compares with
+  const heldBy = (max) => Math.floor(maxComparisons / max); // held locks each pattern of the worst call compares with
   const cases = [
     { name: `grant ${maxPatterns} glob patterns`, seed: [], call: ['bob', range(maxPatterns, (i) => `dir${i}/**`)] },
     { name: `renew ${maxPatterns} glob patterns`, seed: [['bob', range(maxPatterns, (i) => `dir${i}/**`)]], call: ['bob', range(maxPatterns, (i) => `dir${i}/**`)] },
     { name: `refuse ${maxPatterns} patterns, each blocked`, seed: [['alice', range(maxPatterns, (i) => `dir${i}/**`)]], call: ['bob', range(maxPatterns, (i) => `dir${i}/x.ts`)] },
-    { name: `refuse ** against ${maxPatterns * 2} held locks`, seed: [['alice', range(maxPatterns, (i) => `dir${i}/**`)], ['carol', range(maxPatterns, (i) => `lib${i}/a.ts`)]], call: ['bob', ['**']] },
+    {
+      name: `refuse ** against ${maxPatterns * 2} held locks`,
+      seed: [
+        ['alice', range(maxPatterns, (i) => `dir${i}/**`)],
+        ['carol', range(maxPatterns, (i) => `lib${i}/a.ts`)],
+      ],
+      call: ['bob', ['**']],
+    },
     // The worst accepted call: the most patterns, the most comparisons, and every pattern granted.
-    { name: `grant ${maxPatterns} patterns × ${heldBy(maxPatterns)} held = ${maxComparisons.toLocaleString('en')} comparisons`, seed: [['alice', range(heldBy(maxPatterns), (i) => `*-a${i}.txt`)]], call: ['bob', range(maxPatterns, (i) => `*-b${i}.md`)], worst: true },
+    {
+      name: `grant ${maxPatterns} patterns × ${heldBy(maxPatterns)} held = ${maxComparisons.toLocaleString('en')} comparisons`,
+      seed: [['alice', range(heldBy(maxPatterns), (i) => `*-a${i}.txt`)]],
+      call: ['bob', range(maxPatterns, (i) => `*-b${i}.md`)],
+      worst: true,
+    },
   ];
   const reps = Math.max(3, Math.min(10, Math.round(RUNS / 4)));
   for (const c of cases) {
@@ -311,7 +353,13 @@ async function benchWriteLock() {
     }
     const stats = summary(held);
     // The target is on the median: on a loaded machine the max also counts time the process was preempted.
-    rows.push({ name: `write lock held (ms): ${c.name}`, ...stats, target: '≤ 50 ms', ok: stats.median <= 50, note: `call ${median(wall).toFixed(0)} ms in all${c.worst ? '; the worst accepted call' : ''}` });
+    rows.push({
+      name: `write lock held (ms): ${c.name}`,
+      ...stats,
+      target: '≤ 50 ms',
+      ok: stats.median <= 50,
+      note: `call ${median(wall).toFixed(0)} ms in all${c.worst ? '; the worst accepted call' : ''}`,
+    });
   }
   await benchHookBesideWorstCall();
 }
@@ -325,7 +373,11 @@ async function benchHookBesideWorstCall() {
   const { patterns: maxPatterns, comparisons: maxComparisons } = api.WORK_LIMITS;
   const dir = makeRepo();
   const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
-  writeLockCall(ctx, 'alice', range(Math.floor(maxComparisons / maxPatterns) - 1, (i) => `*-a${i}.txt`)); // carol's lock makes it 200
+  writeLockCall(
+    ctx,
+    'alice',
+    range(Math.floor(maxComparisons / maxPatterns) - 1, (i) => `*-a${i}.txt`),
+  ); // carol's lock makes it 200
   writeLockCall(ctx, 'carol', ['held/file.ts']);
   ctx.db.close();
   const denied = (result) => {
@@ -363,7 +415,15 @@ async function benchHookBesideWorstCall() {
   }
   const base = summary(alone);
   rows.push({ name: 'hook (deny) with nothing else running', ...base });
-  rows.push({ name: '  … while the worst accepted call runs', ...summary(beside), baselineName: 'alone', ratio: median(beside) / base.median, target: 'always answered', ok: true, note: `${beside.length} hooks, every one a deny; the rest is CPU shared with the call` });
+  rows.push({
+    name: '  … while the worst accepted call runs',
+    ...summary(beside),
+    baselineName: 'alone',
+    ratio: median(beside) / base.median,
+    target: 'always answered',
+    ok: true,
+    note: `${beside.length} hooks, every one a deny; the rest is CPU shared with the call`,
+  });
   rows.push({ name: '  … of which waiting for the write lock (ms)', ...summary(lockWaits), note: `${lockWaits.length} of ${beside.length} reported` });
   rmSync(dir, { recursive: true, force: true });
 }
@@ -385,6 +445,8 @@ console.log(`${'figure'.padEnd(width)}  ${'median'.padStart(8)}  ${'min'.padStar
 for (const r of rows) {
   const verdict = r.ok === undefined ? '' : r.ok ? ' ✓' : ' ✗';
   const ratio = r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}×`;
-  console.log(`${r.name.padEnd(width)}  ${fmt(r.median).padStart(8)}  ${fmt(r.min).padStart(8)}  ${fmt(r.max).padStart(8)}  ${ratio.padEnd(8)}  ${r.target ?? ''}${verdict}${r.note ? `  (${r.note})` : ''}`);
+  console.log(
+    `${r.name.padEnd(width)}  ${fmt(r.median).padStart(8)}  ${fmt(r.min).padStart(8)}  ${fmt(r.max).padStart(8)}  ${ratio.padEnd(8)}  ${r.target ?? ''}${verdict}${r.note ? `  (${r.note})` : ''}`,
+  );
 }
 if (rows.some((r) => r.ok === false)) process.exitCode = 1;

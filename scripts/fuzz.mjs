@@ -14,19 +14,15 @@ const seed = values.seed ?? String(Math.floor(Math.random() * 2 ** 31));
 const runs = values.runs;
 console.log(`fuzz seed ${seed} (replay: npm run fuzz -- --seed ${seed} --runs ${runs} --path-length ${values['path-length']})`);
 
-const result = spawnSync(
-  'npx',
-  ['vitest', 'run', 'test/core/glob/property.test.ts', 'test/core/glob/hostile.test.ts', '--testTimeout=86400000'],
-  {
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      FUZZ_RUNS: runs,
-      FUZZ_SEED: seed,
-      FUZZ_PATH_LENGTH: values['path-length'],
-      FUZZ_TIMING: '1',
-    },
+const result = spawnSync('npx', ['vitest', 'run', 'test/core/glob/property.test.ts', 'test/core/glob/hostile.test.ts', '--testTimeout=86400000'], {
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    FUZZ_RUNS: runs,
+    FUZZ_SEED: seed,
+    FUZZ_PATH_LENGTH: values['path-length'],
+    FUZZ_TIMING: '1',
   },
-);
+});
 console.log(`fuzz seed ${seed}: ${result.status === 0 ? 'passed' : 'FAILED'}`);
 process.exit(result.status ?? 1);

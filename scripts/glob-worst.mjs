@@ -30,7 +30,10 @@ const variant = ([, a, b]) => {
 };
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e3; }; // ms of this process's CPU
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e3;
+}; // ms of this process's CPU
 
 for (const [name, a, b, expected] of pairs) {
   normalizePattern(a, { root: '/r' });

@@ -52,11 +52,12 @@ export function openContext(options: CommonOptions, write: boolean, project?: Pr
 // Said on stderr, so that JSON on stdout stays one document: where the answer came from when it may surprise.
 function noticeLocation(ctx: CoordContext): void {
   if (ctx.legacyDb !== null && ctx.dbLocation.source === 'git') {
-    process.stderr.write(`ic: ${ctx.legacyDb} is an ic 0.1 database and is no longer used (the database is now ${ctx.dbLocation.path}); to keep its live locks run: ic init --import ${shellQuote(ctx.legacyDb)}\n`);
+    process.stderr.write(
+      `ic: ${ctx.legacyDb} is an ic 0.1 database and is no longer used (the database is now ${ctx.dbLocation.path}); to keep its live locks run: ic init --import ${shellQuote(ctx.legacyDb)}\n`,
+    );
   }
   if (ctx.dbMissing) process.stderr.write(`ic: no database at ${ctx.dbLocation.path} yet: nothing is held (the first write creates it)\n`);
 }
-
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
 export function withContext<T>(options: CommonOptions, write: boolean, work: (ctx: CoordContext) => T, project?: Project): T {

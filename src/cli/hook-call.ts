@@ -34,7 +34,7 @@ function writeQuietly(fd: number, text: string): void {
   if (!text) return;
   const bytes = Buffer.from(text);
   try {
-    for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset);
+    for (let offset = 0; offset < bytes.length;) offset += writeSync(fd, bytes, offset);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
   }

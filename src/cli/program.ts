@@ -38,15 +38,30 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
     .configureOutput({ outputError: () => {} })
     .showSuggestionAfterError(true);
 
-  const coordination = program
-    .command('coordination')
-    .alias('coord')
-    .description('reservations, locks and claims (also installed as `coord`)');
+  const coordination = program.command('coordination').alias('coord').description('reservations, locks and claims (also installed as `coord`)');
 
   const commands = [
-    reserveCommand, checkCommand, releaseCommand, renewCommand, listCommand, verifyCommand, overlapCommand,
-    transferCommand, sweepCommand, lockCommand, unlockCommand, claimCommand, unclaimCommand, whoCommand,
-    heartbeatCommand, eventsCommand, statsCommand, hookCommand, installCommand, uninstallCommand, statuslineCommand,
+    reserveCommand,
+    checkCommand,
+    releaseCommand,
+    renewCommand,
+    listCommand,
+    verifyCommand,
+    overlapCommand,
+    transferCommand,
+    sweepCommand,
+    lockCommand,
+    unlockCommand,
+    claimCommand,
+    unclaimCommand,
+    whoCommand,
+    heartbeatCommand,
+    eventsCommand,
+    statsCommand,
+    hookCommand,
+    installCommand,
+    uninstallCommand,
+    statuslineCommand,
   ];
   for (const make of commands) {
     coordination.addCommand(configure(make(emit)));
@@ -88,7 +103,7 @@ function configure(command: Command): Command {
 
 // Commander's own errors, as the contract's USAGE error; help and version are successes.
 export function fromCommanderError(error: CommanderError): IcError | 'exit-0' {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' && error.exitCode === 0) return 'exit-0';
+  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || (error.code === 'commander.help' && error.exitCode === 0)) return 'exit-0';
   const message = error.code === 'commander.help' ? 'a command is required (see the help above)' : error.message.replace(/^error:\s*/i, '');
   return new IcError('USAGE', message, { hint: 'Try: ic --help' });
 }

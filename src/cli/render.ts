@@ -43,7 +43,11 @@ export function paint(text: string, style: Style | undefined): string {
 export function table(headers: string[], rawRows: string[][], styleOf?: (index: number) => Style | undefined): SafeText {
   const rows = rawRows.map((row) => row.map(escapeForDisplay));
   const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => [...(row[i] ?? '')].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - [...cell].length))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat(widths[i]! - [...cell].length)))
+      .join('  ')
+      .trimEnd();
   return new SafeText([paint(line(headers), 'bold'), ...rows.map((row, i) => paint(line(row), styleOf?.(i)))].join('\n'));
 }
 
@@ -129,13 +133,33 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
   if (options.wide) {
     return table(
       ['ID', 'TOKEN', 'TYPE', 'MODE', 'OWNER', 'STATE', 'PATTERN', 'REASON', 'SINCE', 'UNTIL', 'SCOPE'],
-      locks.map((lock, i) => [lock.id, String(lock.token), lock.type, lock.mode, lock.owner, states[i]!, lock.pattern, lock.reason ?? '-', whenText(lock.created_at, now), until(lock, states[i]!), lock.scope]),
+      locks.map((lock, i) => [
+        lock.id,
+        String(lock.token),
+        lock.type,
+        lock.mode,
+        lock.owner,
+        states[i]!,
+        lock.pattern,
+        lock.reason ?? '-',
+        whenText(lock.created_at, now),
+        until(lock, states[i]!),
+        lock.scope,
+      ]),
       (i) => STATE_STYLE[states[i]!] ?? 'dim',
     );
   }
   return table(
     ['ID', 'OWNER', 'STATE', 'PATTERN', 'REASON', 'SINCE', 'UNTIL'],
-    locks.map((lock, i) => [lock.id, shortOwner(lock.owner), states[i]!, what(lock) + (lock.mode === 'shared' ? ' (shared)' : ''), clip(lock.reason ?? '-', 40), relativeTime(lock.created_at, now), until(lock, states[i]!)]),
+    locks.map((lock, i) => [
+      lock.id,
+      shortOwner(lock.owner),
+      states[i]!,
+      what(lock) + (lock.mode === 'shared' ? ' (shared)' : ''),
+      clip(lock.reason ?? '-', 40),
+      relativeTime(lock.created_at, now),
+      until(lock, states[i]!),
+    ]),
     (i) => STATE_STYLE[states[i]!] ?? 'dim',
   );
 }

@@ -30,15 +30,18 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       lost = why;
       process.stderr.write(`ic: lost lock ${escapeForDisplay(lock.pattern)} (${why}) while the command runs; it keeps running, and ic will exit non-zero\n`);
     };
-    const renewTimer = setInterval(() => {
-      if (lost !== undefined) return;
-      try {
-        const state = renewLease(ctx, lock, leaseMs);
-        if (!state.held) noteLost(state.why);
-      } catch (error) {
-        process.stderr.write(`ic: could not renew lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
-      }
-    }, Math.max(100, Math.floor(leaseMs / 3)));
+    const renewTimer = setInterval(
+      () => {
+        if (lost !== undefined) return;
+        try {
+          const state = renewLease(ctx, lock, leaseMs);
+          if (!state.held) noteLost(state.why);
+        } catch (error) {
+          process.stderr.write(`ic: could not renew lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
+        }
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
 
     let settled = false;
     const finish = (code: number) => {

@@ -113,7 +113,12 @@ export function createContext(options: ContextOptions): CoordContext {
   const lockDelayMs = lockDelayFromEnv(options.env);
   const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
   const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectDb: project.db });
-  const opened = openDb(dbLocation.path, { write: options.write, busyTimeoutMs: busyTimeoutFromEnv(options.env), now: clock(), explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB' });
+  const opened = openDb(dbLocation.path, {
+    write: options.write,
+    busyTimeoutMs: busyTimeoutFromEnv(options.env),
+    now: clock(),
+    explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB',
+  });
   const { db: _default, ...where } = project;
   return { ...where, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
 }

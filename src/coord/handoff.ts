@@ -46,7 +46,11 @@ export function claimState(ctx: CoordContext, item: string): ClaimState | undefi
 
 // Every active claim whose owner `isHolder` accepts, with its state: for `who`, the hooks and the status line.
 export function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): ClaimState[] {
-  return readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now }).filter((claim) => isHolder(claim.owner)).map((claim) => stateOf(ctx, claim, now)));
+  return readTransaction(ctx, (now) =>
+    listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })
+      .filter((claim) => isHolder(claim.owner))
+      .map((claim) => stateOf(ctx, claim, now)),
+  );
 }
 
 export interface OpenRequest {
@@ -82,10 +86,14 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
     if (!claim || claim.owner === input.owner) return undefined;
     const state = stateOf(ctx, claim, now);
     if (!state.stalled) {
-      throw new IcError('CONFLICT', `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${Math.round(stallAfterMs(ctx.env) / 60_000)}m without activity)`, {
-        held: withoutBase(claim),
-        hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,
-      });
+      throw new IcError(
+        'CONFLICT',
+        `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${Math.round(stallAfterMs(ctx.env) / 60_000)}m without activity)`,
+        {
+          held: withoutBase(claim),
+          hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,
+        },
+      );
     }
     const token = nextEventId(ctx.db).id;
     reassign(ctx.db, claim.seq, input.owner, token);
@@ -102,7 +110,16 @@ export function askHandoff(ctx: CoordContext, input: { item: string; owner: stri
   return writeTransaction(ctx, (now) => {
     const claim = activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
-    insertEvent(ctx.db, { type: 'handoff_requested', lock_id: claim.id, scope: claim.scope, owner: input.owner, pattern: claim.pattern, reason: input.reason, created_at: now, detail: { holder: claim.owner } });
+    insertEvent(ctx.db, {
+      type: 'handoff_requested',
+      lock_id: claim.id,
+      scope: claim.scope,
+      owner: input.owner,
+      pattern: claim.pattern,
+      reason: input.reason,
+      created_at: now,
+      detail: { holder: claim.owner },
+    });
     return stateOf(ctx, claim, now);
   });
 }

@@ -31,7 +31,16 @@ export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseS
     const state = judge(ctx, lock, now);
     if (!state.held) return state;
     setExpiry(ctx.db, state.row.seq, now + ttlMs, ttlMs, state.row.mode);
-    insertEvent(ctx.db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: renewalDetail(now + ttlMs, state.row.mode) });
+    insertEvent(ctx.db, {
+      type: 'renewed',
+      lock_id: lock.id,
+      scope: lock.scope,
+      owner: lock.owner,
+      pattern: lock.pattern,
+      reason: null,
+      created_at: now,
+      detail: renewalDetail(now + ttlMs, state.row.mode),
+    });
     return { held: true, expiresAt: now + ttlMs };
   });
 }

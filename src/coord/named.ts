@@ -6,8 +6,16 @@ import { reserveOnce, type ReserveOutcome } from './reserve';
 export type NameType = 'named' | 'claim';
 
 // Named locks and claims are exclusive reservations of one name in their own namespace.
-export function takeName(ctx: CoordContext, input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null }, attempt?: { first: boolean; waitedMs: number }): ReserveOutcome {
-  return reserveOnce(scopedFor(ctx, input.type), { type: input.type, patterns: [input.name], owner: input.owner, mode: 'exclusive', ttlMs: input.ttlMs ?? DEFAULT_TTL_MS[input.type], reason: input.reason }, attempt);
+export function takeName(
+  ctx: CoordContext,
+  input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null },
+  attempt?: { first: boolean; waitedMs: number },
+): ReserveOutcome {
+  return reserveOnce(
+    scopedFor(ctx, input.type),
+    { type: input.type, patterns: [input.name], owner: input.owner, mode: 'exclusive', ttlMs: input.ttlMs ?? DEFAULT_TTL_MS[input.type], reason: input.reason },
+    attempt,
+  );
 }
 
 // Releases the owner's lock or claim on the name; `force` releases another owner's.

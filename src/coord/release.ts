@@ -87,7 +87,10 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
 // The active file locks whose patterns overlap `pattern`: `release --pattern 'src/*'` when `src/**` is held.
 function nearMatches(ctx: CoordContext, pattern: string, owner: string | undefined, now: number): Lock[] {
   const active = listLocks(ctx.db, { scope: ctx.scope, owner, type: 'file', activeAt: now });
-  return active.filter((lock) => overlapsSafely(pattern, lock.pattern)).slice(0, 10).map(withoutBase);
+  return active
+    .filter((lock) => overlapsSafely(pattern, lock.pattern))
+    .slice(0, 10)
+    .map(withoutBase);
 }
 
 // A hint must never fail the command: a pair past the complexity limits is simply not listed.

@@ -30,7 +30,16 @@ export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; 
     for (const lock of targets) {
       const ttlMs = input.ttlMs ?? lock.ttl_ms;
       setExpiry(ctx.db, lock.seq, now + ttlMs, ttlMs, lock.mode);
-      insertEvent(ctx.db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: renewalDetail(now + ttlMs, lock.mode) });
+      insertEvent(ctx.db, {
+        type: 'renewed',
+        lock_id: lock.id,
+        scope: lock.scope,
+        owner: lock.owner,
+        pattern: lock.pattern,
+        reason: null,
+        created_at: now,
+        detail: renewalDetail(now + ttlMs, lock.mode),
+      });
       result.locks.push(withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }));
     }
     return result;

@@ -32,7 +32,10 @@ export function baseOf(type: LockType, pattern: string): string {
 
 // The candidates of each request, by its own query (see CandidateGroup): never one merged list.
 export function gatherGroups(db: Database, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
-  return requests.map((request) => ({ request, candidates: findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }) }));
+  return requests.map((request) => ({
+    request,
+    candidates: findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }),
+  }));
 }
 
 export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<ReserveInput, 'type' | 'patterns' | 'owner' | 'mode'>): LockRequest[] {
@@ -160,7 +163,13 @@ export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot:
     const requester = snapshot.requests[0]!; // every request has the same owner, mode, type and scope
     const stillBlocking = rechecked.map((conflict) => recheckConflict(conflict, requester, getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs)).filter((c): c is Conflict => c !== null);
     const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
-    const revision = reviseForChanges(snapshot.requests, changed.filter((lock) => !known.has(lock.id)), now, ctx.lockDelayMs, WRITE_BUDGET.inLockPairs);
+    const revision = reviseForChanges(
+      snapshot.requests,
+      changed.filter((lock) => !known.has(lock.id)),
+      now,
+      ctx.lockDelayMs,
+      WRITE_BUDGET.inLockPairs,
+    );
     if (revision.kind === 'too_much') return SNAPSHOT_STALE;
     const verified = [...stillBlocking, ...revision.conflicts].sort((x, y) => x.held.token - y.held.token);
     if (verified.length === 0 && unverified.length > 0) return SNAPSHOT_STALE; // cannot tell without rechecking the rest
@@ -184,7 +193,16 @@ function commit(ctx: CoordContext, input: ReserveInput, owns: readonly Own[], co
   }
   const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {
-    insertEvent(ctx.db, { type: 'waited', lock_id: locks[0]?.id ?? null, scope: ctx.scope, owner: input.owner, pattern: owns[0]?.request.pattern ?? null, reason: null, created_at: now, detail: { waited_ms: attempt.waitedMs } });
+    insertEvent(ctx.db, {
+      type: 'waited',
+      lock_id: locks[0]?.id ?? null,
+      scope: ctx.scope,
+      owner: input.owner,
+      pattern: owns[0]?.request.pattern ?? null,
+      reason: null,
+      created_at: now,
+      detail: { waited_ms: attempt.waitedMs },
+    });
   }
   return { granted: true, locks };
 }

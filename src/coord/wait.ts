@@ -49,7 +49,10 @@ export const MIN_LOCK_WAIT_MS = 100;
 // retryWithBackoff that also waits out a busy database: an attempt that meets BUSY counts as "not yet",
 // and each attempt waits for the write lock only as long as the wait has left, so `--wait 30s` waits
 // 30 s in all, for holders and for the write lock alike. Reports whether the last attempt was busy.
-export function retryThroughBusy<T>(attempt: (info: { first: boolean; waitedMs: number }) => { done: boolean; value: T }, options: BusyRetryOptions<T>): { value: T; waitedMs: number; timedOut: boolean; busy: boolean } {
+export function retryThroughBusy<T>(
+  attempt: (info: { first: boolean; waitedMs: number }) => { done: boolean; value: T },
+  options: BusyRetryOptions<T>,
+): { value: T; waitedMs: number; timedOut: boolean; busy: boolean } {
   const startedAt = options.clock();
   let busy = false;
   const result = retryWithBackoff((info) => {

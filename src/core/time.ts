@@ -20,7 +20,11 @@ export const LATEST_TIME_MS = Date.UTC(9999, 11, 30);
 // Every time a command writes passes here first: a clock outside 2000–9999 is refused, never stored.
 export function checkClock(ms: number, source: string): number {
   if (!Number.isSafeInteger(ms) || ms < EARLIEST_TIME_MS || ms > LATEST_TIME_MS) {
-    throw new IcError('INVALID_INPUT', `${source} reads ${Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms)}, outside the years 2000-9999 that ic accepts; fix the clock`, { source, value: ms });
+    throw new IcError(
+      'INVALID_INPUT',
+      `${source} reads ${Number.isFinite(ms) && Math.abs(ms) < 8.64e15 ? new Date(ms).toISOString() : String(ms)}, outside the years 2000-9999 that ic accepts; fix the clock`,
+      { source, value: ms },
+    );
   }
   return ms;
 }

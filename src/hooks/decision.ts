@@ -10,7 +10,10 @@ export const ALLOW: Decision = { kind: 'allow' };
 
 // Conflicts become a deny an agent can act on; untrackable paths become a notice, never a block.
 export function decideEdit(outcome: EditOutcome, now: number): Decision {
-  const notices = [outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined, outcome.kind === 'granted' && outcome.requests ? handoffNotice(outcome.requests) : undefined].filter(Boolean);
+  const notices = [
+    outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined,
+    outcome.kind === 'granted' && outcome.requests ? handoffNotice(outcome.requests) : undefined,
+  ].filter(Boolean);
   const notice = notices.length > 0 ? notices.join('\n') : undefined;
   if (outcome.kind !== 'conflict') return notice ? { kind: 'allow', notice } : ALLOW;
   return { kind: 'deny', reason: denyReason(outcome.conflicts, now), ...(notice ? { notice } : {}) };
@@ -23,7 +26,12 @@ function untrackableNotice(paths: { path: string; why: string }[]): string {
 
 // A hand-off request for one of the agent's claims, and how to answer it.
 function handoffNotice(requests: readonly { item: string; holder: string; by: string }[]): string {
-  return requests.map(({ item, holder, by }) => `ic: ${by} asks you to hand over work item ${item}: \`coord unclaim ${item}\` to give it up, or \`coord transfer --from ${holder} --to ${by} --pattern ${item}\` to pass it on.`).join('\n');
+  return requests
+    .map(
+      ({ item, holder, by }) =>
+        `ic: ${by} asks you to hand over work item ${item}: \`coord unclaim ${item}\` to give it up, or \`coord transfer --from ${holder} --to ${by} --pattern ${item}\` to pass it on.`,
+    )
+    .join('\n');
 }
 
 // Who holds it, which pattern, until when, and what to do instead.

@@ -49,7 +49,11 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
     if (patterns.length === 0) continue;
     const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
     try {
-      const outcome = reserveInLineage(ctx, request, patterns.map((p) => p.pattern));
+      const outcome = reserveInLineage(
+        ctx,
+        request,
+        patterns.map((p) => p.pattern),
+      );
       if (outcome.kind === 'conflict') return { ...outcome, untrackable };
       granted.push(...patterns.map((p) => p.pattern));
       requests.push(...outcome.requests);

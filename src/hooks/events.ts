@@ -4,10 +4,7 @@ import { objectField, stringField, type Payload } from './payload';
 import { commandText, shellPatchPaths } from './shell-patch';
 
 // What a pre-edit payload means to ic: an edit of some paths by one owner, nothing to do, or unusable input.
-export type EditEvent =
-  | { kind: 'edit'; owner: string; cwd: string | undefined; paths: string[]; toolUseId?: string }
-  | { kind: 'ignore' }
-  | { kind: 'malformed'; problem: string };
+export type EditEvent = { kind: 'edit'; owner: string; cwd: string | undefined; paths: string[]; toolUseId?: string } | { kind: 'ignore' } | { kind: 'malformed'; problem: string };
 
 export const CLAUDE_EDIT_TOOLS: readonly string[] = ['Edit', 'Write', 'MultiEdit', 'NotebookEdit'];
 export const CODEX_SHELL_TOOLS: readonly string[] = ['Bash', 'exec_command', 'shell', 'local_shell'];
@@ -73,4 +70,3 @@ function editEvent(owner: string, payload: Payload, paths: string[]): EditEvent 
 function noSession(): EditEvent {
   return { kind: 'malformed', problem: 'the hook input has no session_id, so ic cannot tell which session edits' };
 }
-

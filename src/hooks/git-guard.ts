@@ -8,12 +8,23 @@ import { sameLineage } from './identity';
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
 // unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which execFileSync passes through.
 export function stagedPaths(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const out = childProcess().execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, env, encoding: 'buffer', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
-  return out.toString('utf8').split('\0').filter((path) => path !== '');
+  const out = childProcess().execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], {
+    cwd,
+    env,
+    encoding: 'buffer',
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return out
+    .toString('utf8')
+    .split('\0')
+    .filter((path) => path !== '');
 }
 
 export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string {
-  return childProcess().execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+  return childProcess()
+    .execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+    .replace(/\n$/, '');
 }
 
 export interface HeldPath {

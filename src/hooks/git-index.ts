@@ -161,4 +161,3 @@ export function deleteIndex(index: string): boolean {
   for (const file of [index, `${index}.base`, `${index}.ic-new`]) rmSync(file, { force: true });
   return had;
 }
-

@@ -1,4 +1,3 @@
-
 export type Agent = 'claude' | 'codex';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;

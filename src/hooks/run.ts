@@ -89,7 +89,12 @@ export function runHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
     const failClosed = hookSettings(env).failClosed;
-    if (name === 'git-pre-commit' || name === 'git-commit-msg') return { stdout: '', stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    if (name === 'git-pre-commit' || name === 'git-commit-msg')
+      return {
+        stdout: '',
+        stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`,
+        exitCode: failClosed ? 1 : 0,
+      };
     if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
     if (name === 'claude-pre-edit' || name === 'codex-pre-edit') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
     return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };
@@ -164,7 +169,7 @@ function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, ag
   const sessionId = stringField(parsed.value, 'session_id');
   const owner = agent === 'codex' ? codexOwner(parsed.value, env) : sessionId === undefined ? undefined : ownerForSession('claude', sessionId);
   if (owner === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
-  const dir = agent === 'claude' ? env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd : stringField(parsed.value, 'cwd') ?? cwd;
+  const dir = agent === 'claude' ? env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd : (stringField(parsed.value, 'cwd') ?? cwd);
   const released = releaseSession(dir, owner, envWithDeadline(env, 1_000));
   if (agent === 'claude') deleteSessionIndex(dir, owner);
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${owner}\n` : '', exitCode: 0 };

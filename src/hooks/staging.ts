@@ -87,7 +87,8 @@ export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv): string
   const mine = privateIndexOfHook(top, env);
   // An index path of ours without its base: swept (idle 24 h) or deleted. Committing an empty or unknown
   // index could delete or revert anything, so stop.
-  if (!mine) return `ic: commit refused: GIT_INDEX_FILE names a private staging area that no longer exists (${env.GIT_INDEX_FILE}); run \`export GIT_INDEX_FILE="$(ic coord hook git-index-path </dev/null)"\` (or start a new session), stage again, and commit.`;
+  if (!mine)
+    return `ic: commit refused: GIT_INDEX_FILE names a private staging area that no longer exists (${env.GIT_INDEX_FILE}); run \`export GIT_INDEX_FILE="$(ic coord hook git-index-path </dev/null)"\` (or start a new session), stage again, and commit.`;
   let refresh: Refresh;
   try {
     refresh = refreshIndex(top, mine.index, env, mine.file);
@@ -118,10 +119,14 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string): HookResul
     try {
       carryIntoSharedIndex(top, env, parent, head);
     } catch (error) {
-      warnings.push(`ic: warning: the shared index was not brought up to this commit (${(error as Error).message.split('\n')[0]}); \`git status\` without a private index may show it as staged changes`);
+      warnings.push(
+        `ic: warning: the shared index was not brought up to this commit (${(error as Error).message.split('\n')[0]}); \`git status\` without a private index may show it as staged changes`,
+      );
     }
   }
-  const paths = gitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env).split('\0').filter((p) => p !== '');
+  const paths = gitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env)
+    .split('\0')
+    .filter((p) => p !== '');
   const subject = gitText(['log', '-1', '--format=%s', head], top, env).trim();
   let branch: string | null = null;
   try {

@@ -3,19 +3,7 @@ import { statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
 // hook, a hand-off request for a claim, and a stalled claim taken over.
-export type EventType =
-  | 'reserved'
-  | 'renewed'
-  | 'released'
-  | 'force_released'
-  | 'expired'
-  | 'transferred'
-  | 'conflict'
-  | 'waited'
-  | 'heartbeat'
-  | 'committed'
-  | 'handoff_requested'
-  | 'taken_over';
+export type EventType = 'reserved' | 'renewed' | 'released' | 'force_released' | 'expired' | 'transferred' | 'conflict' | 'waited' | 'heartbeat' | 'committed' | 'handoff_requested' | 'taken_over';
 
 export interface NewEvent {
   type: EventType;
@@ -103,5 +91,9 @@ export function consumerCursor(db: Database.Database, name: string): number {
 }
 
 export function advanceConsumer(db: Database.Database, name: string, lastEvent: number, now: number): void {
-  statement(db, 'INSERT INTO consumers (name, last_event, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at').run(name, lastEvent, now);
+  statement(db, 'INSERT INTO consumers (name, last_event, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at').run(
+    name,
+    lastEvent,
+    now,
+  );
 }

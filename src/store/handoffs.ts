@@ -15,5 +15,8 @@ export interface HandoffRow {
 export function handoffRequests(db: Database.Database, lockIds: readonly string[], afterId: number): HandoffRow[] {
   if (lockIds.length === 0) return [];
   const marks = lockIds.map(() => '?').join(', ');
-  return statement(db, `SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`).all(afterId, ...lockIds) as HandoffRow[];
+  return statement(db, `SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`).all(
+    afterId,
+    ...lockIds,
+  ) as HandoffRow[];
 }

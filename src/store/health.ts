@@ -89,7 +89,8 @@ function safeSize(path: string): number | null {
 function fileSystemCheck(fs: FileSystemInfo, env: NodeJS.ProcessEnv): HealthCheck {
   const where = fs.mountPoint ? `${fs.type} (mounted at ${fs.mountPoint})` : fs.type;
   if (!fs.network) return { name: 'filesystem', ok: true, detail: `${where}${fs.type === 'unknown' ? ': mount table not available, assumed local' : ', local'}` };
-  if (networkFsAllowed(env)) return { name: 'filesystem', ok: true, detail: `${where} is a network file system; allowed by IC_ALLOW_NETWORK_FS=1 (safe only if every process using it runs on this host)` };
+  if (networkFsAllowed(env))
+    return { name: 'filesystem', ok: true, detail: `${where} is a network file system; allowed by IC_ALLOW_NETWORK_FS=1 (safe only if every process using it runs on this host)` };
   return {
     name: 'filesystem',
     ok: false,
@@ -110,8 +111,15 @@ function writableCheck(path: string, exists: boolean): HealthCheck {
       accessSync(target, constants.W_OK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      const why = code === 'EROFS' ? 'is on a read-only file system' : code === 'EPERM' ? 'refuses writes (immutable?)' : code === 'EACCES' ? 'is not writable by this user' : `is not writable (${code})`;
-      return { name: 'writable', ok: false, severity: 'error', detail: `${target} ${why}: every write command will fail`, fix: code === 'EACCES' ? `make ${target} writable (chmod/chown), or set IC_DB to a writable path` : 'set IC_DB (or --db) to a path on a writable local disk' };
+      const why =
+        code === 'EROFS' ? 'is on a read-only file system' : code === 'EPERM' ? 'refuses writes (immutable?)' : code === 'EACCES' ? 'is not writable by this user' : `is not writable (${code})`;
+      return {
+        name: 'writable',
+        ok: false,
+        severity: 'error',
+        detail: `${target} ${why}: every write command will fail`,
+        fix: code === 'EACCES' ? `make ${target} writable (chmod/chown), or set IC_DB to a writable path` : 'set IC_DB (or --db) to a path on a writable local disk',
+      };
     }
   }
   return { name: 'writable', ok: true, detail: `${targets.join(', ')} writable` };
@@ -137,7 +145,13 @@ function inspect(path: string, now: number, report: HealthReport): void {
   try {
     const kind = classifyDbFile(path); // never blocks: a FIFO in place of the database would hang a plain read
     if (kind.kind === 'not_regular') {
-      checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is ${kind.what}, not a database file`, fix: `remove or rename ${path} (nothing of ic's is in it), or point --db/IC_DB at a file` });
+      checks.push({
+        name: 'format',
+        ok: false,
+        severity: 'error',
+        detail: `${path} is ${kind.what}, not a database file`,
+        fix: `remove or rename ${path} (nothing of ic's is in it), or point --db/IC_DB at a file`,
+      });
       return;
     }
     header = readHeader(path);
@@ -172,7 +186,13 @@ function inspect(path: string, now: number, report: HealthReport): void {
       ok: false,
       severity: 'error',
       detail: `reading ${path} failed: ${(error as Error).message} (${code || 'error'})`,
-      fix: corrupt ? recoverAdvice(path) : code.startsWith('SQLITE_BUSY') ? 'another process holds the database; run `ic doctor` again' : isDiskFull(code) ? DISK_FULL_ADVICE : `check ${path} and its directory, or ${moveAside}`,
+      fix: corrupt
+        ? recoverAdvice(path)
+        : code.startsWith('SQLITE_BUSY')
+          ? 'another process holds the database; run `ic doctor` again'
+          : isDiskFull(code)
+            ? DISK_FULL_ADVICE
+            : `check ${path} and its directory, or ${moveAside}`,
     });
   } finally {
     db.close();
@@ -195,7 +215,13 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
   }
   checks.push({ name: 'integrity', ok: true, detail: 'integrity_check: ok' });
   if (version > LATEST_VERSION) {
-    checks.push({ name: 'schema', ok: false, severity: 'error', detail: `schema version ${version} is newer than this ic supports (${LATEST_VERSION})`, fix: 'upgrade ic to the version the other agents use' });
+    checks.push({
+      name: 'schema',
+      ok: false,
+      severity: 'error',
+      detail: `schema version ${version} is newer than this ic supports (${LATEST_VERSION})`,
+      fix: 'upgrade ic to the version the other agents use',
+    });
   } else if (version < LATEST_VERSION) {
     checks.push({ name: 'schema', ok: true, detail: `schema version ${version}; the next write migrates it to ${LATEST_VERSION}` });
   } else {
@@ -256,7 +282,13 @@ function companionFilesCheck(path: string): HealthCheck | null {
       continue;
     }
     if (!stat.isFile()) {
-      return { name: 'companion_files', ok: false, severity: 'error', detail: `${companion} is not a plain file (SQLite keeps its ${suffix.slice(1)} there)`, fix: `remove ${companion} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again` };
+      return {
+        name: 'companion_files',
+        ok: false,
+        severity: 'error',
+        detail: `${companion} is not a plain file (SQLite keeps its ${suffix.slice(1)} there)`,
+        fix: `remove ${companion} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again`,
+      };
     }
   }
   return null;
@@ -271,7 +303,13 @@ function danglingLinkCheck(path: string, exists: boolean): HealthCheck | null {
   } catch {
     return null;
   }
-  return { name: 'location', ok: false, severity: 'error', detail: `${path} is a symlink to ${readlinkSync(path)}, which does not exist`, fix: `restore the target, or remove the link (rm ${shellQuote(path)}) so ic creates a plain file` };
+  return {
+    name: 'location',
+    ok: false,
+    severity: 'error',
+    detail: `${path} is a symlink to ${readlinkSync(path)}, which does not exist`,
+    fix: `restore the target, or remove the link (rm ${shellQuote(path)}) so ic creates a plain file`,
+  };
 }
 
 // ic 0.1 kept the database in the work tree, where git clean or stash could delete it. Its live locks

@@ -25,9 +25,7 @@ export function readLiveLocks(path: string, now: number): ImportableLock[] {
   try {
     const hasLocks = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'locks'").get();
     if (!hasLocks) throw new IcError('INVALID_INPUT', `${path} is not an ic database (it has no locks table)`, { path });
-    return db
-      .prepare('SELECT type, scope, pattern, owner, mode, reason, expires_at FROM locks WHERE released_at IS NULL AND expires_at > ? ORDER BY token')
-      .all(now) as ImportableLock[];
+    return db.prepare('SELECT type, scope, pattern, owner, mode, reason, expires_at FROM locks WHERE released_at IS NULL AND expires_at > ? ORDER BY token').all(now) as ImportableLock[];
   } catch (error) {
     if (error instanceof IcError) throw error;
     throw new IcError('DB_UNAVAILABLE', `cannot read the locks of ${path}: ${(error as Error).message}`, { path }, { cause: error });

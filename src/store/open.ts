@@ -79,7 +79,10 @@ function foreignDatabase(path: string, applicationId: number): IcError {
 function refuseForeignSchema(db: Database.Database, path: string): void {
   // One statement, so one read snapshot: read apart, another process's first migration could commit
   // between the two reads and look like a schema without ic's mark.
-  const row = db.prepare("SELECT (SELECT application_id FROM pragma_application_id) AS id, (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS tables").get() as { id: number; tables: number };
+  const row = db.prepare("SELECT (SELECT application_id FROM pragma_application_id) AS id, (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%') AS tables").get() as {
+    id: number;
+    tables: number;
+  };
   if (row.id !== IC_APPLICATION_ID && row.tables > 0) throw foreignDatabase(path, row.id);
 }
 
@@ -116,7 +119,10 @@ function makeDatabaseDirectory(dir: string, explicit: boolean): void {
   if (stat?.isDirectory()) return;
   if (stat) throw Object.assign(new Error(`ENOTDIR: ${dir} is a file, not a directory`), { code: 'ENOTDIR' });
   if (explicit) {
-    throw new IcError('DB_UNAVAILABLE', `the directory ${dir} does not exist; ic never creates one for --db or IC_DB`, { path: dir, hint: `check the path for a typo, or create it first: mkdir -p ${shellQuote(dir)}` });
+    throw new IcError('DB_UNAVAILABLE', `the directory ${dir} does not exist; ic never creates one for --db or IC_DB`, {
+      path: dir,
+      hint: `check the path for a typo, or create it first: mkdir -p ${shellQuote(dir)}`,
+    });
   }
   try {
     mkdirSync(dir);

@@ -49,14 +49,32 @@ describe('table cells', () => {
 
 describe('rewriteHelpArgs', () => {
   it.each([
-    [['help', 'reserve'], ['coordination', 'reserve', '--help']],
-    [['coord', 'help', 'list'], ['coordination', 'list', '--help']],
-    [['coordination', 'help'], ['coordination', '--help']],
+    [
+      ['help', 'reserve'],
+      ['coordination', 'reserve', '--help'],
+    ],
+    [
+      ['coord', 'help', 'list'],
+      ['coordination', 'list', '--help'],
+    ],
+    [
+      ['coordination', 'help'],
+      ['coordination', '--help'],
+    ],
     [['help'], ['--help']],
-    [['help', 'init'], ['init', '--help']],
-    [['coord', 'help', 'doctor'], ['doctor', '--help']],
+    [
+      ['help', 'init'],
+      ['init', '--help'],
+    ],
+    [
+      ['coord', 'help', 'doctor'],
+      ['doctor', '--help'],
+    ],
     [['-V'], ['--version']],
-    [['coord', 'reserve', 'help'], ['coord', 'reserve', 'help']],
+    [
+      ['coord', 'reserve', 'help'],
+      ['coord', 'reserve', 'help'],
+    ],
   ])('%j → %j', (argv, expected) => {
     expect(rewriteHelpArgs(argv)).toEqual(expected);
   });

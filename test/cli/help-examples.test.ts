@@ -56,18 +56,22 @@ describe('help examples', () => {
     }
   });
 
-  it.each(commandNames)('%s: each example in its --help runs and exits as documented', async (name) => {
-    const help = await ic(repo, ['help', name]);
-    expect(help.exitCode).toBe(0);
-    const shown = examplesIn(help.stdout);
-    expect(shown.map((example) => example.run)).toEqual(EXAMPLES[name]!.examples.map((example) => example.run));
-    for (const line of EXAMPLES[name]!.setup ?? []) expect((await bash(line)).exitCode, `setup: ${line}`).toBe(0);
-    for (const example of shown) {
-      const result = await bash(example.run);
-      expect(result.exitCode, `${example.run}\n${result.stderr}`).toBe(example.exit);
-      expect(result.stderr, example.run).not.toMatch(/\n\s+at |internal error/);
-    }
-  }, 120_000);
+  it.each(commandNames)(
+    '%s: each example in its --help runs and exits as documented',
+    async (name) => {
+      const help = await ic(repo, ['help', name]);
+      expect(help.exitCode).toBe(0);
+      const shown = examplesIn(help.stdout);
+      expect(shown.map((example) => example.run)).toEqual(EXAMPLES[name]!.examples.map((example) => example.run));
+      for (const line of EXAMPLES[name]!.setup ?? []) expect((await bash(line)).exitCode, `setup: ${line}`).toBe(0);
+      for (const example of shown) {
+        const result = await bash(example.run);
+        expect(result.exitCode, `${example.run}\n${result.stderr}`).toBe(example.exit);
+        expect(result.stderr, example.run).not.toMatch(/\n\s+at |internal error/);
+      }
+    },
+    120_000,
+  );
 
   it('the man page is generated from the same help and examples', async () => {
     const man = await ic(repo, ['man']);

@@ -90,7 +90,13 @@ describe('tables on a terminal', () => {
 
   it('events --follow on a terminal starts from now and prints rows', async () => {
     await coord(repo, ['reserve', 'old.ts'], { env: { IC_OWNER: 'alice' } });
-    const follower = execa('script', ['-qec', `${quote(COORD_BIN)} events --follow`, '/dev/null'], { cwd: repo.dir, env: cleanEnv({ TERM: 'xterm', IC_POLL_MS: '50' }), extendEnv: false, reject: false, timeout: 20_000 });
+    const follower = execa('script', ['-qec', `${quote(COORD_BIN)} events --follow`, '/dev/null'], {
+      cwd: repo.dir,
+      env: cleanEnv({ TERM: 'xterm', IC_POLL_MS: '50' }),
+      extendEnv: false,
+      reject: false,
+      timeout: 20_000,
+    });
     let out = '';
     follower.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes('PATTERN'));
@@ -146,7 +152,11 @@ describe('help', () => {
     expect(help.stdout).toContain('ic init');
     expect(help.stdout).toContain('cd your-repo && ic coord install');
     expect((await coord(repo, ['--help'])).stdout).toBe(help.stdout);
-    for (const args of [['help', 'reserve'], ['coord', 'help', 'reserve'], ['coordination', 'reserve', '--help']]) {
+    for (const args of [
+      ['help', 'reserve'],
+      ['coord', 'help', 'reserve'],
+      ['coordination', 'reserve', '--help'],
+    ]) {
       const one = await ic(repo, args);
       expect(one.exitCode, args.join(' ')).toBe(0);
       expect(one.stdout, args.join(' ')).toContain('Usage: ic coordination reserve');

@@ -37,14 +37,24 @@ const edit = (file: string, from: string, to: string) => ({ name: 'Edit', input:
 const deniedByIc = (text: string) => /PreToolUse:\w+ hook error/.test(text) && text.includes('ic: another agent is working on this file');
 
 describe('Claude Code, real binary', () => {
-  it('two sessions, one file: the second session\'s Edit, Write and NotebookEdit are denied and change nothing; after the first session ends, the second gets it', async () => {
+  it("two sessions, one file: the second session's Edit, Write and NotebookEdit are denied and change nothing; after the first session ends, the second gets it", async () => {
     const s = await setup({ 'a.txt': 'alpha\n', 'nb.ipynb': NOTEBOOK });
     const a = join(s.repo, 'a.txt');
     const nb = join(s.repo, 'nb.ipynb');
     let firstMayEnd = false;
     const server = await mock({
-      FIRST: [[read(a), read(nb)], [edit(a, 'alpha', 'first'), { name: 'NotebookEdit', input: { notebook_path: nb, cell_id: 'c1', new_source: 'x = "first"' } }], { until: () => firstMayEnd, then: 'done' }],
-      SECOND: [[read(a), read(nb)], [edit(a, 'first', 'second')], [{ name: 'Write', input: { file_path: a, content: 'second\n' } }], [{ name: 'NotebookEdit', input: { notebook_path: nb, cell_id: 'c1', new_source: 'x = "second"' } }], 'done'],
+      FIRST: [
+        [read(a), read(nb)],
+        [edit(a, 'alpha', 'first'), { name: 'NotebookEdit', input: { notebook_path: nb, cell_id: 'c1', new_source: 'x = "first"' } }],
+        { until: () => firstMayEnd, then: 'done' },
+      ],
+      SECOND: [
+        [read(a), read(nb)],
+        [edit(a, 'first', 'second')],
+        [{ name: 'Write', input: { file_path: a, content: 'second\n' } }],
+        [{ name: 'NotebookEdit', input: { notebook_path: nb, cell_id: 'c1', new_source: 'x = "second"' } }],
+        'done',
+      ],
       THIRD: [[read(a)], [edit(a, 'first', 'third')], 'done'],
     });
     const first = runClaude(s, server.url, 'work on a.txt [[FIRST]]');
@@ -66,7 +76,12 @@ describe('Claude Code, real binary', () => {
     const firstOwner = `claude-${firstDone.sessionId}`;
     const secondOwner = `claude-${second.sessionId}`;
     expect(log.filter((e) => e.type === 'conflict' && e.owner === secondOwner).length).toBeGreaterThanOrEqual(3);
-    expect(log.filter((e) => e.type === 'released' && e.owner === firstOwner).map((e) => e.pattern).sort()).toEqual(['a.txt', 'nb.ipynb']);
+    expect(
+      log
+        .filter((e) => e.type === 'released' && e.owner === firstOwner)
+        .map((e) => e.pattern)
+        .sort(),
+    ).toEqual(['a.txt', 'nb.ipynb']);
     const third = await runClaude(s, server.url, 'now [[THIRD]]');
     expect(third.code).toBe(0);
     expect(readFileSync(a, 'utf8')).toBe('third\n');
@@ -109,7 +124,11 @@ describe('Claude Code, real binary', () => {
     });
     const main = await runClaude(s, server.url, 'use two helpers [[MAIN]]');
     expect(main.code).toBe(0);
-    const last = (c: string) => server.requests.filter((r) => r.conversation === c).at(-1)!.toolResults.at(-1)!;
+    const last = (c: string) =>
+      server.requests
+        .filter((r) => r.conversation === c)
+        .at(-1)!
+        .toolResults.at(-1)!;
     const outcomes = [last('SUBA'), last('SUBB')];
     expect(outcomes.filter((r) => deniedByIc(r.text))).toHaveLength(1);
     expect(outcomes.filter((r) => !r.is_error)).toHaveLength(1);
@@ -153,8 +172,18 @@ describe('Claude Code, real binary', () => {
     expect(denying.code).toBe(0);
     expect(server.requests.find((r) => r.conversation === 'DENY' && r.step === 2)!.toolResults.at(-1)!.is_error).toBe(true);
     const log = await events(s.repo);
-    expect(log.filter((e) => e.type === 'reserved').map((e) => e.pattern).sort()).toEqual(['a.txt', 'b.txt']);
-    expect(log.filter((e) => e.type === 'released').map((e) => [e.pattern, e.reason]).sort()).toEqual([
+    expect(
+      log
+        .filter((e) => e.type === 'reserved')
+        .map((e) => e.pattern)
+        .sort(),
+    ).toEqual(['a.txt', 'b.txt']);
+    expect(
+      log
+        .filter((e) => e.type === 'released')
+        .map((e) => [e.pattern, e.reason])
+        .sort(),
+    ).toEqual([
       ['a.txt', 'the edit was refused'],
       ['b.txt', 'the edit was refused'],
     ]);
@@ -170,4 +199,3 @@ async function waitFor(condition: () => boolean, timeoutMs = 60_000): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-

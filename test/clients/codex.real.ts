@@ -102,8 +102,14 @@ describe('Codex, real binary', () => {
     expect(readFileSync(join(s.repo, 'b.txt'), 'utf8')).toBe('mine\n');
     const owner = `codex-${run.threadId}`;
     const log = await events(s.repo);
-    expect(log.filter((e) => e.type === 'reserved').map((e) => [e.owner, e.pattern])).toEqual([[owner, 'a.txt'], [owner, 'b.txt']]);
-    expect(log.filter((e) => e.type === 'released').map((e) => [e.owner, e.pattern, e.reason])).toEqual([[owner, 'a.txt', 'session ended'], [owner, 'b.txt', 'session ended']]);
+    expect(log.filter((e) => e.type === 'reserved').map((e) => [e.owner, e.pattern])).toEqual([
+      [owner, 'a.txt'],
+      [owner, 'b.txt'],
+    ]);
+    expect(log.filter((e) => e.type === 'released').map((e) => [e.owner, e.pattern, e.reason])).toEqual([
+      [owner, 'a.txt', 'session ended'],
+      [owner, 'b.txt', 'session ended'],
+    ]);
     expect(await activeLocks(s.repo)).toEqual([]);
     // Started as `IC_OWNER=codex-main codex`: its edits are codex-main's, so its commits pass the guard.
     expect((await runCodex(s, 'again [[NAMED]]', { IC_OWNER: 'codex-main' })).code).toBe(0);

@@ -35,7 +35,10 @@ export interface CodexRun extends Run {
 
 // One `codex exec --json` session in the repository against the mock.
 export async function runCodex(scratch: Scratch, prompt: string, env: Record<string, string> = {}): Promise<CodexRun> {
-  const result = await run(CODEX.command, [...CODEX.prefix, 'exec', '--json', '--skip-git-repo-check', prompt], { cwd: scratch.repo, env: baseEnv(scratch.home, { CODEX_HOME: scratch.home, MOCK_API_KEY: 'x', ...env }) });
+  const result = await run(CODEX.command, [...CODEX.prefix, 'exec', '--json', '--skip-git-repo-check', prompt], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home, { CODEX_HOME: scratch.home, MOCK_API_KEY: 'x', ...env }),
+  });
   const started = result.stdout.split('\n').find((line) => line.includes('"thread.started"'));
   return { ...result, threadId: started ? (JSON.parse(started).thread_id as string) : undefined };
 }
@@ -44,7 +47,11 @@ export async function runCodex(scratch: Scratch, prompt: string, env: Record<str
 // trustStatus for each. The independent oracle for ic's trust hash.
 export async function codexHookList(scratch: Scratch): Promise<{ key: string; currentHash: string; trustStatus: string; command: string }[]> {
   const { spawn } = await import('node:child_process');
-  const child = spawn(CODEX.command, [...CODEX.prefix, 'app-server'], { cwd: scratch.repo, env: baseEnv(scratch.home, { CODEX_HOME: scratch.home, MOCK_API_KEY: 'x' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(CODEX.command, [...CODEX.prefix, 'app-server'], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home, { CODEX_HOME: scratch.home, MOCK_API_KEY: 'x' }),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
   let buffer = '';
   try {

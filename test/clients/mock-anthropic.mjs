@@ -20,7 +20,12 @@ function sse(res, events) {
 let counter = 0;
 function reply(res, model, blocks) {
   const id = `msg_${++counter}`;
-  const events = [['message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } }]];
+  const events = [
+    [
+      'message_start',
+      { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+    ],
+  ];
   blocks.forEach((block, index) => {
     if (block.type === 'text') {
       events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
@@ -74,18 +79,35 @@ export async function startAnthropicMock(scripts) {
       const marker = /\[\[([A-Za-z0-9_-]+)\]\]/.exec(first ? textOf(first.content) : '');
       const conversation = marker?.[1];
       const step = messages.filter((m) => m.role === 'assistant').length;
-      const toolResults = messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : [])).map((b) => ({ id: b.tool_use_id, is_error: Boolean(b.is_error), text: textOf(b.content) }));
+      const toolResults = messages
+        .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []))
+        .map((b) => ({ id: b.tool_use_id, is_error: Boolean(b.is_error), text: textOf(b.content) }));
       const script = conversation ? scripts[conversation] : undefined;
       if (!script || !tools.includes('Edit') || json.stream !== true) {
         if (json.stream === true) return reply(res, json.model, [{ type: 'text', text: 'ok' }]);
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: `msg_${++counter}`, type: 'message', role: 'assistant', model: json.model, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } }));
+        res.end(
+          JSON.stringify({
+            id: `msg_${++counter}`,
+            type: 'message',
+            role: 'assistant',
+            model: json.model,
+            content: [{ type: 'text', text: 'ok' }],
+            stop_reason: 'end_turn',
+            stop_sequence: null,
+            usage: { input_tokens: 1, output_tokens: 1 },
+          }),
+        );
         return;
       }
       requests.push({ conversation, step, tools, toolResults });
       const answer = (turn) => {
         if (typeof turn === 'string') return reply(res, json.model, [{ type: 'text', text: turn }]);
-        reply(res, json.model, turn.map((call, i) => ({ type: 'tool_use', id: `toolu_${conversation}_${step}_${i}`, name: call.name, input: call.input })));
+        reply(
+          res,
+          json.model,
+          turn.map((call, i) => ({ type: 'tool_use', id: `toolu_${conversation}_${step}_${i}`, name: call.name, input: call.input })),
+        );
       };
       whenReady(script[step] ?? 'done', requests, answer);
     });

@@ -28,7 +28,16 @@ function sse(res, items) {
   const send = (data) => res.write(`event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`);
   send({ type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } });
   items.forEach((output, output_index) => send({ type: 'response.output_item.done', output_index, item: output }));
-  send({ type: 'response.completed', response: { id, object: 'response', status: 'completed', output: items, usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } } });
+  send({
+    type: 'response.completed',
+    response: {
+      id,
+      object: 'response',
+      status: 'completed',
+      output: items,
+      usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 },
+    },
+  });
   res.end();
 }
 
@@ -53,7 +62,9 @@ export async function startOpenAiMock(scripts) {
       const users = input.filter((i) => i.type === 'message' && i.role === 'user').map((i) => textOf(i.content));
       const marker = users.map((text) => /\[\[([A-Za-z0-9_-]+)\]\]/.exec(text)).find(Boolean);
       const conversation = marker?.[1];
-      const outputs = input.filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output').map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
+      const outputs = input
+        .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
+        .map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
       const step = outputs.length;
       requests.push({ conversation, step, outputs });
       const script = conversation ? scripts[conversation] : undefined;

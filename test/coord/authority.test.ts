@@ -17,7 +17,10 @@ const granted = (outcome: ReturnType<typeof reserveOnce>): Lock[] => {
 };
 const files = (owner: string, patterns: string[]) => granted(reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null }));
 const name = (type: 'named' | 'claim', pattern: string, owner: string, ttlMs = 60_000) => granted(takeName(store.ctx, { type, name: pattern, owner, ttlMs, reason: null }));
-const events = (type: string) => queryEvents(store.ctx.db, { afterId: 0, limit: 1000 }).filter((e) => e.type === type).map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
+const events = (type: string) =>
+  queryEvents(store.ctx.db, { afterId: 0, limit: 1000 })
+    .filter((e) => e.type === type)
+    .map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
 
 describe('transfer', () => {
   it('is done by the --from owner, or with --force by anyone, and every event records by', () => {
@@ -40,7 +43,11 @@ describe('release', () => {
     name('named', 'deploy', 'alice');
     const result = release(store.ctx, { ids: [], owner: 'alice', all: true, allTypes: ['file'], force: false, reason: null });
     expect(result.released.map((l) => l.type)).toEqual(['file']);
-    expect(listLocks(store.ctx.db, { owner: 'alice', activeAt: store.now }).map((l) => l.type).sort()).toEqual(['claim', 'named']);
+    expect(
+      listLocks(store.ctx.db, { owner: 'alice', activeAt: store.now })
+        .map((l) => l.type)
+        .sort(),
+    ).toEqual(['claim', 'named']);
     const rest = release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
     expect(rest.released.map((l) => l.type).sort()).toEqual(['claim', 'named']);
   });

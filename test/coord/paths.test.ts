@@ -87,7 +87,11 @@ describe('command-line patterns are read from the current directory', () => {
   test('".." past the root is OUTSIDE_SCOPE; other pathspec magic is refused', () => {
     expect(code(() => commandLinePattern(ctx, join(root, 'src/api'), '../../../x'))).toBe('OUTSIDE_SCOPE');
     expect(code(() => commandLinePattern(ctx, join(root, 'src'), join(outside, 'x')))).toBe('OUTSIDE_SCOPE');
-    for (const magic of [':!x', ':^x', ':(top)x']) expect(code(() => commandLinePattern(ctx, root, magic)), magic).toBe('INVALID_PATTERN');
+    for (const magic of [':!x', ':^x', ':(top)x'])
+      expect(
+        code(() => commandLinePattern(ctx, root, magic)),
+        magic,
+      ).toBe('INVALID_PATTERN');
     expect(commandLinePattern(ctx, root, './:x')).toBe(':x');
   });
 });

@@ -11,7 +11,8 @@ describe('release', () => {
     const [a, b, c] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts', 'src/c.ts']);
     const [theirs] = grant(store.ctx, 'bob', ['docs/**']);
     expect(release(store.ctx, { ...base, ids: [a!.id, theirs!.id], owner: 'alice' })).toMatchObject({
-      released: [{ id: a!.id }], not_released: [{ id: theirs!.id, why: 'not_owner' }],
+      released: [{ id: a!.id }],
+      not_released: [{ id: theirs!.id, why: 'not_owner' }],
     });
     expect(release(store.ctx, { ...base, pattern: 'src/b.ts', owner: 'alice' }).released.map((l) => l.id)).toEqual([b!.id]);
     expect(release(store.ctx, { ...base, all: true, owner: 'alice' }).released.map((l) => l.id)).toEqual([c!.id]);

@@ -11,7 +11,10 @@ describe('renew', () => {
     grant(store.ctx, 'bob', ['docs/**']);
     store.now += 5_000;
     const all = renew(store.ctx, { ids: [], owner: 'alice' });
-    expect(all.locks.map((l) => [l.id, l.token, l.expires_at])).toEqual([[a!.id, a!.token, T0 + 15_000], [b!.id, b!.token, T0 + 15_000]]);
+    expect(all.locks.map((l) => [l.id, l.token, l.expires_at])).toEqual([
+      [a!.id, a!.token, T0 + 15_000],
+      [b!.id, b!.token, T0 + 15_000],
+    ]);
     expect(renew(store.ctx, { ids: [a!.id], owner: 'alice', ttlMs: 60_000 }).locks[0]!.expires_at).toBe(T0 + 65_000);
   });
 

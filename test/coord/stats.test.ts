@@ -21,8 +21,14 @@ describe('stats', () => {
     const figures = stats(store.ctx);
     expect(figures).toMatchObject({ since: null, grants: 2, renewals: 1, conflicts: 3, denied_tries: 2, tries: 5, waits: 0, releases: 0 });
     expect(figures.conflict_rate).toBeCloseTo(2 / 5);
-    expect(figures.most_contended_patterns).toEqual([{ pattern: 'src/a.ts', conflicts: 2 }, { pattern: 'src/b.ts', conflicts: 1 }]);
-    expect(figures.most_blocking_owners).toEqual([{ owner: 'alice', conflicts: 2 }, { owner: 'dave', conflicts: 1 }]);
+    expect(figures.most_contended_patterns).toEqual([
+      { pattern: 'src/a.ts', conflicts: 2 },
+      { pattern: 'src/b.ts', conflicts: 1 },
+    ]);
+    expect(figures.most_blocking_owners).toEqual([
+      { owner: 'alice', conflicts: 2 },
+      { owner: 'dave', conflicts: 1 },
+    ]);
     expect(figures.most_blocked_owners).toEqual([{ owner: 'bob', conflicts: 3 }]);
   });
 
@@ -44,7 +50,12 @@ describe('topBy', () => {
 
   it('sums groups by key, most first, ties by key with a missing key first, at most ten', () => {
     const groups = [group('b', 'x', 2), group('a', 'x', 1), group('a', 'y', 1), group(null, 'y', 2), group('c', 'x', 1)];
-    expect(topBy(groups, (g) => g.heldPattern)).toEqual([[null, 2], ['a', 2], ['b', 2], ['c', 1]]);
+    expect(topBy(groups, (g) => g.heldPattern)).toEqual([
+      [null, 2],
+      ['a', 2],
+      ['b', 2],
+      ['c', 1],
+    ]);
     const many = Array.from({ length: 12 }, (_, i) => group(`p${String(i).padStart(2, '0')}`, 'x', 1));
     expect(topBy(many, (g) => g.heldPattern).map(([key]) => key)).toEqual(many.slice(0, 10).map((g) => g.heldPattern));
   });

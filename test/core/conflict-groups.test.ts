@@ -14,21 +14,44 @@ const POOL = ['src/**', 'src/a.ts', 'src/*.ts', 'src/{a,b}.ts', '**/*.ts', 'docs
 const request = (pattern: string, owner = 'me', mode: 'exclusive' | 'shared' = 'exclusive'): LockRequest => ({ type: 'file', scope: '/r', pattern, owner, mode });
 
 function held(i: number, pattern: string, owner: string, mode: 'exclusive' | 'shared', expiresAt = NOW + 60_000): Lock {
-  return { id: `l${String(i).padStart(7, '0')}`, token: 100 + i, type: 'file', scope: '/r', pattern, owner, mode, reason: null, created_at: 0, expires_at: expiresAt, released_at: null, release_reason: null };
+  return {
+    id: `l${String(i).padStart(7, '0')}`,
+    token: 100 + i,
+    type: 'file',
+    scope: '/r',
+    pattern,
+    owner,
+    mode,
+    reason: null,
+    created_at: 0,
+    expires_at: expiresAt,
+    released_at: null,
+    release_reason: null,
+  };
 }
 
-const lockArb = fc.record({ pattern: fc.constantFrom(...POOL), owner: fc.constantFrom('me', 'alice', 'bob'), mode: fc.constantFrom('exclusive' as const, 'shared' as const), expiry: fc.constantFrom(NOW + 60_000, NOW - 1_000, NOW - 120_000) });
+const lockArb = fc.record({
+  pattern: fc.constantFrom(...POOL),
+  owner: fc.constantFrom('me', 'alice', 'bob'),
+  mode: fc.constantFrom('exclusive' as const, 'shared' as const),
+  expiry: fc.constantFrom(NOW + 60_000, NOW - 1_000, NOW - 120_000),
+});
 
 describe('findGroupConflicts', () => {
   it('gives findConflicts’ answer when each request sees only the locks that may overlap it', () => {
     fc.assert(
-      fc.property(fc.array(lockArb, { maxLength: 12 }), fc.uniqueArray(fc.constantFrom(...POOL), { minLength: 1, maxLength: 5 }), fc.constantFrom('exclusive' as const, 'shared' as const), (specs, patterns, mode) => {
-        const locks = specs.map((s, i) => held(i, s.pattern, s.owner, s.mode, s.expiry));
-        const requests = patterns.map((p) => request(p, 'me', mode));
-        const groups = requests.map((r) => ({ request: r, candidates: locks.filter((l) => mayOverlap('file', r.pattern, l.pattern)) }));
-        expect(findGroupConflicts(groups, NOW, 60_000)).toEqual(findConflicts(requests, locks, NOW, 60_000));
-        expect(countComparisons(groups)).toBe(groups.reduce((n, g) => n + g.candidates.length, 0));
-      }),
+      fc.property(
+        fc.array(lockArb, { maxLength: 12 }),
+        fc.uniqueArray(fc.constantFrom(...POOL), { minLength: 1, maxLength: 5 }),
+        fc.constantFrom('exclusive' as const, 'shared' as const),
+        (specs, patterns, mode) => {
+          const locks = specs.map((s, i) => held(i, s.pattern, s.owner, s.mode, s.expiry));
+          const requests = patterns.map((p) => request(p, 'me', mode));
+          const groups = requests.map((r) => ({ request: r, candidates: locks.filter((l) => mayOverlap('file', r.pattern, l.pattern)) }));
+          expect(findGroupConflicts(groups, NOW, 60_000)).toEqual(findConflicts(requests, locks, NOW, 60_000));
+          expect(countComparisons(groups)).toBe(groups.reduce((n, g) => n + g.candidates.length, 0));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -8,8 +8,19 @@ const NOW = 1_000_000;
 const DELAY = 60_000;
 
 const lock = (extra: Partial<Lock> = {}): Lock => ({
-  id: 'held0001', token: 7, type: 'file', scope: '/r', pattern: 'src/**', owner: 'alice', mode: 'exclusive', reason: null,
-  created_at: 0, expires_at: NOW + 1_000, released_at: null, release_reason: null, ...extra,
+  id: 'held0001',
+  token: 7,
+  type: 'file',
+  scope: '/r',
+  pattern: 'src/**',
+  owner: 'alice',
+  mode: 'exclusive',
+  reason: null,
+  created_at: 0,
+  expires_at: NOW + 1_000,
+  released_at: null,
+  release_reason: null,
+  ...extra,
 });
 const request = (extra: Partial<LockRequest> = {}): LockRequest => ({ type: 'file', scope: '/r', pattern: 'src/a.ts', owner: 'bob', mode: 'exclusive', ...extra });
 
@@ -49,7 +60,10 @@ describe('conflictWith', () => {
 
   it('names the request, the lock, a common path and the state', () => {
     expect(conflictWith(request({ pattern: 'src/*.ts' }), lock({ expires_at: NOW - 1 }), NOW, DELAY)).toMatchObject({
-      pattern: 'src/*.ts', held: { id: 'held0001' }, example: expect.stringMatching(/^src\/[^/]*\.ts$/), state: 'lock_delay',
+      pattern: 'src/*.ts',
+      held: { id: 'held0001' },
+      example: expect.stringMatching(/^src\/[^/]*\.ts$/),
+      state: 'lock_delay',
     });
   });
 });
@@ -68,7 +82,10 @@ describe('findConflicts', () => {
     const late = lock({ id: 'late0001', token: 9, pattern: 'src/a.ts' });
     const early = lock({ id: 'early001', token: 3, pattern: 'src/**', owner: 'carol' });
     const conflicts = findConflicts([request({ pattern: 'src/a.ts' }), request({ pattern: 'src/**' })], [late, early], NOW, DELAY);
-    expect(conflicts.map((c) => [c.held.id, c.pattern])).toEqual([['early001', 'src/a.ts'], ['late0001', 'src/a.ts']]);
+    expect(conflicts.map((c) => [c.held.id, c.pattern])).toEqual([
+      ['early001', 'src/a.ts'],
+      ['late0001', 'src/a.ts'],
+    ]);
   });
 });
 

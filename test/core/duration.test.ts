@@ -15,7 +15,11 @@ describe('durations need a unit', () => {
     expect(parseDuration(input, '--ttl')).toBe(ms);
   });
 
-  it.each([['10', '10s or 10m'], ['1.5', '1.5s or 1.5m'], ['90', '90s or 90m']])('refuses the bare number %j with a hint', (input, hint) => {
+  it.each([
+    ['10', '10s or 10m'],
+    ['1.5', '1.5s or 1.5m'],
+    ['90', '90s or 90m'],
+  ])('refuses the bare number %j with a hint', (input, hint) => {
     expect(() => parseDuration(input, '--ttl')).toThrow(hint);
   });
 

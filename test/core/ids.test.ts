@@ -30,7 +30,8 @@ describe('lock ids', () => {
         expect(parseInt(id, 36)).toBe(n);
       }),
     );
-    fc.assert(fc.property(fc.stringMatching(/^[0-9a-z]{8}$/), (id) => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9a-z]{8}$/), (id) => {
         expect(randomId(() => parseInt(id, 36))).toBe(id);
       }),
     );

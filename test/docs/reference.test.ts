@@ -107,7 +107,7 @@ describe('docs/reference.md covers the command tree', () => {
     expect(missing, `aliases missing from docs/reference.md:\n${missing.join('\n')}`).toEqual([]);
   });
 
-  it("documents every long flag of every command in a flag-table row of that command's section (common flags once, in \"Common flags\")", () => {
+  it('documents every long flag of every command in a flag-table row of that command\'s section (common flags once, in "Common flags")', () => {
     const common = sectionTitled('Common flags');
     expect(common, 'docs/reference.md needs a "## Common flags" section').toBeDefined();
     const missing = new Set<string>();
@@ -157,7 +157,9 @@ describe('docs/reference.md covers the command tree', () => {
 
 describe('docs/reference.md covers codes, variables, events and hooks', () => {
   it('lists every error code with the exit code the code maps it to', () => {
-    const wrong = Object.entries(EXIT_CODES).filter(([code, exit]) => !new RegExp(`^\\|\\s*\`${code}\`\\s*\\|\\s*${exit}\\s*\\|`, 'm').test(REFERENCE)).map(([code, exit]) => `${code} → ${exit}`);
+    const wrong = Object.entries(EXIT_CODES)
+      .filter(([code, exit]) => !new RegExp(`^\\|\\s*\`${code}\`\\s*\\|\\s*${exit}\\s*\\|`, 'm').test(REFERENCE))
+      .map(([code, exit]) => `${code} → ${exit}`);
     expect(wrong, `error codes without a "| \`CODE\` | EXIT |" row in docs/reference.md:\n${wrong.join('\n')}`).toEqual([]);
   });
 

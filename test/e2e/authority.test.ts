@@ -68,7 +68,10 @@ describe('release', () => {
 });
 
 describe('durations from the environment', () => {
-  it.each([['IC_LOCK_DELAY', '10'], ['IC_BUSY_TIMEOUT', '5']])('%s=%s without a unit is 65 and writes nothing', async (name, value) => {
+  it.each([
+    ['IC_LOCK_DELAY', '10'],
+    ['IC_BUSY_TIMEOUT', '5'],
+  ])('%s=%s without a unit is 65 and writes nothing', async (name, value) => {
     const result = await coord(repo, ['reserve', 'a.ts'], { env: { IC_OWNER: 'alice', [name]: value } });
     expect(result.exitCode).toBe(65);
     expect(result.json.error.message).toContain(`${name} "${value}" needs a unit: write ${value}s or ${value}m`);

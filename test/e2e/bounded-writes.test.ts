@@ -87,7 +87,10 @@ describe('a reserve at the pattern limit beside a concurrent hook', () => {
     expect((await coord(repo, ['reserve', ...range(WORK_LIMITS.patterns, (i) => `d${i}/**`)], as('alice'))).exitCode).toBe(0);
     expect((await coord(repo, ['reserve', 'held/file.ts'], as('carol'))).exitCode).toBe(0);
     const before = await stored();
-    const { value: { value: result, hooks }, ms } = await timed(() => besideHooks(coord(repo, ['reserve', ...range(6_000, (i) => `d${i}/x.ts`)], as('bob'))));
+    const {
+      value: { value: result, hooks },
+      ms,
+    } = await timed(() => besideHooks(coord(repo, ['reserve', ...range(6_000, (i) => `d${i}/x.ts`)], as('bob'))));
     expectHooksAnswered(hooks);
     expect(result.exitCode).toBe(65);
     expect(result.json.error).toMatchObject({ code: 'TOO_COMPLEX', limit: 'patterns', value: 6_000, max: WORK_LIMITS.patterns });
@@ -179,7 +182,7 @@ describe('many multi-pattern reserves at once (the snapshot path)', () => {
 
   it('never grants two conflicting locks', async () => {
     let seed = 11;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const results: RunResult[] = [];
     await Promise.all(
       Array.from({ length: 12 }, async (_, worker) => {

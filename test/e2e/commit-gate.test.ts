@@ -55,7 +55,7 @@ describe('commit-message gate', () => {
     expect(Number(execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: repo.dir, encoding: 'utf8' }).trim())).toBe(Number(before) + 1);
   });
 
-  it('a claim released within the hour still counts; after the hour it does not; a session counts its subagents\' claims', async () => {
+  it("a claim released within the hour still counts; after the hour it does not; a session counts its subagents' claims", async () => {
     const repo = await setUp();
     await coord(repo, ['claim', 'bd-7', '--owner', 'alice']);
     await coord(repo, ['unclaim', 'bd-7', '--owner', 'alice']);

@@ -16,7 +16,7 @@ describe('many processes at once', () => {
     const rounds = 5;
     const results: RunResult[] = [];
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     await Promise.all(
       Array.from({ length: workers }, async (_, worker) => {
         const owner = `agent-${worker}`;

@@ -234,7 +234,12 @@ describe('renew, list, verify', () => {
 
   it('gives fencing tokens that strictly increase across the database', async () => {
     const tokens: number[] = [];
-    for (const [owner, pattern] of [['a', 'x'], ['b', 'y'], ['a', 'z'], ['c', 'w']] as const) {
+    for (const [owner, pattern] of [
+      ['a', 'x'],
+      ['b', 'y'],
+      ['a', 'z'],
+      ['c', 'w'],
+    ] as const) {
       tokens.push((await coord(repo, ['reserve', pattern], as(owner))).json.locks[0].token);
     }
     expect([...tokens].sort((x, y) => x - y)).toEqual(tokens);

@@ -134,7 +134,7 @@ describe('worktrees share one database', () => {
     expect((await coord(repo, ['claim', 'bd-42'], { ...as('bob'), cwd: two })).exitCode).toBe(0);
   });
 
-  it('renew, transfer and release --claims reach the repository\'s claims from a linked worktree', async () => {
+  it("renew, transfer and release --claims reach the repository's claims from a linked worktree", async () => {
     expect((await coord(repo, ['claim', 'bd-7', '--ttl', '10m'], { ...as('alice'), cwd: one })).exitCode).toBe(0);
     const renewed = await coord(repo, ['renew', '--ttl', '2h'], { ...as('alice'), cwd: one });
     expect(renewed.json.locks.map((lock: any) => lock.pattern)).toEqual(['bd-7']);
@@ -257,10 +257,27 @@ describe('ic init --import brings an ic 0.1 database over', () => {
     db.exec(`CREATE TABLE locks (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, token INTEGER NOT NULL, type TEXT NOT NULL, scope TEXT NOT NULL, pattern TEXT NOT NULL,
       base TEXT NOT NULL, owner TEXT NOT NULL, mode TEXT NOT NULL, reason TEXT, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, ttl_ms INTEGER NOT NULL,
       released_at INTEGER, release_reason TEXT) STRICT; PRAGMA user_version = 2;`);
-    const insert = db.prepare('INSERT INTO locks (id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    const insert = db.prepare(
+      'INSERT INTO locks (id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
     rows.forEach((row, i) => {
       const now = Date.now();
-      insert.run(`old${String(i).padStart(5, '0')}`, i + 1, row.type, repo.dir, row.pattern, row.pattern, row.owner, row.mode ?? 'exclusive', row.reason ?? null, now - 60_000, now + row.expiresIn, 900_000, row.released ? now : null, row.released ? 'released' : null);
+      insert.run(
+        `old${String(i).padStart(5, '0')}`,
+        i + 1,
+        row.type,
+        repo.dir,
+        row.pattern,
+        row.pattern,
+        row.owner,
+        row.mode ?? 'exclusive',
+        row.reason ?? null,
+        now - 60_000,
+        now + row.expiresIn,
+        900_000,
+        row.released ? now : null,
+        row.released ? 'released' : null,
+      );
     });
     db.close();
     return path;

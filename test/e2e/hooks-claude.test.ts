@@ -186,7 +186,7 @@ describe('hook claude-session-start / claude-session-end', () => {
     }
   });
 
-  it('session end releases the session\'s locks and claims, and nobody else\'s', async () => {
+  it("session end releases the session's locks and claims, and nobody else's", async () => {
     await hook(repo, 'claude-pre-edit', fixture('claude-pre-edit.json', repo.dir));
     await coord(repo, ['claim', 'TICKET-1', '--owner', OWNER]);
     await hook(repo, 'claude-pre-edit', claudeEdit(repo.dir, 'someone-else', join(repo.dir, 'other.ts')));

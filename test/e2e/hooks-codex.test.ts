@@ -37,7 +37,7 @@ describe('hook codex-pre-edit', () => {
     }
   });
 
-  it('acts as $IC_OWNER when Codex was started with one, and its SessionEnd releases that owner\'s locks', async () => {
+  it("acts as $IC_OWNER when Codex was started with one, and its SessionEnd releases that owner's locks", async () => {
     const patch = '*** Begin Patch\n*** Add File: named.ts\n+x\n*** End Patch\n';
     expect(await hook(repo, codexPatch(repo.dir, 'c9', patch), { IC_OWNER: 'codex-main' })).toMatchObject({ exitCode: 0, stdout: '' });
     expect((await coord(repo, ['list', '--active', '--owner', 'codex-main'])).json.locks.map((l: any) => l.pattern)).toEqual(['named.ts']);

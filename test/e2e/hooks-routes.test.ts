@@ -46,7 +46,7 @@ const denied = (result: { json: any }) => result.json?.hookSpecificOutput?.permi
 const active = async (r: TempRepo) => (await coord(r, ['list', '--active'])).json.locks.map((l: any) => [l.owner, l.pattern]).sort();
 
 describe('the project is the repository that contains the edited file', () => {
-  it('a held file is denied whatever the payload cwd, CLAUDE_PROJECT_DIR or the hook\'s own cwd', async () => {
+  it("a held file is denied whatever the payload cwd, CLAUDE_PROJECT_DIR or the hook's own cwd", async () => {
     const r = repo();
     const away = elsewhere();
     await coord(r, ['reserve', 'held.ts', '--owner', 'alice']);
@@ -67,7 +67,7 @@ describe('the project is the repository that contains the edited file', () => {
     expect(denied(await hook(r, 'claude-pre-edit', noCwd, { cwd: elsewhere(), env: { CLAUDE_PROJECT_DIR: r.dir } }))).toBe(true);
   });
 
-  it('a file in a second repository is coordinated in that repository\'s database', async () => {
+  it("a file in a second repository is coordinated in that repository's database", async () => {
     const a = repo();
     const b = repo();
     writeFileSync(join(b.dir, 'b.ts'), 'x');
@@ -77,7 +77,7 @@ describe('the project is the repository that contains the edited file', () => {
     expect(await active(a)).toEqual([]);
   });
 
-  it('a file in no repository and outside the agent\'s project is allowed without a database', async () => {
+  it("a file in no repository and outside the agent's project is allowed without a database", async () => {
     const r = repo();
     const away = elsewhere();
     const result = await hook(r, 'claude-pre-edit', payload({ session: 's1', file: join(away, 'notes.txt'), cwd: r.dir }), { env: { CLAUDE_PROJECT_DIR: r.dir } });
@@ -87,7 +87,7 @@ describe('the project is the repository that contains the edited file', () => {
 });
 
 describe('subagents: claude-<session>/<agent_id>', () => {
-  it('parallel subagents conflict; a subagent takes over its session\'s lock; SubagentStop hands back; SessionEnd releases all', async () => {
+  it("parallel subagents conflict; a subagent takes over its session's lock; SubagentStop hands back; SessionEnd releases all", async () => {
     const r = repo();
     const file = (name: string) => join(r.dir, name);
     expect(await hook(r, 'claude-pre-edit', payload({ session: 's1', file: file('x.ts'), cwd: r.dir }))).toMatchObject({ stdout: '' });
@@ -105,7 +105,10 @@ describe('subagents: claude-<session>/<agent_id>', () => {
     expect(events.filter((e: any) => e.type === 'conflict').map((e: any) => e.owner)).toEqual(['claude-s1/a2', 'claude-s2']);
     // a1 finishes: what it holds passes to the session.
     await hook(r, 'claude-subagent-stop', JSON.stringify({ session_id: 's1', agent_id: 'a1', cwd: r.dir, hook_event_name: 'SubagentStop' }));
-    expect(await active(r)).toEqual([['claude-s1', 'x.ts'], ['claude-s1/a2', 'y.ts']]);
+    expect(await active(r)).toEqual([
+      ['claude-s1', 'x.ts'],
+      ['claude-s1/a2', 'y.ts'],
+    ]);
     const end = await hook(r, 'claude-session-end', JSON.stringify({ session_id: 's1', cwd: r.dir, hook_event_name: 'SessionEnd' }));
     expect(end.stderr).toContain('released 2 locks');
     expect(await active(r)).toEqual([]);
@@ -142,7 +145,8 @@ describe('a refused edit gives back what it took', () => {
     await hook(r, 'claude-pre-edit', payload({ session: 's1', file: join(r.dir, 'ok.ts'), cwd: r.dir, toolUseId: 'ok1' }));
     await hook(r, 'claude-pre-edit', payload({ session: 's1', file: join(r.dir, 'no.ts'), cwd: r.dir, toolUseId: 'no1' }));
     const transcript = join(away, 's1.jsonl');
-    const line = (id: string, isError: boolean) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'x', ...(isError ? { is_error: true } : {}) }] } });
+    const line = (id: string, isError: boolean) =>
+      JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'x', ...(isError ? { is_error: true } : {}) }] } });
     writeFileSync(transcript, `${line('ok1', false)}\n${line('no1', true)}\n`);
     await hook(r, 'claude-turn-end', JSON.stringify({ session_id: 's1', cwd: r.dir, transcript_path: transcript, hook_event_name: 'Stop' }));
     expect(await active(r)).toEqual([['claude-s1', 'ok.ts']]);

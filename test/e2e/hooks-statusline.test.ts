@@ -16,7 +16,7 @@ describe('ic coord statusline', () => {
     expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: idle' });
   });
 
-  it('counts agents, files held (yours) and who is waiting, from Claude\'s statusLine JSON', async () => {
+  it("counts agents, files held (yours) and who is waiting, from Claude's statusLine JSON", async () => {
     await coord(repo, ['reserve', 'a.ts', 'b.ts', '--owner', 'claude-me']);
     await coord(repo, ['reserve', 'c.ts', '--owner', 'alice']);
     await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: claudeEdit(repo.dir, 'bob', join(repo.dir, 'c.ts')) });

@@ -85,10 +85,11 @@ describe('ic coord install / uninstall', () => {
     expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json')]);
   });
 
-  it('--shared: the committed settings.json calls ic from PATH; keeps the user\'s settings and pre-existing hook; both hooks run; uninstall restores byte for byte', async () => {
+  it("--shared: the committed settings.json calls ic from PATH; keeps the user's settings and pre-existing hook; both hooks run; uninstall restores byte for byte", async () => {
     const r = repo();
     const settings = join(r.dir, '.claude', 'settings.json');
-    const userSettings = '{\n  "permissions": {\n    "allow": ["Bash(npm test)"]\n  },\n  "hooks": {\n    "PreToolUse": [\n      {\n        "matcher": "Bash",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "echo user-hook"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
+    const userSettings =
+      '{\n  "permissions": {\n    "allow": ["Bash(npm test)"]\n  },\n  "hooks": {\n    "PreToolUse": [\n      {\n        "matcher": "Bash",\n        "hooks": [\n          {\n            "type": "command",\n            "command": "echo user-hook"\n          }\n        ]\n      }\n    ]\n  }\n}\n';
     writeFile(r.dir, '.claude/settings.json', userSettings);
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
     writeScript(hook, '#!/bin/sh\necho ran >> "$(git rev-parse --show-toplevel)/previous-hook-ran"\n');
@@ -183,7 +184,7 @@ describe('ic coord install / uninstall', () => {
 });
 
 describe('ic coord install: moving between settings files', () => {
-  it('a 0.1 install in the committed settings.json (this machine\'s path) moves to settings.local.json; a shared one stays', async () => {
+  it("a 0.1 install in the committed settings.json (this machine's path) moves to settings.local.json; a shared one stays", async () => {
     const r = repo();
     const shared = join(r.dir, '.claude', 'settings.json');
     const local = join(r.dir, '.claude', 'settings.local.json');
@@ -254,7 +255,8 @@ describe('scripts/*.sh', () => {
     writeFileSync(join(r.dir, 'f.txt'), 'x');
     await git(r.dir, ['add', 'f.txt']);
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
-    const run = (env: Record<string, string>) => spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', hook], { cwd: r.dir, encoding: 'utf8', env: { PATH: noIcOnPath.PATH, HOME: r.dir, ...env } });
+    const run = (env: Record<string, string>) =>
+      spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', hook], { cwd: r.dir, encoding: 'utf8', env: { PATH: noIcOnPath.PATH, HOME: r.dir, ...env } });
     expect(run({ IC_OWNER: 'bob' }).status).toBe(0);
     await coord(r, ['reserve', 'f.txt', '--owner', 'alice']);
     const blocked = run({ IC_OWNER: 'bob' });

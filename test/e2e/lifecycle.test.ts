@@ -167,7 +167,13 @@ describe('named locks', () => {
     const pidFile = join(repo.dir, 'pid');
     // No forced SIGKILL from execa: ic must end on the SIGTERM alone. ic's handlers are installed before
     // it starts the command, so once the pid file exists a SIGTERM is always forwarded.
-    const child = execa(COORD_BIN, ['lock', 'tests', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 30`], { cwd: repo.dir, env: cleanEnv({ IC_OWNER: 'alice' }), extendEnv: false, reject: false, forceKillAfterDelay: false });
+    const child = execa(COORD_BIN, ['lock', 'tests', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 30`], {
+      cwd: repo.dir,
+      env: cleanEnv({ IC_OWNER: 'alice' }),
+      extendEnv: false,
+      reject: false,
+      forceKillAfterDelay: false,
+    });
     let commandPid: number | undefined;
     try {
       await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
@@ -283,7 +289,10 @@ describe('events', () => {
     follower.kill('SIGINT');
     const result = await follower;
     expect(result.exitCode).toBe(0);
-    const lines = String(result.stdout).trim().split('\n').map((line) => JSON.parse(line));
+    const lines = String(result.stdout)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((e) => e.pattern)).toEqual(['x', 'y']);
   });
 });

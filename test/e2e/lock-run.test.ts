@@ -54,16 +54,20 @@ describe('coord lock NAME -- CMD', () => {
   it.each([
     ['one owner', () => 'alice'],
     ['several owners', (i: number) => `agent-${i % 4}`],
-  ])('never overlaps 10 concurrent runs from %s', async (_label, ownerOf) => {
-    const log = join(repo.dir, 'log');
-    writeFileSync(log, '');
-    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => coord(repo, ['lock', 'tests', '--', 'sh', '-c', stamp(log)], as(ownerOf(i)))));
-    expect(runs.map((r) => r.exitCode)).toEqual(Array(10).fill(0));
-    const spans = intervals(log).sort((a, b) => a[0] - b[0]);
-    expect(spans).toHaveLength(10);
-    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
-    expect((await coord(repo, ['list', '--active'])).json.locks).toEqual([]);
-  }, 90_000);
+  ])(
+    'never overlaps 10 concurrent runs from %s',
+    async (_label, ownerOf) => {
+      const log = join(repo.dir, 'log');
+      writeFileSync(log, '');
+      const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => coord(repo, ['lock', 'tests', '--', 'sh', '-c', stamp(log)], as(ownerOf(i)))));
+      expect(runs.map((r) => r.exitCode)).toEqual(Array(10).fill(0));
+      const spans = intervals(log).sort((a, b) => a[0] - b[0]);
+      expect(spans).toHaveLength(10);
+      for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1]);
+      expect((await coord(repo, ['list', '--active'])).json.locks).toEqual([]);
+    },
+    90_000,
+  );
 
   it('waits by default, saying at once on stderr whom it waits for', async () => {
     expect((await coord(repo, ['lock', 'tests', '--reason', 'running the suite'], as('alice'))).exitCode).toBe(0);

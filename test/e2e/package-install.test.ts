@@ -40,7 +40,8 @@ describe('the published package', () => {
   it('ships the bins, the bundles, the man page and the hook template, and no sources or tests', async () => {
     const listing = await execa('tar', ['tzf', tarball]);
     const files = listing.stdout.split('\n');
-    for (const wanted of ['package/bin/ic', 'package/bin/coord', 'package/dist/ic.cjs', 'package/dist/hook.cjs', 'package/man/ic.1', 'package/LICENSE', 'package/scripts/git-pre-commit.sh']) expect(files).toContain(wanted);
+    for (const wanted of ['package/bin/ic', 'package/bin/coord', 'package/dist/ic.cjs', 'package/dist/hook.cjs', 'package/man/ic.1', 'package/LICENSE', 'package/scripts/git-pre-commit.sh'])
+      expect(files).toContain(wanted);
     expect(files.filter((file) => /^package\/(src|test)\//.test(file) || file.endsWith('.cache'))).toEqual([]);
   });
 

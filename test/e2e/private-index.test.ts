@@ -126,7 +126,7 @@ describe('private staging areas (install --git-index)', () => {
     },
   );
 
-  it('A commits while B has staged files: B\'s commit does not revert A\'s (refresh in the pre-commit guard)', async () => {
+  it("A commits while B has staged files: B's commit does not revert A's (refresh in the pre-commit guard)", async () => {
     const repo = await setUp();
     const a = await startSession(repo, 'A');
     const b = await startSession(repo, 'B');
@@ -204,7 +204,7 @@ describe('private staging areas (install --git-index)', () => {
     expect((await status('A')).stdout).not.toMatch(/HEAD moved/);
   });
 
-  it('session end deletes the session\'s index; sweep deletes those idle for 24 h; doctor counts them', async () => {
+  it("session end deletes the session's index; sweep deletes those idle for 24 h; doctor counts them", async () => {
     const repo = await setUp();
     const a = await startSession(repo, 'A');
     const b = await startSession(repo, 'B');

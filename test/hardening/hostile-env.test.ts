@@ -39,17 +39,20 @@ describe('time', () => {
     expect(Date.parse(century.json.locks[0].expires_at)).toBeLessThan(Date.now() + 3_600_000);
   });
 
-  it.each([['8639999999999999'], ['99999999999999999999'], ['1970-01-01T00:00:00Z'], ['9999-12-31T23:00:00Z']])('IC_NOW=%s (with the switch) is refused with 65 and nothing is committed', async (value) => {
-    expect((await coord(repo, ['reserve', 'kept.ts'], as('alice'))).exitCode).toBe(0);
-    const before = (await coord(repo, ['events'])).json.events.length;
-    const result = await coord(repo, ['reserve', 'x'], as('bob', { IC_NOW: value }));
-    expectClean(result, 65, 'INVALID_INPUT');
-    expect(result.json.error.message).toMatch(/IC_NOW/);
-    // Everyone else carries on: reads and writes work, and nothing was added.
-    expect((await coord(repo, ['events'])).json.events).toHaveLength(before);
-    for (const args of [['list'], ['who'], ['check', 'x']]) expect((await coord(repo, args)).exitCode).toBe(0);
-    expect((await coord(repo, ['reserve', 'x'], as('bob'))).exitCode).toBe(0);
-  });
+  it.each([['8639999999999999'], ['99999999999999999999'], ['1970-01-01T00:00:00Z'], ['9999-12-31T23:00:00Z']])(
+    'IC_NOW=%s (with the switch) is refused with 65 and nothing is committed',
+    async (value) => {
+      expect((await coord(repo, ['reserve', 'kept.ts'], as('alice'))).exitCode).toBe(0);
+      const before = (await coord(repo, ['events'])).json.events.length;
+      const result = await coord(repo, ['reserve', 'x'], as('bob', { IC_NOW: value }));
+      expectClean(result, 65, 'INVALID_INPUT');
+      expect(result.json.error.message).toMatch(/IC_NOW/);
+      // Everyone else carries on: reads and writes work, and nothing was added.
+      expect((await coord(repo, ['events'])).json.events).toHaveLength(before);
+      for (const args of [['list'], ['who'], ['check', 'x']]) expect((await coord(repo, args)).exitCode).toBe(0);
+      expect((await coord(repo, ['reserve', 'x'], as('bob'))).exitCode).toBe(0);
+    },
+  );
 
   it('a clock stepped back never shortens a lock or writes a time before the newest event', async () => {
     const first = await coord(repo, ['reserve', 'a.ts', '--ttl', '1h'], as('alice'));
@@ -67,7 +70,11 @@ describe('working directory', () => {
     const gone = join(repo.dir, 'gone');
     mkdirSync(gone);
     // A shell that cds in, removes its own directory, then runs ic: Node cannot read its cwd.
-    for (const args of [['coord', 'overlap', 'a', 'b'], ['coord', 'list'], ['coord', 'reserve', 'a.ts']]) {
+    for (const args of [
+      ['coord', 'overlap', 'a', 'b'],
+      ['coord', 'list'],
+      ['coord', 'reserve', 'a.ts'],
+    ]) {
       const script = `cd "$1" && rmdir "$1" && shift && exec "$@"`;
       const result = await runBin('bash', ['-c', script, 'bash', gone, IC_BIN, ...args], { cwd: repo.dir, env: { IC_OWNER: 'alice' } });
       expectClean(result, 69, 'DB_UNAVAILABLE');
@@ -156,7 +163,11 @@ describe('file system', () => {
     chmodSync(join(repo.dir, '.git'), 0o755);
     chmodSync(dirname(repo.db), 0o700);
     const asNobody = (args: string[]) =>
-      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, IC_BIN, 'coord', ...args], { cwd: repo.dir, env: { PATH: process.env.PATH, IC_OWNER: 'bob', HOME: tmpdir() }, encoding: 'utf8' });
+      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, IC_BIN, 'coord', ...args], {
+        cwd: repo.dir,
+        env: { PATH: process.env.PATH, IC_OWNER: 'bob', HOME: tmpdir() },
+        encoding: 'utf8',
+      });
     for (const args of [['check', 'src/a.ts'], ['list'], ['reserve', 'src/a.ts']]) {
       const result = asNobody(args);
       expectClean({ exitCode: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json: JSON.parse(result.stdout) }, 69, 'DB_UNAVAILABLE');
@@ -203,7 +214,10 @@ describe('file system', () => {
       expectClean(result, 69, 'DB_UNAVAILABLE');
       expect(result.json.error.message).toMatch(/disk full/);
       const doctor = await ic(full, ['doctor']);
-      const advice = doctor.json.checks.filter((check: any) => !check.ok).map((check: any) => check.fix).join(' ');
+      const advice = doctor.json.checks
+        .filter((check: any) => !check.ok)
+        .map((check: any) => check.fix)
+        .join(' ');
       expect(advice).toMatch(/free some disk space/);
       expect(advice).not.toMatch(/mv |move it aside and run/);
       rmSync(join(mount, 'filler'));

@@ -14,7 +14,7 @@ describe('hook entries', () => {
 describe('mergeHookEntries / removeHookEntries', () => {
   const userSettings = `${JSON.stringify({ model: 'opus', hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo hi' }] }], Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] } }, null, 2)}\n`;
 
-  it('adds our entries next to the user\'s and is idempotent', () => {
+  it("adds our entries next to the user's and is idempotent", () => {
     const once = mergeHookEntries(userSettings, claudeEntries(bin), 'settings.json');
     const parsed = JSON.parse(once);
     expect(parsed.model).toBe('opus');
@@ -38,7 +38,7 @@ describe('mergeHookEntries / removeHookEntries', () => {
     expect(moved.hooks.PreToolUse).toEqual([{ matcher: 'apply_patch|Bash', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] }]);
   });
 
-  it('keeps the file\'s indent and final newline; a file it created goes away again', () => {
+  it("keeps the file's indent and final newline; a file it created goes away again", () => {
     const tabbed = '{\n\t"a": 1\n}';
     const merged = mergeHookEntries(tabbed, codexEntries(bin), 'x.json');
     expect(merged).toMatch(/^\{\n\t"a": 1,\n\t"hooks"/);

@@ -9,8 +9,19 @@ import { IcError } from '../../src/core/errors';
 
 const now = Date.parse('2026-11-25T12:00:00.000Z');
 const lock = (over: Partial<Lock> = {}): Lock => ({
-  id: 'abcd1234', token: 7, type: 'file', scope: '/repo', pattern: 'src/**', owner: 'claude-other', mode: 'exclusive', reason: null,
-  created_at: now - 60_000, expires_at: now + 14 * 60_000, released_at: null, release_reason: null, ...over,
+  id: 'abcd1234',
+  token: 7,
+  type: 'file',
+  scope: '/repo',
+  pattern: 'src/**',
+  owner: 'claude-other',
+  mode: 'exclusive',
+  reason: null,
+  created_at: now - 60_000,
+  expires_at: now + 14 * 60_000,
+  released_at: null,
+  release_reason: null,
+  ...over,
 });
 
 describe('preToolUseOutput', () => {
@@ -48,7 +59,7 @@ describe('decideFailure', () => {
 });
 
 describe('shell quoting', () => {
-  it.each(["plain", "it's", "$(touch pwned)", '`x`', 'a;b', "''", 'new\nline'])('%j round-trips through single quotes', (value) => {
+  it.each(['plain', "it's", '$(touch pwned)', '`x`', 'a;b', "''", 'new\nline'])('%j round-trips through single quotes', (value) => {
     const quoted = shellQuote(value);
     expect(quoted.startsWith("'")).toBe(true);
     expect(quoted.slice(1, -1).split("'\\''").join("'")).toBe(value);
@@ -58,7 +69,7 @@ describe('shell quoting', () => {
 
 describe('heldByOthers', () => {
   const locks = [lock({ pattern: 'app/\\[id\\]/page.tsx' }), lock({ pattern: 'mine/**', owner: 'me' }), lock({ pattern: 'shared/**', mode: 'shared' })];
-  it('matches staged paths against other owners\' exclusive locks only', () => {
+  it("matches staged paths against other owners' exclusive locks only", () => {
     const held = heldByOthers(['app/[id]/page.tsx', 'app/i/page.tsx', 'mine/x', 'shared/y'], locks, 'me', false);
     expect(held.map((h) => h.path)).toEqual(['app/[id]/page.tsx']);
   });

@@ -25,7 +25,21 @@ describe('parsePayload', () => {
 
 describe('pathsFromPatch', () => {
   it('takes every header once, both sides of a move', () => {
-    const patch = ['*** Begin Patch', '*** Update File: a.ts', '@@', '-x', '+y', '*** Add File: dir/b c.ts', '+z', '*** Delete File: old.ts', '*** Update File: from.ts', '*** Move to: to.ts', '*** Update File: a.ts', '*** End Patch', ''].join('\n');
+    const patch = [
+      '*** Begin Patch',
+      '*** Update File: a.ts',
+      '@@',
+      '-x',
+      '+y',
+      '*** Add File: dir/b c.ts',
+      '+z',
+      '*** Delete File: old.ts',
+      '*** Update File: from.ts',
+      '*** Move to: to.ts',
+      '*** Update File: a.ts',
+      '*** End Patch',
+      '',
+    ].join('\n');
     expect(pathsFromPatch(patch)).toEqual(['a.ts', 'dir/b c.ts', 'old.ts', 'from.ts', 'to.ts']);
   });
 
@@ -48,10 +62,22 @@ describe('ownerForSession', () => {
 describe('claudeEditEvent', () => {
   const base = { session_id: 's1', cwd: '/repo' };
   it.each([
-    [{ ...base, tool_name: 'Edit', tool_input: { file_path: '/repo/a.ts' } }, { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['/repo/a.ts'] }],
-    [{ ...base, tool_name: 'Write', tool_input: { file_path: 'rel.ts', content: 'x' } }, { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['rel.ts'] }],
-    [{ ...base, tool_name: 'MultiEdit', tool_input: { file_path: '/repo/a.ts', edits: [] } }, { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['/repo/a.ts'] }],
-    [{ ...base, tool_name: 'NotebookEdit', tool_input: { notebook_path: '/repo/n.ipynb' } }, { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['/repo/n.ipynb'] }],
+    [
+      { ...base, tool_name: 'Edit', tool_input: { file_path: '/repo/a.ts' } },
+      { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['/repo/a.ts'] },
+    ],
+    [
+      { ...base, tool_name: 'Write', tool_input: { file_path: 'rel.ts', content: 'x' } },
+      { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['rel.ts'] },
+    ],
+    [
+      { ...base, tool_name: 'MultiEdit', tool_input: { file_path: '/repo/a.ts', edits: [] } },
+      { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['/repo/a.ts'] },
+    ],
+    [
+      { ...base, tool_name: 'NotebookEdit', tool_input: { notebook_path: '/repo/n.ipynb' } },
+      { kind: 'edit', owner: 'claude-s1', cwd: '/repo', paths: ['/repo/n.ipynb'] },
+    ],
     [{ ...base, tool_name: 'Bash', tool_input: { command: 'rm x' } }, { kind: 'ignore' }],
     [{ ...base, tool_name: 'Read', tool_input: { file_path: '/repo/a.ts' } }, { kind: 'ignore' }],
   ])('%j', (payload, expected) => {
@@ -73,7 +99,12 @@ describe('claudeEditEvent', () => {
 describe('codexEditEvent', () => {
   const patch = '*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** End Patch\n';
   it('reads apply_patch paths from tool_input.command', () => {
-    expect(codexEditEvent({ session_id: 'c1', cwd: '/r', tool_name: 'apply_patch', tool_input: { command: patch } }, {})).toEqual({ kind: 'edit', owner: 'codex-c1', cwd: '/r', paths: ['a.ts', 'b.ts'] });
+    expect(codexEditEvent({ session_id: 'c1', cwd: '/r', tool_name: 'apply_patch', tool_input: { command: patch } }, {})).toEqual({
+      kind: 'edit',
+      owner: 'codex-c1',
+      cwd: '/r',
+      paths: ['a.ts', 'b.ts'],
+    });
   });
   it('allows other shell commands at once and reports an apply_patch without a patch', () => {
     expect(codexEditEvent({ session_id: 'c1', tool_name: 'Bash', tool_input: { command: 'ls' } }, {})).toEqual({ kind: 'ignore' });

@@ -5,23 +5,65 @@ import { checkHistory, findDoubleGrants, reserveTag, type EventRow, type History
 const TTL = 1000;
 let eventId = 0;
 const ev = (type: string, lock: string, owner: string, pattern: string, at: number, reason: string | null = null, detail: unknown = null): EventRow => ({
-  id: ++eventId, type, lock_id: lock, scope: 's', owner, pattern, reason, created_at: at, detail: detail ? JSON.stringify(detail) : null,
+  id: ++eventId,
+  type,
+  lock_id: lock,
+  scope: 's',
+  owner,
+  pattern,
+  reason,
+  created_at: at,
+  detail: detail ? JSON.stringify(detail) : null,
 });
 const row = (id: string, token: number, owner: string, pattern: string, at: number, released: [number, string] | null = null, mode = 'exclusive', expires = at + TTL): LockRow => ({
-  id, token, type: 'file', scope: 's', pattern, owner, mode, reason: null, created_at: at, expires_at: expires, ttl_ms: TTL, released_at: released?.[0] ?? null, release_reason: released?.[1] ?? null,
+  id,
+  token,
+  type: 'file',
+  scope: 's',
+  pattern,
+  owner,
+  mode,
+  reason: null,
+  created_at: at,
+  expires_at: expires,
+  ttl_ms: TTL,
+  released_at: released?.[0] ?? null,
+  release_reason: released?.[1] ?? null,
 });
 const inv = (id: number, op: Invocation['op'], owner: string, patterns: string[], start: number, end: number, exitCode: number | null, json: unknown, extra: Partial<Invocation> = {}): Invocation => ({
-  id, op, args: [], owner, patterns, shared: false, start, end, exitCode, signal: exitCode === null ? 'SIGKILL' : null, killed: exitCode === null, stopped: false, stdout: json === undefined ? '' : JSON.stringify(json), stderr: '', ...extra,
+  id,
+  op,
+  args: [],
+  owner,
+  patterns,
+  shared: false,
+  start,
+  end,
+  exitCode,
+  signal: exitCode === null ? 'SIGKILL' : null,
+  killed: exitCode === null,
+  stopped: false,
+  stdout: json === undefined ? '' : JSON.stringify(json),
+  stderr: '',
+  ...extra,
 });
 // Events are numbered in the order given, as SQLite would; a lock's token is the id of its reserved event.
 const history = (events: EventRow[], locks: LockRow[], invocations: Invocation[] = [], lockDelayMs = 0): History => ({
-  events: events.map((event, index) => ({ ...event, id: index + 1 })), locks, invocations, ttlByOwner: { a: TTL, b: TTL }, lockDelayMs,
+  events: events.map((event, index) => ({ ...event, id: index + 1 })),
+  locks,
+  invocations,
+  ttlByOwner: { a: TTL, b: TTL },
+  lockDelayMs,
 });
 
 describe('checkHistory', () => {
   it('accepts a clean history, including a grant after the holder expired without any sweep', () => {
     const h = history(
-      [ev('reserved', 'l1', 'a', 'src/**', 0, reserveTag(1, false)), ev('conflict', 'l1', 'b', 'src/a.ts', 500, null, { state: 'active' }), ev('reserved', 'l2', 'b', 'src/a.ts', 1000, reserveTag(2, false))],
+      [
+        ev('reserved', 'l1', 'a', 'src/**', 0, reserveTag(1, false)),
+        ev('conflict', 'l1', 'b', 'src/a.ts', 500, null, { state: 'active' }),
+        ev('reserved', 'l2', 'b', 'src/a.ts', 1000, reserveTag(2, false)),
+      ],
       [row('l1', 1, 'a', 'src/**', 0), row('l2', 3, 'b', 'src/a.ts', 1000)],
     );
     expect(checkHistory(h).violations).toEqual([]);
@@ -75,7 +117,10 @@ describe('checkHistory', () => {
       ev('reserved', 'l2', 'b', 'x', 10, null),
       ev('renewed', 'l1', 'a', 'x', 20, null, { mode: 'exclusive', previous_mode: 'shared', expires_at: 20 + TTL }),
     ];
-    const modes = new Map([['l1', 'shared'], ['l2', 'shared']]);
+    const modes = new Map([
+      ['l1', 'shared'],
+      ['l2', 'shared'],
+    ]);
     const replayed = events.map((e, i) => ({ ...e, id: i + 1, detail: e.detail ? JSON.parse(e.detail) : null }));
     expect(findDoubleGrants(replayed, modes).join()).toMatch(/switched x to exclusive while b held shared x/);
     expect(findDoubleGrants(replayed.slice(0, 2), modes)).toEqual([]);
@@ -91,7 +136,10 @@ describe('checkHistory', () => {
   it('reads a silent renewal (no detail) as a possible switch: unknown before it, the final mode from it on', () => {
     // l1 granted shared, later re-reserved exclusive in place without a recorded mode; final mode exclusive.
     const shape = (events: EventRow[]) => events.map((e, i) => ({ ...e, id: i + 1, detail: e.detail ? JSON.parse(e.detail) : null }));
-    const modes = new Map([['l1', 'exclusive'], ['l2', 'shared']]);
+    const modes = new Map([
+      ['l1', 'exclusive'],
+      ['l2', 'shared'],
+    ]);
     const sharedMeanwhile = shape([ev('reserved', 'l1', 'a', 'x', 0), ev('reserved', 'l2', 'b', 'x', 10), ev('released', 'l2', 'b', 'x', 20), ev('renewed', 'l1', 'a', 'x', 30)]);
     expect(findDoubleGrants(sharedMeanwhile, modes)).toEqual([]); // the final mode alone would call event 2 a double grant
     const stillHeld = shape([ev('reserved', 'l1', 'a', 'x', 0), ev('reserved', 'l2', 'b', 'x', 10), ev('renewed', 'l1', 'a', 'x', 30)]);
@@ -100,16 +148,42 @@ describe('checkHistory', () => {
 });
 
 describe('findDoubleGrants', () => {
-  const event = (id: number, type: string, lock: string, owner: string, pattern: string, reason: string | null = null) => ({ id, type, lock_id: lock, scope: 's', owner, pattern, reason, detail: null });
+  const event = (id: number, type: string, lock: string, owner: string, pattern: string, reason: string | null = null) => ({
+    id,
+    type,
+    lock_id: lock,
+    scope: 's',
+    owner,
+    pattern,
+    reason,
+    detail: null,
+  });
 
   it('reads modes from reserve tags, so a later change of mode is not read back into the grant', () => {
-    const events = [event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)), event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)), event(3, 'released', 'l1', 'a', 'src/**'), event(4, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false))];
+    const events = [
+      event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)),
+      event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)),
+      event(3, 'released', 'l1', 'a', 'src/**'),
+      event(4, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false)),
+    ];
     // Both locks end exclusive in the table; by their tags they were shared when both were held.
-    expect(findDoubleGrants(events, new Map([['l1', 'exclusive'], ['l2', 'exclusive']]))).toEqual([]);
+    expect(
+      findDoubleGrants(
+        events,
+        new Map([
+          ['l1', 'exclusive'],
+          ['l2', 'exclusive'],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('catches a change to exclusive while another owner holds an overlapping lock', () => {
-    const events = [event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)), event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)), event(3, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false))];
+    const events = [
+      event(1, 'reserved', 'l1', 'a', 'src/**', reserveTag(1, true)),
+      event(2, 'reserved', 'l2', 'b', 'src/a.ts', reserveTag(2, true)),
+      event(3, 'renewed', 'l2', 'b', 'src/a.ts', reserveTag(3, false)),
+    ];
     expect(findDoubleGrants(events, new Map())).toEqual(['event 3: b switched src/a.ts to exclusive while a held shared src/**']);
   });
 });

@@ -39,7 +39,6 @@ export interface CrashResult {
 
 export const DEFAULT_CRASH: Omit<CrashOptions, 'bin'> = { kills: 500, seed: 1, parallel: 2, maxDelayMs: 0, freshEvery: 25 };
 
-
 interface Outcome {
   killed: boolean;
   exitCode: number | null;
@@ -145,7 +144,19 @@ export async function runCrash(options: CrashOptions): Promise<CrashResult> {
   const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', IC_LOCK_DELAY: '0' };
   const main = join(dir, '.git', 'ic', 'ic.db');
   mkdirSync(join(dir, '.git', 'ic')); // an explicit IC_DB's directory must exist
-  const result: CrashResult = { kills: 0, spawned: 0, finishedFirst: 0, verifications: 0, maxDelayMs: options.maxDelayMs, killedAfterCommit: 0, freshDatabases: 0, corrupt: 0, lostGrants: 0, problems: [], seconds: 0 };
+  const result: CrashResult = {
+    kills: 0,
+    spawned: 0,
+    finishedFirst: 0,
+    verifications: 0,
+    maxDelayMs: options.maxDelayMs,
+    killedAfterCommit: 0,
+    freshDatabases: 0,
+    corrupt: 0,
+    lostGrants: 0,
+    problems: [],
+    seconds: 0,
+  };
   const t0 = Date.now();
   if (!result.maxDelayMs) {
     // How long a writer lives on this machine now (start-up dominates; the transaction is near the end).

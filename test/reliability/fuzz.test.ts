@@ -39,24 +39,52 @@ function dump(): string {
   const db = new Database(repo.db, { readonly: true });
   try {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    return JSON.stringify(
-      tables.map((name) => [name, db.prepare(name === 'events' ? "SELECT * FROM events WHERE type <> 'conflict' ORDER BY id" : `SELECT * FROM "${name}" ORDER BY rowid`).all()]),
-    );
+    return JSON.stringify(tables.map((name) => [name, db.prepare(name === 'events' ? "SELECT * FROM events WHERE type <> 'conflict' ORDER BY id" : `SELECT * FROM "${name}" ORDER BY rowid`).all()]));
   } finally {
     db.close();
   }
 }
 
 const noNul = (s: string) => s.replace(/\u0000/g, '');
-const text = fc.oneof(
-  fc.string({ maxLength: 12 }),
-  fc.string({ unit: 'grapheme', maxLength: 12 }),
-  fc.string({ unit: 'binary', maxLength: 8 }),
-  fc.constantFrom('', ' ', '-', '--x', '-1', '0', 'NaN', '1e309', '$(touch pwned)', '`id`', '; rm -rf ~', '\n', '\t', 'é', 'e\u0301', '..', '/', '\\'),
-  fc.string({ maxLength: 3 }).map((s) => s.repeat(400)),
-).map(noNul);
+const text = fc
+  .oneof(
+    fc.string({ maxLength: 12 }),
+    fc.string({ unit: 'grapheme', maxLength: 12 }),
+    fc.string({ unit: 'binary', maxLength: 8 }),
+    fc.constantFrom('', ' ', '-', '--x', '-1', '0', 'NaN', '1e309', '$(touch pwned)', '`id`', '; rm -rf ~', '\n', '\t', 'é', 'e\u0301', '..', '/', '\\'),
+    fc.string({ maxLength: 3 }).map((s) => s.repeat(400)),
+  )
+  .map(noNul);
 const pattern = fc.oneof(
-  fc.constantFrom('src/**', '**', '*', 'src/*.ts', 'src/{a,b}.ts', 'src/[a-z].ts', '[', ']', '{', '}', '{a,{b,{c}}}', '+(a)', '@(x)', '!(y)', '\\', 'a\\', '../x', '../../etc/passwd', '/etc/passwd', './src//a.ts', 'src/', '[!]', '[^a]', '[z-a]', '**/**/**/**', '{,}', 'a{1..9}'),
+  fc.constantFrom(
+    'src/**',
+    '**',
+    '*',
+    'src/*.ts',
+    'src/{a,b}.ts',
+    'src/[a-z].ts',
+    '[',
+    ']',
+    '{',
+    '}',
+    '{a,{b,{c}}}',
+    '+(a)',
+    '@(x)',
+    '!(y)',
+    '\\',
+    'a\\',
+    '../x',
+    '../../etc/passwd',
+    '/etc/passwd',
+    './src//a.ts',
+    'src/',
+    '[!]',
+    '[^a]',
+    '[z-a]',
+    '**/**/**/**',
+    '{,}',
+    'a{1..9}',
+  ),
   fc.array(fc.constantFrom('*', '**', '?', '[ab]', '{x,y}', 'a', '.', '..', '\\*', '[!a]', '{'), { minLength: 1, maxLength: 8 }).map((parts) => parts.join(fc.sample(fc.constantFrom('/', ''), 1)[0])),
   fc.constantFrom('{a,b}').map((s) => Array(40).fill(s).join('/')),
   fc.constantFrom('*').map((s) => `${s}a`.repeat(200)),
@@ -83,13 +111,47 @@ const flag = fc.oneof(
   owner.map((o) => ['--from', o]),
   owner.map((o) => ['--to', o]),
   text.map((n) => ['--consumer', n]),
-  fc.constantFrom(['--shared'], ['--all'], ['--force'], ['--dry-run'], ['--active'], ['--all-scopes'], ['--json'], ['--nope'], ['-x'], ['--owner'], ['--ttl'], ['--owner='], ['--ttl=1m'], ['--shared=yes']),
+  fc.constantFrom(
+    ['--shared'],
+    ['--all'],
+    ['--force'],
+    ['--dry-run'],
+    ['--active'],
+    ['--all-scopes'],
+    ['--json'],
+    ['--nope'],
+    ['-x'],
+    ['--owner'],
+    ['--ttl'],
+    ['--owner='],
+    ['--ttl=1m'],
+    ['--shared=yes'],
+  ),
 );
 
 // A command line: a real subcommand (mostly) with random positionals and flags. Never `--` (so `lock` runs
 // no command), never --follow (it runs until killed), never --help or -V (help and version print text, not
 // JSON, even when piped: a known deviation from docs/reference.md, like most CLIs).
-const SUBCOMMANDS = ['reserve', 'check', 'release', 'renew', 'list', 'verify', 'overlap', 'transfer', 'sweep', 'lock', 'unlock', 'claim', 'unclaim', 'who', 'heartbeat', 'events', 'stats', 'statusline'];
+const SUBCOMMANDS = [
+  'reserve',
+  'check',
+  'release',
+  'renew',
+  'list',
+  'verify',
+  'overlap',
+  'transfer',
+  'sweep',
+  'lock',
+  'unlock',
+  'claim',
+  'unclaim',
+  'who',
+  'heartbeat',
+  'events',
+  'stats',
+  'statusline',
+];
 const argv = fc
   .tuple(
     fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...SUBCOMMANDS) }, { weight: 1, arbitrary: text }),
@@ -106,7 +168,10 @@ const argv = fc
 const environment = fc.record(
   {
     IC_OWNER: owner,
-    IC_NOW: fc.oneof(fc.constantFrom('2030-01-01T00:00:00Z', '1970-01-01T00:00:00Z', '0', '-1', 'yesterday', '99999999999999999999', '2026-13-45T99:00:00Z', ''), fc.date({ noInvalidDate: true }).map((d) => d.toISOString())),
+    IC_NOW: fc.oneof(
+      fc.constantFrom('2030-01-01T00:00:00Z', '1970-01-01T00:00:00Z', '0', '-1', 'yesterday', '99999999999999999999', '2026-13-45T99:00:00Z', ''),
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    ),
     IC_LOCK_DELAY: duration,
     IC_BUSY_TIMEOUT: fc.constantFrom('0', '1s', 'abc', '-1', ''),
   },
@@ -131,26 +196,31 @@ function expectStatusLine(result: RunResult, what: string): void {
 }
 
 describe('hostile input through the real bin', () => {
-  it(`random argv and environment (${CLI_RUNS} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(argv, environment, async (args, env) => {
-        const before = dump();
-        const result = await runBin(IC_BIN, args, { cwd: repo.dir, env: { ...env, HOME: home }, timeout: 20_000 });
-        const what = `ic ${JSON.stringify(args)} env ${JSON.stringify(env)}`;
-        const statusLine = ['coordination', 'coord'].includes(args[0]!) && args[1] === 'statusline' && !args.includes('--json') && result.exitCode === 0;
-        if (statusLine) expectStatusLine(result, what);
-        else expectWellBehaved(result, what, { hook: false });
-        if (result.exitCode !== 0) expect(dump(), `a failed command changed the database: ${what}\n${result.stdout}`).toBe(before);
-      }),
-      { numRuns: CLI_RUNS, seed: SEED, endOnFailure: true },
-    );
-  }, 30_000 + CLI_RUNS * 1_500);
+  it(
+    `random argv and environment (${CLI_RUNS} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(argv, environment, async (args, env) => {
+          const before = dump();
+          const result = await runBin(IC_BIN, args, { cwd: repo.dir, env: { ...env, HOME: home }, timeout: 20_000 });
+          const what = `ic ${JSON.stringify(args)} env ${JSON.stringify(env)}`;
+          const statusLine = ['coordination', 'coord'].includes(args[0]!) && args[1] === 'statusline' && !args.includes('--json') && result.exitCode === 0;
+          if (statusLine) expectStatusLine(result, what);
+          else expectWellBehaved(result, what, { hook: false });
+          if (result.exitCode !== 0) expect(dump(), `a failed command changed the database: ${what}\n${result.stdout}`).toBe(before);
+        }),
+        { numRuns: CLI_RUNS, seed: SEED, endOnFailure: true },
+      );
+    },
+    30_000 + CLI_RUNS * 1_500,
+  );
 
-  const fixtures = readdirSync(join(REPO_ROOT, 'test/fixtures/hooks')).filter((f) => f.endsWith('.json')).map((f) => readFileSync(join(REPO_ROOT, 'test/fixtures/hooks', f), 'utf8'));
-  const path = fc.oneof(
-    fc.constantFrom('src/a.ts', 'docs/x.md', '../outside.ts', '/etc/passwd', '', '.', '$(touch pwned)', 'a`id`.ts', 'a\nb.ts', 'src/**', 'x'.repeat(5000)),
-    text,
-  ).map((p) => (p.startsWith('/') || p === '' ? p : `__CWD__/${p}`));
+  const fixtures = readdirSync(join(REPO_ROOT, 'test/fixtures/hooks'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => readFileSync(join(REPO_ROOT, 'test/fixtures/hooks', f), 'utf8'));
+  const path = fc
+    .oneof(fc.constantFrom('src/a.ts', 'docs/x.md', '../outside.ts', '/etc/passwd', '', '.', '$(touch pwned)', 'a`id`.ts', 'a\nb.ts', 'src/**', 'x'.repeat(5000)), text)
+    .map((p) => (p.startsWith('/') || p === '' ? p : `__CWD__/${p}`));
   const payload = fc.oneof(
     // A real payload with one field replaced by something hostile.
     fc.tuple(fc.constantFrom(...fixtures), fc.constantFrom('session_id', 'cwd', 'tool_name', 'tool_input', 'file_path'), fc.oneof(fc.jsonValue(), path)).map(([fixture, key, value]) => {
@@ -165,25 +235,29 @@ describe('hostile input through the real bin', () => {
   );
   const hook = fc.constantFrom('claude-pre-edit', 'codex-pre-edit', 'claude-session-start', 'claude-session-end', 'git-pre-commit');
 
-  it(`random hook payloads (${HOOK_RUNS} runs)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(hook, payload, fc.constantFrom(undefined, 'closed', 'open', 'nonsense'), async (name, raw, fail) => {
-        const input = raw.replaceAll('__CWD__', repo.dir);
-        const before = dump();
-        const env = { HOME: home, IC_HOOK_FAIL: fail, CLAUDE_ENV_FILE: join(home, 'claude-env') };
-        const result = await runBin(IC_BIN, ['coord', 'hook', name], { cwd: repo.dir, env, input, timeout: 20_000 });
-        const what = `hook ${name} IC_HOOK_FAIL=${fail} stdin ${JSON.stringify(input.slice(0, 300))}`;
-        expectWellBehaved(result, what, { hook: true });
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(input);
-        } catch {
-          parsed = undefined;
-        }
-        // A payload that is not a JSON object can name no file and no session: nothing may change.
-        if (parsed === undefined || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) expect(dump(), `changed the database: ${what}`).toBe(before);
-      }),
-      { numRuns: HOOK_RUNS, seed: SEED, endOnFailure: true },
-    );
-  }, 30_000 + HOOK_RUNS * 1_500);
+  it(
+    `random hook payloads (${HOOK_RUNS} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(hook, payload, fc.constantFrom(undefined, 'closed', 'open', 'nonsense'), async (name, raw, fail) => {
+          const input = raw.replaceAll('__CWD__', repo.dir);
+          const before = dump();
+          const env = { HOME: home, IC_HOOK_FAIL: fail, CLAUDE_ENV_FILE: join(home, 'claude-env') };
+          const result = await runBin(IC_BIN, ['coord', 'hook', name], { cwd: repo.dir, env, input, timeout: 20_000 });
+          const what = `hook ${name} IC_HOOK_FAIL=${fail} stdin ${JSON.stringify(input.slice(0, 300))}`;
+          expectWellBehaved(result, what, { hook: true });
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(input);
+          } catch {
+            parsed = undefined;
+          }
+          // A payload that is not a JSON object can name no file and no session: nothing may change.
+          if (parsed === undefined || parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) expect(dump(), `changed the database: ${what}`).toBe(before);
+        }),
+        { numRuns: HOOK_RUNS, seed: SEED, endOnFailure: true },
+      );
+    },
+    30_000 + HOOK_RUNS * 1_500,
+  );
 });

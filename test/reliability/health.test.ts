@@ -113,7 +113,11 @@ describe('broken files', () => {
       copyFileSync(repo.db, copy);
       damage(copy);
       const before = readFileSync(copy);
-      for (const args of [['coord', 'reserve', 'new.ts'], ['coord', 'list'], ['coord', 'check', 'f1.ts']]) {
+      for (const args of [
+        ['coord', 'reserve', 'new.ts'],
+        ['coord', 'list'],
+        ['coord', 'check', 'f1.ts'],
+      ]) {
         const result = await ic(repo, args, as('bob', { IC_DB: copy }));
         expect(result.exitCode, `${name}: ${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(69);
         expect(result.json.error.message, name).toMatch(/malformed|not a database|corrupt/i);

@@ -13,10 +13,37 @@ import { seeded } from '../support/random';
 
 // Overlapping on purpose: `**`, classes, braces, `?`, nested globstars, disjoint islands.
 export const PATTERN_POOL: readonly string[] = [
-  '**', 'src/**', 'src/*.ts', 'src/a.ts', 'src/b.ts', 'src/{a,b}.ts', 'src/[ab].ts', 'src/?.ts', 'src/[!a].ts',
-  'src/**/*.test.ts', 'src/lib/**', 'src/lib/x.ts', 'docs/**', 'docs/*.md', 'docs/{guide,api}/*.md', '**/*.md',
-  '*.md', 'README.md', 'lib/*/x.ts', 'lib/**/x.ts', 'lib/[a-c]/x.ts', 'test/**', 'test/e2e/*.test.ts',
-  'pkg/0/**', 'pkg/1/**', 'pkg/2/*.ts', 'pkg/3/a.ts', 'pkg/{4,5}/**', 'pkg/[67]/x.ts', 'pkg/8/**', 'pkg/9/?.ts',
+  '**',
+  'src/**',
+  'src/*.ts',
+  'src/a.ts',
+  'src/b.ts',
+  'src/{a,b}.ts',
+  'src/[ab].ts',
+  'src/?.ts',
+  'src/[!a].ts',
+  'src/**/*.test.ts',
+  'src/lib/**',
+  'src/lib/x.ts',
+  'docs/**',
+  'docs/*.md',
+  'docs/{guide,api}/*.md',
+  '**/*.md',
+  '*.md',
+  'README.md',
+  'lib/*/x.ts',
+  'lib/**/x.ts',
+  'lib/[a-c]/x.ts',
+  'test/**',
+  'test/e2e/*.test.ts',
+  'pkg/0/**',
+  'pkg/1/**',
+  'pkg/2/*.ts',
+  'pkg/3/a.ts',
+  'pkg/{4,5}/**',
+  'pkg/[67]/x.ts',
+  'pkg/8/**',
+  'pkg/9/?.ts',
 ];
 
 export interface StressOptions {
@@ -43,7 +70,6 @@ export interface StressResult {
 }
 
 export const DEFAULT_STRESS: Omit<StressOptions, 'bin'> = { ops: 2000, procs: 16, owners: 8, seed: 1, faultEveryMs: 150, sweepEveryMs: 400, lockDelayMs: 1000 };
-
 
 let stopRequested = false;
 
@@ -161,36 +187,37 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
 
   // Faults: mostly SIGKILL; otherwise SIGSTOP for 20 ms..1.5 s, then SIGCONT (a paused writer holds the
   // write lock meanwhile: others wait, or give up with BUSY, which is allowed).
-  const faults = options.faultEveryMs > 0
-    ? setInterval(() => {
-        const candidates = [...running].filter((r) => r.pid > 0 && r.stoppedUntil === 0);
-        if (!candidates.length) return;
-        const victim = candidates[Math.floor(random() * candidates.length)]!;
-        try {
-          if (random() < 0.65) {
-            process.kill(victim.pid, 'SIGKILL');
-            victim.inv.killed = true;
-            kills++;
-          } else {
-            const pause = 20 + Math.floor(random() * 1480);
-            process.kill(victim.pid, 'SIGSTOP');
-            victim.inv.stopped = true;
-            victim.stoppedUntil = Date.now() + pause;
-            stops++;
-            setTimeout(() => {
-              try {
-                process.kill(victim.pid, 'SIGCONT');
-              } catch {
-                /* already gone */
-              }
-              victim.stoppedUntil = 0;
-            }, pause);
+  const faults =
+    options.faultEveryMs > 0
+      ? setInterval(() => {
+          const candidates = [...running].filter((r) => r.pid > 0 && r.stoppedUntil === 0);
+          if (!candidates.length) return;
+          const victim = candidates[Math.floor(random() * candidates.length)]!;
+          try {
+            if (random() < 0.65) {
+              process.kill(victim.pid, 'SIGKILL');
+              victim.inv.killed = true;
+              kills++;
+            } else {
+              const pause = 20 + Math.floor(random() * 1480);
+              process.kill(victim.pid, 'SIGSTOP');
+              victim.inv.stopped = true;
+              victim.stoppedUntil = Date.now() + pause;
+              stops++;
+              setTimeout(() => {
+                try {
+                  process.kill(victim.pid, 'SIGCONT');
+                } catch {
+                  /* already gone */
+                }
+                victim.stoppedUntil = 0;
+              }, pause);
+            }
+          } catch {
+            /* exited meanwhile */
           }
-        } catch {
-          /* exited meanwhile */
-        }
-      }, options.faultEveryMs)
-    : undefined;
+        }, options.faultEveryMs)
+      : undefined;
 
   const progress = setInterval(() => {
     const seconds = (Date.now() - t0) / 1000;
@@ -231,13 +258,22 @@ function checkRun(dir: string, invocations: Invocation[], facts: RunFacts): Stre
   const sorted = [...invocations].sort((a, b) => a.id - b.id);
   const report = checkHistory({ events, locks, invocations: sorted, ttlByOwner: facts.ttlByOwner, lockDelayMs: facts.lockDelayMs });
   if (integrity !== 'ok') report.violations.push(`integrity_check: ${String(integrity)}`);
-  const counts = { ...report.counts, kills: facts.kills, stops: facts.stops, seconds: Math.round(facts.seconds), violations: report.violations.length ? Math.max(report.counts.violations ?? 0, report.violations.length) : 0 };
+  const counts = {
+    ...report.counts,
+    kills: facts.kills,
+    stops: facts.stops,
+    seconds: Math.round(facts.seconds),
+    violations: report.violations.length ? Math.max(report.counts.violations ?? 0, report.violations.length) : 0,
+  };
   return { violations: report.violations, counts, seconds: facts.seconds, dir, logFile: join(dir, 'history.jsonl') };
 }
 
 // Checks a kept run again (e.g. after a checker fix) from its directory: history.jsonl, run.json, database.
 export function recheckRun(dir: string, fallback: Partial<RunFacts> = {}): StressResult {
-  const invocations = readFileSync(join(dir, 'history.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Invocation);
+  const invocations = readFileSync(join(dir, 'history.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Invocation);
   const facts = existsSync(join(dir, 'run.json')) ? (JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunFacts) : undefined;
   const owners = new Set(invocations.map((inv) => inv.owner).filter((o): o is string => o !== null));
   const ttlByOwner = facts?.ttlByOwner ?? Object.fromEntries([...owners].map((o) => [o, 2000 + ((Number(o.replace(/\D/g, '')) * 500) % 3500)]));

@@ -59,21 +59,36 @@ describe('firstEventIdSince', () => {
 
   it('answers past the end for an empty log or a window after every event', () => {
     expect(withLog([], () => firstEventIdSince(db, 0))).toBe(1);
-    expect(withLog([{ gap: 1, at: 5 }, { gap: 4, at: 6 }], () => firstEventIdSince(db, 7))).toBe(6);
+    expect(
+      withLog(
+        [
+          { gap: 1, at: 5 },
+          { gap: 4, at: 6 },
+        ],
+        () => firstEventIdSince(db, 7),
+      ),
+    ).toBe(6);
   });
 });
 
 describe('nextEventId', () => {
   it('is one above the largest event id, and a purge never lowers it (it keeps the newest event)', () => {
-    withLog([{ gap: 1, at: 1 }, { gap: 1, at: 2 }, { gap: 7, at: 3 }], () => {
-      expect(nextEventId(db).id).toBe(10);
-      expect(insertEvent(db, event(4))).toBe(10); // SQLite's own next rowid is the same number
-      expect(purgeEvents(db, 100)).toBe(3); // everything but the newest
-      expect(db.prepare('SELECT id FROM events').all()).toEqual([{ id: 10 }]);
-      expect(nextEventId(db).id).toBe(11);
-      expect(purgeEvents(db, 100)).toBe(0); // the newest is never purged, however old
-      expect(nextEventId(db).id).toBe(11);
-    });
+    withLog(
+      [
+        { gap: 1, at: 1 },
+        { gap: 1, at: 2 },
+        { gap: 7, at: 3 },
+      ],
+      () => {
+        expect(nextEventId(db).id).toBe(10);
+        expect(insertEvent(db, event(4))).toBe(10); // SQLite's own next rowid is the same number
+        expect(purgeEvents(db, 100)).toBe(3); // everything but the newest
+        expect(db.prepare('SELECT id FROM events').all()).toEqual([{ id: 10 }]);
+        expect(nextEventId(db).id).toBe(11);
+        expect(purgeEvents(db, 100)).toBe(0); // the newest is never purged, however old
+        expect(nextEventId(db).id).toBe(11);
+      },
+    );
     expect(withLog([], () => nextEventId(db).id)).toBe(1);
   });
 });

@@ -34,7 +34,11 @@ describe('store: reserve with an injected clock', () => {
     file('alice', ['packages/web/src/**']);
     file('alice', ['**/*.md']);
     expect(check(store.ctx, { type: 'file', patterns: ['packages/web/src/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(1);
-    expect(check(store.ctx, { type: 'file', patterns: ['packages/**'], owner: 'bob', mode: 'exclusive' }).map((c) => c.held.pattern).sort()).toEqual(['**/*.md', 'packages/web/src/**']);
+    expect(
+      check(store.ctx, { type: 'file', patterns: ['packages/**'], owner: 'bob', mode: 'exclusive' })
+        .map((c) => c.held.pattern)
+        .sort(),
+    ).toEqual(['**/*.md', 'packages/web/src/**']);
     expect(check(store.ctx, { type: 'file', patterns: ['packages/api/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
     expect(check(store.ctx, { type: 'file', patterns: ['packages'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
   });
@@ -59,7 +63,10 @@ describe('store: reserve with an injected clock', () => {
 describe('the double-grant checker', () => {
   it('flags two overlapping exclusive grants and accepts a release in between', () => {
     const ev = (id: number, type: string, lock: string, owner: string, pattern: string) => ({ id, type, lock_id: lock, scope: '/', owner, pattern, detail: null });
-    const modes = new Map([['l1', 'exclusive'], ['l2', 'exclusive']]);
+    const modes = new Map([
+      ['l1', 'exclusive'],
+      ['l2', 'exclusive'],
+    ]);
     expect(findDoubleGrants([ev(1, 'reserved', 'l1', 'a', 'src/**'), ev(2, 'reserved', 'l2', 'b', 'src/x')], modes)).toHaveLength(1);
     expect(findDoubleGrants([ev(1, 'reserved', 'l1', 'a', 'src/**'), ev(2, 'released', 'l1', 'a', 'src/**'), ev(3, 'reserved', 'l2', 'b', 'src/x')], modes)).toEqual([]);
   });

@@ -89,7 +89,9 @@ describe('reserve from a snapshot', () => {
     const oldId = held.granted ? held.locks[0]!.id : '';
     const outcome = raced('bob', ['src/a.ts', 'src/*.md'], () => release(other, { ids: [oldId], owner: 'bob', all: false, force: false, reason: null }));
     expect(outcome !== SNAPSHOT_STALE && outcome.granted).toBe(true);
-    const active = listLocks(mine.db, { owner: 'bob', activeAt: now }).map((l) => l.pattern).sort();
+    const active = listLocks(mine.db, { owner: 'bob', activeAt: now })
+      .map((l) => l.pattern)
+      .sort();
     expect(active).toEqual(['src/*.md', 'src/a.ts']);
     expect(listLocks(mine.db, { owner: 'bob', activeAt: now }).some((l) => l.id === oldId)).toBe(false);
   });
@@ -103,7 +105,15 @@ describe('reserve from a snapshot', () => {
       sweep(other, { olderThanMs: 0, dryRun: false });
     });
     expect(purged).toBe(SNAPSHOT_STALE);
-    const crowded = raced('bob', ['src/**', 'docs/**'], () => expect(reserve(other, 'carol', Array.from({ length: 300 }, (_, i) => `z${i}.ts`)).granted).toBe(true));
+    const crowded = raced('bob', ['src/**', 'docs/**'], () =>
+      expect(
+        reserve(
+          other,
+          'carol',
+          Array.from({ length: 300 }, (_, i) => `z${i}.ts`),
+        ).granted,
+      ).toBe(true),
+    );
     expect(crowded).toBe(SNAPSHOT_STALE);
     expect(listLocks(mine.db, { owner: 'bob' })).toEqual([]);
     expect(reserve(mine, 'bob', ['src/**', 'docs/**']).granted).toBe(true); // a fresh decision goes through

@@ -34,7 +34,19 @@ export interface RunResult {
 
 // Environment for the bin under test: nothing inherited that could change its answers.
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, IC_OWNER: undefined, IC_DB: undefined, IC_NOW: undefined, IC_TEST_CLOCK: undefined, IC_LOCK_DELAY: undefined, IC_GUARD: undefined, IC_HOOK_FAIL: undefined, IC_DEBUG: undefined, CLAUDE_ENV_FILE: undefined, NO_COLOR: '1' };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    IC_OWNER: undefined,
+    IC_DB: undefined,
+    IC_NOW: undefined,
+    IC_TEST_CLOCK: undefined,
+    IC_LOCK_DELAY: undefined,
+    IC_GUARD: undefined,
+    IC_HOOK_FAIL: undefined,
+    IC_DEBUG: undefined,
+    CLAUDE_ENV_FILE: undefined,
+    NO_COLOR: '1',
+  };
   // A test that moves the clock turns on the switch that lets IC_NOW do so.
   const clock = extra.IC_NOW !== undefined && !('IC_TEST_CLOCK' in extra) ? { IC_TEST_CLOCK: '1' } : {};
   return { ...env, ...clock, ...extra };
@@ -49,7 +61,7 @@ function parse(stdout: string): any {
 }
 
 // Runs the real bin as a process: JSON on stdout (it is a pipe), never rejects on a non-zero exit.
-export async function runBin(bin: string, args: string[], options: { cwd: string; env?: Record<string, string | undefined>; input?: string; timeout?: number } ): Promise<RunResult> {
+export async function runBin(bin: string, args: string[], options: { cwd: string; env?: Record<string, string | undefined>; input?: string; timeout?: number }): Promise<RunResult> {
   const execaOptions: Options = { cwd: options.cwd, env: cleanEnv(options.env), extendEnv: false, reject: false, input: options.input ?? '', timeout: options.timeout ?? 20_000 };
   const result = await execa(bin, args, execaOptions);
   const stdout = String(result.stdout ?? '');

@@ -28,7 +28,8 @@ export function findDoubleGrants(events: ReplayEvent[], modes: Map<string, strin
   const check = (lock: Held, event: ReplayEvent, what: string) => {
     for (const other of held.values()) {
       if (other.id === lock.id || other.owner === lock.owner || !(exclusive(other) || exclusive(lock))) continue;
-      if (overlaps(other.pattern, lock.pattern).overlap) violations.push(`event ${event.id}: ${lock.owner} ${what} while ${other.owner} held ${other.mode === 'exclusive' ? '' : `${other.mode} `}${other.pattern}`);
+      if (overlaps(other.pattern, lock.pattern).overlap)
+        violations.push(`event ${event.id}: ${lock.owner} ${what} while ${other.owner} held ${other.mode === 'exclusive' ? '' : `${other.mode} `}${other.pattern}`);
     }
   };
   for (const event of events) {
@@ -333,7 +334,8 @@ function applyReserved(c: Checker, replay: Replay, event: EventRow, lock: ModelL
 function applyRenewed(c: Checker, replay: Replay, event: EventRow, lock: ModelLock | undefined, tag: Tag | null): void {
   if (!lock) return fail(c, `event ${event.id}: renewed unknown lock ${event.lock_id}`);
   const t = event.created_at;
-  if (!isActive(lock, t)) fail(c, `event ${event.id}: renewed lock ${lock.id} (${lock.owner} ${lock.pattern}) that was not active at ${t} (expiry ${lock.expiresAt}, released ${JSON.stringify(lock.released)})`);
+  if (!isActive(lock, t))
+    fail(c, `event ${event.id}: renewed lock ${lock.id} (${lock.owner} ${lock.pattern}) that was not active at ${t} (expiry ${lock.expiresAt}, released ${JSON.stringify(lock.released)})`);
   // The log's own word (detail.mode, detail.expires_at, detail.previous_mode) is checked against the
   // harness's tag and TTL, and wins where the tag says nothing (a renewal by `renew`).
   const logged = renewalOf(event);
@@ -369,9 +371,14 @@ function checkConflictEvent(c: Checker, event: EventRow, lock: ModelLock | undef
   const t = event.created_at;
   const detail = parseJson(event.detail ?? '') ?? {};
   const state = bindingState(c, lock, t);
-  if (state === null) fail(c, `event ${event.id}: ${event.owner} was refused ${event.pattern} because of ${lock.id} (${lock.owner} ${lock.pattern}), which did not bind at ${t} (expiry ${lock.expiresAt}, released ${JSON.stringify(lock.released)})`);
+  if (state === null)
+    fail(
+      c,
+      `event ${event.id}: ${event.owner} was refused ${event.pattern} because of ${lock.id} (${lock.owner} ${lock.pattern}), which did not bind at ${t} (expiry ${lock.expiresAt}, released ${JSON.stringify(lock.released)})`,
+    );
   else if (detail.state && detail.state !== state) fail(c, `event ${event.id}: conflict state ${detail.state}, the model says ${state}`);
-  if (lock.owner === event.owner || !overlap(c, lock.pattern, event.pattern ?? '')) fail(c, `event ${event.id}: refused ${event.owner} ${event.pattern} because of ${lock.owner} ${lock.pattern}, which cannot conflict`);
+  if (lock.owner === event.owner || !overlap(c, lock.pattern, event.pattern ?? ''))
+    fail(c, `event ${event.id}: refused ${event.owner} ${event.pattern} because of ${lock.owner} ${lock.pattern}, which cannot conflict`);
 }
 
 // At a grant (or a renewal) at t: no other owner's conflicting lock is active; at a reserve, none is
@@ -382,10 +389,16 @@ function checkGrant(c: Checker, replay: Replay, event: EventRow, lock: ModelLock
     if (other.id === lock.id || !blocks(c, other, lock)) continue;
     const state = bindingState(c, other, t);
     if (state === 'active') {
-      fail(c, `event ${event.id}: DOUBLE GRANT at ${t}: ${lock.owner} ${lock.mode} ${lock.pattern} (${lock.id}) while ${other.owner} held ${other.mode} ${other.pattern} (${other.id}, expiry ${other.expiresAt})`);
+      fail(
+        c,
+        `event ${event.id}: DOUBLE GRANT at ${t}: ${lock.owner} ${lock.mode} ${lock.pattern} (${lock.id}) while ${other.owner} held ${other.mode} ${other.pattern} (${other.id}, expiry ${other.expiresAt})`,
+      );
       bump(c, 'double_grants');
     } else if (state === 'lock_delay' && reserveRule) {
-      fail(c, `event ${event.id}: LOCK-DELAY broken at ${t}: ${lock.owner} got ${lock.pattern} (${lock.id}) within the delay of ${other.owner}'s lapsed ${other.pattern} (${other.id}, expiry ${other.expiresAt})`);
+      fail(
+        c,
+        `event ${event.id}: LOCK-DELAY broken at ${t}: ${lock.owner} got ${lock.pattern} (${lock.id}) within the delay of ${other.owner}'s lapsed ${other.pattern} (${other.id}, expiry ${other.expiresAt})`,
+      );
     }
   }
 }
@@ -448,7 +461,8 @@ function checkInvocation(c: Checker, replay: Replay, index: InvocationIndex, inv
   const events = replay.tagged.get(inv.id) ?? [];
   if (inv.killed && events.length > 0) bump(c, 'killed_after_commit');
   if (inv.killed && inv.exitCode === null) return checkKilledReserve(c, inv, events);
-  if (inv.exitCode === null || !ALLOWED_EXITS.has(inv.exitCode)) return fail(c, `invocation ${inv.id} (${inv.args.join(' ')}): exit ${inv.exitCode} signal ${inv.signal}: ${inv.stderr.trim().slice(0, 300)}`);
+  if (inv.exitCode === null || !ALLOWED_EXITS.has(inv.exitCode))
+    return fail(c, `invocation ${inv.id} (${inv.args.join(' ')}): exit ${inv.exitCode} signal ${inv.signal}: ${inv.stderr.trim().slice(0, 300)}`);
   if (inv.exitCode === 75) bump(c, 'busy');
   const json = parseJson(inv.stdout);
   if (json === undefined) return fail(c, `invocation ${inv.id} (${inv.args.join(' ')}): stdout is not one JSON document: ${inv.stdout.slice(0, 200)}`);
@@ -463,14 +477,16 @@ function checkInvocation(c: Checker, replay: Replay, index: InvocationIndex, inv
 // A killed reserve committed all its grants or none.
 function checkKilledReserve(c: Checker, inv: Invocation, events: EventRow[]): void {
   const asked = new Set(inv.patterns).size;
-  if (inv.op === 'reserve' && events.length !== 0 && events.length !== asked) fail(c, `invocation ${inv.id} (killed reserve of ${inv.patterns.join(' ')}) left ${events.length} of ${asked} locks: not atomic`);
+  if (inv.op === 'reserve' && events.length !== 0 && events.length !== asked)
+    fail(c, `invocation ${inv.id} (killed reserve of ${inv.patterns.join(' ')}) left ${events.length} of ${asked} locks: not atomic`);
 }
 
 function checkReserve(c: Checker, replay: Replay, index: InvocationIndex, inv: Invocation, json: any, events: EventRow[]): void {
   if (inv.exitCode !== 0) return checkRefusedReserve(c, replay, inv, json, events);
   const expected = new Set(inv.patterns).size;
   const locks: any[] = json.locks ?? [];
-  if (locks.length !== expected || events.length !== expected) fail(c, `invocation ${inv.id}: reserve of ${expected} patterns printed ${locks.length} locks and committed ${events.length} grant events`);
+  if (locks.length !== expected || events.length !== expected)
+    fail(c, `invocation ${inv.id}: reserve of ${expected} patterns printed ${locks.length} locks and committed ${events.length} grant events`);
   for (const printed of locks) {
     const lock = replay.model.get(printed.id);
     const event = events.find((e) => e.lock_id === printed.id);
@@ -480,8 +496,10 @@ function checkReserve(c: Checker, replay: Replay, index: InvocationIndex, inv: I
     }
     const row = index.rows.get(printed.id);
     if (row && row.token !== printed.token) fail(c, `invocation ${inv.id}: printed token ${printed.token} for ${printed.id}, the table has ${row.token}`);
-    if (printed.owner !== inv.owner || printed.mode !== (inv.shared ? 'shared' : 'exclusive')) fail(c, `invocation ${inv.id}: printed ${printed.owner} ${printed.mode} for a ${inv.owner} ${inv.shared ? 'shared' : 'exclusive'} reserve`);
-    if (Date.parse(printed.expires_at) !== event.created_at + ttlOf(c, lock.owner)) fail(c, `invocation ${inv.id}: printed expiry ${printed.expires_at} for ${printed.id}, the grant committed at ${event.created_at}`);
+    if (printed.owner !== inv.owner || printed.mode !== (inv.shared ? 'shared' : 'exclusive'))
+      fail(c, `invocation ${inv.id}: printed ${printed.owner} ${printed.mode} for a ${inv.owner} ${inv.shared ? 'shared' : 'exclusive'} reserve`);
+    if (Date.parse(printed.expires_at) !== event.created_at + ttlOf(c, lock.owner))
+      fail(c, `invocation ${inv.id}: printed expiry ${printed.expires_at} for ${printed.id}, the grant committed at ${event.created_at}`);
   }
 }
 
@@ -508,7 +526,8 @@ function checkRenew(c: Checker, replay: Replay, inv: Invocation, json: any): voi
 function checkRelease(c: Checker, replay: Replay, inv: Invocation, json: any, events: EventRow[]): void {
   for (const printed of json.released ?? []) {
     const lock = replay.model.get(printed.id);
-    if (!lock?.released || lock.released.at !== Date.parse(printed.released_at)) fail(c, `invocation ${inv.id}: printed release of ${printed.id} at ${printed.released_at} that the events do not show`);
+    if (!lock?.released || lock.released.at !== Date.parse(printed.released_at))
+      fail(c, `invocation ${inv.id}: printed release of ${printed.id} at ${printed.released_at} that the events do not show`);
   }
   if (events.length !== (json.released ?? []).length) fail(c, `invocation ${inv.id}: printed ${(json.released ?? []).length} releases, committed ${events.length} release events`);
 }
@@ -517,7 +536,8 @@ function checkRelease(c: Checker, replay: Replay, inv: Invocation, json: any, ev
 // reports only locks that exist, belong to someone else, overlap, and had not expired when it started.
 function checkCheck(c: Checker, replay: Replay, index: InvocationIndex, inv: Invocation, json: any): void {
   const conflicts: any[] = json.conflicts ?? [];
-  if (json.free !== (conflicts.length === 0) || (inv.exitCode === 0) !== json.free) fail(c, `invocation ${inv.id}: check says free=${json.free} with ${conflicts.length} conflicts and exit ${inv.exitCode}`);
+  if (json.free !== (conflicts.length === 0) || (inv.exitCode === 0) !== json.free)
+    fail(c, `invocation ${inv.id}: check says free=${json.free} with ${conflicts.length} conflicts and exit ${inv.exitCode}`);
   const reported = checkReportedConflicts(c, replay, inv, conflicts);
   checkCheckSawHeldLocks(c, index, inv, reported);
 }
@@ -537,8 +557,10 @@ function checkReportedConflicts(c: Checker, replay: Replay, inv: Invocation, con
     if (lock.grantedAt > inv.end) fail(c, `invocation ${inv.id}: check reported ${lock.id}, granted only after the check ended`);
     // Any mode the lock had up to the end of the check (a re-reserve may have changed it meanwhile).
     const modes = new Set([lock.grantMode, ...lock.modeChanges.filter((change) => change.at <= inv.end).map((change) => change.mode)]);
-    if (held.owner === inv.owner || ![...modes].some((m) => inv.patterns.some((p) => blocks(c, { ...lock, mode: m }, { owner: inv.owner ?? '', mode, pattern: p })))) fail(c, `invocation ${inv.id}: check reported ${lock.id} (${lock.owner} ${lock.mode} ${lock.pattern}), which cannot conflict with ${inv.owner} ${mode} ${inv.patterns.join(' ')}`);
-    if (conflict.state === 'active' && Date.parse(held.expires_at) <= inv.start) fail(c, `invocation ${inv.id}: check reported ${lock.id} as active though it expired at ${held.expires_at}, before the check started`);
+    if (held.owner === inv.owner || ![...modes].some((m) => inv.patterns.some((p) => blocks(c, { ...lock, mode: m }, { owner: inv.owner ?? '', mode, pattern: p }))))
+      fail(c, `invocation ${inv.id}: check reported ${lock.id} (${lock.owner} ${lock.mode} ${lock.pattern}), which cannot conflict with ${inv.owner} ${mode} ${inv.patterns.join(' ')}`);
+    if (conflict.state === 'active' && Date.parse(held.expires_at) <= inv.start)
+      fail(c, `invocation ${inv.id}: check reported ${lock.id} as active though it expired at ${held.expires_at}, before the check started`);
   }
   return reported;
 }
@@ -556,7 +578,11 @@ function checkCheckSawHeldLocks(c: Checker, index: InvocationIndex, inv: Invocat
     if (lock.modeChanges.some((change) => change.at <= inv.end)) continue;
     if (!inv.patterns.some((p) => blocks(c, { ...lock, mode: lock.grantMode }, { owner: inv.owner ?? '', mode, pattern: p }))) continue;
     bump(c, 'visibility_checked');
-    if (!reported.has(lock.id)) fail(c, `invocation ${inv.id}: check by ${inv.owner} of ${inv.patterns.join(' ')} did not see ${lock.owner}'s ${lock.mode} ${lock.pattern} (${lock.id}), granted before it started and active until after it ended`);
+    if (!reported.has(lock.id))
+      fail(
+        c,
+        `invocation ${inv.id}: check by ${inv.owner} of ${inv.patterns.join(' ')} did not see ${lock.owner}'s ${lock.mode} ${lock.pattern} (${lock.id}), granted before it started and active until after it ended`,
+      );
   }
 }
 

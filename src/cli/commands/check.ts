@@ -20,10 +20,15 @@ function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boo
   checkWorkLimit('patterns', rawPatterns.length); // before any file-system or database work
   const project = projectFor(options);
   const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
-  return withContext(options, false, (ctx) => {
-    const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
-    const free = conflicts.length === 0;
-    // "Not free" is an answer, not a failure: ok stays true and the exit code says no.
-    return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c)}`).join('\n')}`), free ? 0 : 1);
-  }, project);
+  return withContext(
+    options,
+    false,
+    (ctx) => {
+      const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
+      const free = conflicts.length === 0;
+      // "Not free" is an answer, not a failure: ok stays true and the exit code says no.
+      return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c)}`).join('\n')}`), free ? 0 : 1);
+    },
+    project,
+  );
 }

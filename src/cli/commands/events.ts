@@ -84,7 +84,10 @@ function eventTable(events: EventView[]): SafeText | string {
 // Rows printed as they come cannot be aligned on the widest cell: fixed widths instead.
 const FOLLOW_WIDTHS = [6, 8, 14, 24, 8, 30];
 function followLine(cells: string[]): string {
-  return cells.map((cell, i) => (i < FOLLOW_WIDTHS.length ? cell.padEnd(FOLLOW_WIDTHS[i]!) : cell)).join('  ').trimEnd();
+  return cells
+    .map((cell, i) => (i < FOLLOW_WIDTHS.length ? cell.padEnd(FOLLOW_WIDTHS[i]!) : cell))
+    .join('  ')
+    .trimEnd();
 }
 
 // Polls until SIGINT/SIGTERM, one JSON line (or table row) per event; with a consumer, its cursor moves past what was printed.

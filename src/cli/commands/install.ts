@@ -38,7 +38,14 @@ export function installCommand(emit: (reply: Reply) => void): Command {
     .option('--commit-gate [regex]', `commit-msg hook: the message must name a work item the committer claims (default ${DEFAULT_GATE_PATTERN})`)
     .action((options: InstallOptions) => {
       const commitGate = options.commitGate === undefined || options.commitGate === false ? undefined : options.commitGate === true ? DEFAULT_GATE_PATTERN : options.commitGate;
-      const plan = planInstall({ cwd: process.cwd(), targets: targetsOf(options), shared: Boolean(options.shared), trust: Boolean(options.trust), gitIndex: Boolean(options.gitIndex), ...(commitGate !== undefined ? { commitGate } : {}) });
+      const plan = planInstall({
+        cwd: process.cwd(),
+        targets: targetsOf(options),
+        shared: Boolean(options.shared),
+        trust: Boolean(options.trust),
+        gitIndex: Boolean(options.gitIndex),
+        ...(commitGate !== undefined ? { commitGate } : {}),
+      });
       emit(applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps));
     });
 }

@@ -35,7 +35,11 @@ export function runCommandUnderLock(name: string, command: string[], options: Ru
   const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
   const conflictExitCode = parseExitCode(options.conflictExitCode);
   const lockName = validateName(name, 'lock name');
-  const reason = options.reason ?? Array.from(escapeForDisplay(command.join(' '))).slice(0, 200).join(''); // whole characters
+  const reason =
+    options.reason ??
+    Array.from(escapeForDisplay(command.join(' ')))
+      .slice(0, 200)
+      .join(''); // whole characters
   const ctx = openContext(options, true);
   let waited: { outcome: ReserveOutcome; timedOut: boolean };
   try {
@@ -63,14 +67,17 @@ export function runCommandUnderLock(name: string, command: string[], options: Ru
 function waitForLock(ctx: CoordContext, input: { name: string; owner: string; ttlMs: number; reason: string }, waitMs: number): { outcome: ReserveOutcome; timedOut: boolean } {
   let noticeAt = -Infinity;
   const take = { type: 'named' as const, ...input };
-  const result = retryWithBackoff((attempt) => {
-    const value = takeName(ctx, take, attempt);
-    if (!value.granted && waitMs > 0 && Date.now() - noticeAt >= WAITING_NOTICE_EVERY_MS) {
-      noticeAt = Date.now();
-      process.stderr.write(`${waitingNotice(input.name, value)}\n`);
-    }
-    return { done: value.granted, value };
-  }, { waitMs, clock: ctx.clock });
+  const result = retryWithBackoff(
+    (attempt) => {
+      const value = takeName(ctx, take, attempt);
+      if (!value.granted && waitMs > 0 && Date.now() - noticeAt >= WAITING_NOTICE_EVERY_MS) {
+        noticeAt = Date.now();
+        process.stderr.write(`${waitingNotice(input.name, value)}\n`);
+      }
+      return { done: value.granted, value };
+    },
+    { waitMs, clock: ctx.clock },
+  );
   return { outcome: result.value, timedOut: result.timedOut && waitMs > 0 }; // -n is a conflict, not a timeout
 }
 
@@ -84,7 +91,10 @@ function waitingNotice(name: string, outcome: ReserveOutcome & { granted: false 
 function parseLease(input: string): number {
   const ms = parseTtl(input);
   if (ms < MIN_RUN_LEASE_MS) {
-    throw new IcError('INVALID_INPUT', `--ttl with a command is the lease renewed while it runs; it must be at least ${formatDuration(MIN_RUN_LEASE_MS)}, got "${input}"`, { value: input, min: formatDuration(MIN_RUN_LEASE_MS) });
+    throw new IcError('INVALID_INPUT', `--ttl with a command is the lease renewed while it runs; it must be at least ${formatDuration(MIN_RUN_LEASE_MS)}, got "${input}"`, {
+      value: input,
+      min: formatDuration(MIN_RUN_LEASE_MS),
+    });
   }
   return ms;
 }

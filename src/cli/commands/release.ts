@@ -44,7 +44,16 @@ function runRelease(ids: string[], options: ReleaseOptions): Reply {
   const pattern = options.pattern !== undefined ? commandLinePattern(projectFor(options), process.cwd(), options.pattern) : undefined;
   const allTypes = typesToRelease(options);
   return withContext(options, true, (ctx) => {
-    const result = release(ctx, { ids, owner, pattern, type: pattern !== undefined ? 'file' : undefined, all: allTypes !== undefined, allTypes, force: Boolean(options.force), reason: options.reason ?? null });
+    const result = release(ctx, {
+      ids,
+      owner,
+      pattern,
+      type: pattern !== undefined ? 'file' : undefined,
+      all: allTypes !== undefined,
+      allTypes,
+      force: Boolean(options.force),
+      reason: options.reason ?? null,
+    });
     const released = result.released.map(viewLock);
     const near = (result.near ?? []).map(viewLock);
     const json = { released, not_released: result.not_released, ...(result.near ? { near } : {}) };

@@ -37,12 +37,17 @@ export function runReserve(rawPatterns: string[], options: ReserveOptions): Repl
   checkWorkLimit('patterns', rawPatterns.length); // before any file-system or database work
   const project = projectFor(options);
   const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
-  return withContext(options, true, (ctx) => {
-    const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
-    if (waitMs === undefined) return replyForOutcome(reserveOnce(ctx, input), false);
-    const { outcome, timedOut } = reserveWaiting(ctx, waitMs, (attempt) => reserveOnce(ctx, input, attempt));
-    return replyForOutcome(outcome, timedOut);
-  }, project);
+  return withContext(
+    options,
+    true,
+    (ctx) => {
+      const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
+      if (waitMs === undefined) return replyForOutcome(reserveOnce(ctx, input), false);
+      const { outcome, timedOut } = reserveWaiting(ctx, waitMs, (attempt) => reserveOnce(ctx, input, attempt));
+      return replyForOutcome(outcome, timedOut);
+    },
+    project,
+  );
 }
 
 export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Reply {
@@ -70,6 +75,13 @@ function grantedText(locks: LockView[]): string {
     return `granted: ${what} to ${shortOwner(lock.owner)}${lock.mode === 'shared' ? ' (shared)' : ''} until ${whenText(lock.expires_at)}  [id ${lock.id}, token ${lock.token}]`;
   });
   const first = locks[0]!;
-  const release = first.type === 'claim' ? `coord unclaim ${shellQuote(first.pattern)}` : first.type === 'named' ? `coord unlock ${shellQuote(first.pattern)}` : locks.length === 1 ? `coord release ${first.id}` : 'coord release --all';
+  const release =
+    first.type === 'claim'
+      ? `coord unclaim ${shellQuote(first.pattern)}`
+      : first.type === 'named'
+        ? `coord unlock ${shellQuote(first.pattern)}`
+        : locks.length === 1
+          ? `coord release ${first.id}`
+          : 'coord release --all';
   return [...lines, `give it back with: ${release}${first.owner === process.env.IC_OWNER ? '' : ` --owner ${shellQuote(first.owner)}`}`].join('\n');
 }

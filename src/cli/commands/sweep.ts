@@ -22,6 +22,10 @@ function runSweep(options: SweepOptions): Reply {
   return withContext(options, true, (ctx) => {
     const result = sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });
     const verb = result.dry_run ? 'would mark' : 'marked';
-    return success({ ...result }, () => `${verb} ${result.expired} expired; purged ${result.purged_locks} locks and ${result.purged_events} events${result.index_files > 0 ? `; deleted ${result.index_files} idle staging areas` : ''}${result.dry_run ? ' (dry run)' : ''}`);
+    return success(
+      { ...result },
+      () =>
+        `${verb} ${result.expired} expired; purged ${result.purged_locks} locks and ${result.purged_events} events${result.index_files > 0 ? `; deleted ${result.index_files} idle staging areas` : ''}${result.dry_run ? ' (dry run)' : ''}`,
+    );
   });
 }

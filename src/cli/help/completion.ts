@@ -15,7 +15,14 @@ interface Tree {
 function treeOf(program: Command): Tree {
   const byName = commandsByName(program);
   const options = new Map<string, string[]>();
-  for (const [name, command] of byName) options.set(name, [...command.options.filter((o) => !o.hidden).map((o) => o.long!).filter(Boolean), '--help']);
+  for (const [name, command] of byName)
+    options.set(name, [
+      ...command.options
+        .filter((o) => !o.hidden)
+        .map((o) => o.long!)
+        .filter(Boolean),
+      '--help',
+    ]);
   const coordCommands = [...byName.keys()].filter((name) => !ROOT_COMMANDS.includes(name)).sort();
   return { coordCommands, rootWords: ['coord', 'coordination', ...ROOT_COMMANDS, 'help', '--version', '--help'], options };
 }

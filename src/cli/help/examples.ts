@@ -114,7 +114,7 @@ export const EXAMPLES: Record<string, CommandExamples> = {
     examples: [{ says: 'Grants, conflicts and the most contended patterns of the last hour', run: 'coord stats --since 1h' }],
   },
   hook: {
-    examples: [{ says: "The git pre-commit guard by hand (what `install --git` wires up)", run: 'coord hook git-pre-commit' }],
+    examples: [{ says: 'The git pre-commit guard by hand (what `install --git` wires up)', run: 'coord hook git-pre-commit' }],
   },
   install: {
     examples: [

@@ -4,7 +4,10 @@ import { commandsByName, GROUPS, invocation } from './groups';
 
 // roff needs its own escapes: a backslash, and a leading dot or quote that would read as a request.
 function roff(text: string): string {
-  return text.replace(/\\/g, '\\e').replace(/-/g, '\\-').replace(/^([.'])/gm, '\\&$1');
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/-/g, '\\-')
+    .replace(/^([.'])/gm, '\\&$1');
 }
 
 const ENVIRONMENT: [string, string][] = [
@@ -54,7 +57,9 @@ export function manPage(program: Command, version: string): string {
     '.RB [ coord | init | doctor | completion | help ]',
     '[options]',
     '.SH DESCRIPTION',
-    roff('ic keeps agents from editing the same files, running the tests over each other or taking the same task: exclusive and shared glob reservations, named locks and work-item claims, decided in one SQLite file per repository. There is no daemon; every call opens the database, decides in one transaction and exits. On a terminal the answer is a table, on a pipe one JSON document.'),
+    roff(
+      'ic keeps agents from editing the same files, running the tests over each other or taking the same task: exclusive and shared glob reservations, named locks and work-item claims, decided in one SQLite file per repository. There is no daemon; every call opens the database, decides in one transaction and exits. On a terminal the answer is a table, on a pipe one JSON document.',
+    ),
     '.PP',
     roff('Get started: cd into your repository and run ic coord install (hooks for Claude Code, Codex and git); coord list --active shows who holds what.'),
   ];

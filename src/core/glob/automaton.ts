@@ -46,7 +46,10 @@ function buildAutomaton(pattern: CompiledPattern): Automaton {
   // Post-order: a node's identity is its end flag plus its labelled edges to already-merged children.
   const merge = (node: TrieNode): number => {
     const edges = [...node.edges.values()].map((e) => ({ segment: e.segment, to: merge(e.child) }));
-    const signature = `${node.end ? 1 : 0}|${edges.map((e) => `${e.segment.key}\u0000${e.to}`).sort().join('\u0001')}`;
+    const signature = `${node.end ? 1 : 0}|${edges
+      .map((e) => `${e.segment.key}\u0000${e.to}`)
+      .sort()
+      .join('\u0001')}`;
     let id = ids.get(signature);
     if (id === undefined) {
       id = nodes.length;

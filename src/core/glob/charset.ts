@@ -54,10 +54,7 @@ export function complement(set: CharSet): CharSet {
 
 // A class body as a set restricted to the universe (a range over `/` silently skips it).
 export function classSet(ranges: ReadonlyArray<readonly [number, number]>, negated: boolean): CharSet {
-  const positive = intersect(
-    canonical(ranges.map(([lo, hi]) => [lo, hi])),
-    UNIVERSE,
-  );
+  const positive = intersect(canonical(ranges.map(([lo, hi]) => [lo, hi])), UNIVERSE);
   return negated ? complement(positive) : positive;
 }
 

@@ -6,9 +6,7 @@ import type { Shape } from './segment-shape';
 export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
 
 // A segment is `**` (zero or more whole segments) or a sequence of items matching one path segment.
-export type Segment =
-  | { kind: 'globstar'; key: string }
-  | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined; shape?: Shape };
+export type Segment = { kind: 'globstar'; key: string } | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined; shape?: Shape };
 
 // One brace-free reading of the pattern: the segments a path must match, in order.
 export interface Alternative {

@@ -18,11 +18,7 @@ function formatSequence(atoms: readonly Atom[], inBrace: boolean, atStart: boole
     switch (atom.kind) {
       case 'char': {
         const ch = String.fromCodePoint(atom.cp);
-        const escape =
-          ALWAYS_ESCAPED.has(ch) ||
-          (inBrace && ch === ',') ||
-          (atStart && out === '' && ch === '!') ||
-          (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
+        const escape = ALWAYS_ESCAPED.has(ch) || (inBrace && ch === ',') || (atStart && out === '' && ch === '!') || (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
         text = escape ? `\\${ch}` : ch;
         break;
       }

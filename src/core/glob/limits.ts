@@ -176,9 +176,5 @@ export function validateComplexity(pattern: string): void {
 function tooComplex(limit: LimitName, value: number): IcError {
   const max = LIMITS[limit];
   const shown = value >= CAP ? `more than ${CAP}` : String(value);
-  return new IcError(
-    'TOO_COMPLEX',
-    `pattern too complex: ${shown} ${DESCRIPTIONS[limit]} (limit ${limit} is ${max}); split it into simpler patterns`,
-    { limit, value, max },
-  );
+  return new IcError('TOO_COMPLEX', `pattern too complex: ${shown} ${DESCRIPTIONS[limit]} (limit ${limit} is ${max}); split it into simpler patterns`, { limit, value, max });
 }

@@ -24,8 +24,7 @@ const isGlobstar = (segment: Segment): boolean => segment.kind === 'globstar';
 const isStar = (item: Item): boolean => item.kind === 'star';
 
 // Whether a segment takes a name: `**` takes any (and stays), others when their items run over its characters.
-const segmentTakes = (segment: Segment, name: readonly number[]): boolean =>
-  segment.kind === 'globstar' || runs(segment.items, name, isStar, itemTakes);
+const segmentTakes = (segment: Segment, name: readonly number[]): boolean => segment.kind === 'globstar' || runs(segment.items, name, isStar, itemTakes);
 
 // Whether an item takes a character: a star any of the universe (and stays), a set its members.
 const itemTakes = (item: Item, c: number): boolean => contains(item.kind === 'star' ? UNIVERSE : item.set, c);

@@ -59,9 +59,7 @@ export function parsePattern(pattern: string): Atom[] {
       continue;
     }
     if ('+@!*?'.includes(ch) && cps[i + 1] === 0x28) {
-      throw invalid(
-        `extglob "${ch}(…)" is not supported; use braces for alternatives ("{a,b}") or escape the parenthesis ("\\(") for a literal one`,
-      );
+      throw invalid(`extglob "${ch}(…)" is not supported; use braces for alternatives ("{a,b}") or escape the parenthesis ("\\(") for a literal one`);
     }
     if (ch === '*') frame.current.push({ kind: 'star' });
     else if (ch === '?') frame.current.push({ kind: 'any' });

@@ -46,7 +46,7 @@ export function chunksOf(shape: Shape): Chunk[] {
   if (shape.chunks !== undefined) return shape.chunks;
   const { items, first, last } = shape;
   const chunks: Chunk[] = [];
-  for (let start = first + 1; first >= 0 && start <= last; ) {
+  for (let start = first + 1; first >= 0 && start <= last;) {
     let stop = start;
     while (items[stop]!.kind !== 'star') stop++;
     if (stop > start) chunks.push({ start, stop, needle: literalText(items, start, stop) });

@@ -140,4 +140,3 @@ function namedWitness(fixed: Shape, starred: Shape): string | undefined {
   }
   return undefined;
 }
-

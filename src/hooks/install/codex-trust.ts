@@ -40,7 +40,9 @@ export function codexHookHash(event: string, matcher: string | undefined, handle
   if (typeof handler.statusMessage === 'string') normalised.statusMessage = handler.statusMessage;
   const identity: Json = { event_name: codexEventLabel(event), hooks: [normalised] };
   if (matcher !== undefined) identity.matcher = matcher;
-  return `sha256:${createHash('sha256').update(JSON.stringify(canonical(identity))).digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(JSON.stringify(canonical(identity)))
+    .digest('hex')}`;
 }
 
 // The trust key and current hash of each of our handlers in a hooks.json text, as Codex would compute them.

@@ -38,7 +38,9 @@ function stagingCheck(projectRoot: string): HealthCheck | undefined {
   if (files.length === 0) return undefined;
   const idle = files.filter((file) => Date.now() - file.touched >= INDEX_IDLE_MS).length;
   const detail = `${files.length} private staging area${files.length === 1 ? '' : 's'} in ${dir}${idle > 0 ? `, ${idle} untouched for 24 h` : ''}`;
-  return idle > 0 ? { name: 'staging_areas', ok: false, severity: 'warning', detail, fix: 'run `coord sweep` (it deletes those whose sessions show no activity for 24 h)' } : { name: 'staging_areas', ok: true, detail };
+  return idle > 0
+    ? { name: 'staging_areas', ok: false, severity: 'warning', detail, fix: 'run `coord sweep` (it deletes those whose sessions show no activity for 24 h)' }
+    : { name: 'staging_areas', ok: true, detail };
 }
 
 function ourCommands(text: string | undefined, names: readonly string[]): string[] {
@@ -70,7 +72,12 @@ export function commandProgram(command: string): string {
 }
 
 function runnable(program: string, env: NodeJS.ProcessEnv): boolean {
-  const candidates = program.includes('/') ? [program] : (env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, program));
+  const candidates = program.includes('/')
+    ? [program]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, program));
   return candidates.some((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -90,7 +97,7 @@ function commandCheck(name: string, file: string, commands: string[], env: NodeJ
     ok: false,
     severity: 'warning',
     detail: `${file}: the hooks call ${broken.map((p) => JSON.stringify(p)).join(', ')}, which ${onPath ? 'is not on PATH' : 'does not exist or is not executable'} here, so they fail and edits go unchecked`,
-    fix: onPath ? 'put ic on PATH (npm install -g), or run `ic coord install` for a personal install with this machine\'s path' : 'run `ic coord install` again from the ic you use now',
+    fix: onPath ? "put ic on PATH (npm install -g), or run `ic coord install` for a personal install with this machine's path" : 'run `ic coord install` again from the ic you use now',
   };
 }
 

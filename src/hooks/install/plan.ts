@@ -159,7 +159,10 @@ function checkGatePattern(pattern: string): void {
   } catch (error) {
     problem = (error as Error).message;
   }
-  if (problem) throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(pattern)}: not a usable item pattern (${problem})`, { hint: 'Try: --commit-gate with a regular expression such as bd-[0-9a-z]+' });
+  if (problem)
+    throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(pattern)}: not a usable item pattern (${problem})`, {
+      hint: 'Try: --commit-gate with a regular expression such as bd-[0-9a-z]+',
+    });
 }
 
 // Our hook becomes `name`; a hook that was there is kept as `name`.ic-backup and still runs first.

@@ -74,7 +74,11 @@ describe('classes under core.ignorecase', () => {
 
   test('literals fold as text; the oracle agrees on a folded path', () => {
     expect(fold('SRC/App.TS')).toBe('src/app.ts');
-    for (const [pattern, path] of [['[A-z]*.MD', '_x.md'], ['[Z-a]', 'z'], ['[Z-a]', '`']] as const) {
+    for (const [pattern, path] of [
+      ['[A-z]*.MD', '_x.md'],
+      ['[Z-a]', 'z'],
+      ['[Z-a]', '`'],
+    ] as const) {
       expect(matchPath(fold(pattern), path), `${pattern} ${path}`).toBe(naiveMatcher(pattern, { ignoreCase: true })(path.toUpperCase()));
     }
   });

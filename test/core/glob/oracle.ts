@@ -200,4 +200,4 @@ const caseAtom = fc.constantFrom('[A-z]', '[0-Z]', '[Z-a]', '[!A-Z]', '[A-B]', '
 // Random patterns for core.ignorecase: patternArb and caseAtom pieces, with some letters upper-cased.
 export const casePatternArb: fc.Arbitrary<string> = fc
   .tuple(fc.array(fc.oneof(patternArb, caseAtom), { minLength: 1, maxLength: 3 }), fc.integer({ min: 0, max: 2 ** 30 }))
-  .map(([pieces, bits]) => Array.from(pieces.join(''), (ch, i) => ((bits >> i % 30) & 1 ? ch.toUpperCase() : ch)).join(''));
+  .map(([pieces, bits]) => Array.from(pieces.join(''), (ch, i) => ((bits >> (i % 30)) & 1 ? ch.toUpperCase() : ch)).join(''));

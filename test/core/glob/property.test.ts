@@ -78,7 +78,9 @@ function factsOf(pattern: string): Facts {
     if (matchPath(pattern, path) !== expected) throw new Error(`matchPath(${pattern}, ${path}) !== oracle ${expected}`);
     if (mm !== undefined && mm(path) !== expected) throw new Error(`micromatch(${pattern}, ${path}) !== ${expected}`);
   });
-  const base = literalBase(pattern).split('/').filter((s) => s !== '');
+  const base = literalBase(pattern)
+    .split('/')
+    .filter((s) => s !== '');
   const facts = { bits, base };
   if (factsCache.size > 20_000) factsCache.clear();
   factsCache.set(pattern, facts);
@@ -255,10 +257,7 @@ describe(`glob properties (${RUNS} pools of ≤${POOL} patterns, paths ≤${PATH
     }
     times.sort((x, y) => x - y);
     const at = (q: number): string => times[Math.floor(q * (times.length - 1))]!.toFixed(4);
-    console.log(
-      `overlaps() cold over ${times.length} random pairs: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${worst.ms.toFixed(4)} ms`,
-      worst,
-    );
+    console.log(`overlaps() cold over ${times.length} random pairs: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, max ${worst.ms.toFixed(4)} ms`, worst);
     const r = (x: string, n: number): string => x.repeat(n);
     const B4 = r('{a,b}', 4);
     const adversarial: Array<[string, string, string]> = [

@@ -31,23 +31,18 @@ describe('isLiteral / unescapeLiteral / escapeLiteralPath', () => {
     expect(isLiteral(pattern)).toBe(literal);
   });
 
-  test.each([
-    'src/a.ts',
-    'app/[id]/page.tsx',
-    'weird/*?{}[]\\name',
-    '!bang/first',
-    'a/+(x)/@(y)/!(z)',
-    'commas,are/fine',
-    'ünïcødé/😀.md',
-  ])('escapeLiteralPath(%j) is a literal pattern matching exactly that path', (path) => {
-    const pattern = escapeLiteralPath(path);
-    expect(isLiteral(pattern)).toBe(true);
-    expect(unescapeLiteral(pattern)).toBe(path);
-    expect(matchPath(pattern, path)).toBe(true);
-    expect(matchPath(pattern, `${path}x`)).toBe(false);
-    const normalized = normalizePattern(pattern, { root: '/r' });
-    expect(unescapeLiteral(normalized)).toBe(path);
-  });
+  test.each(['src/a.ts', 'app/[id]/page.tsx', 'weird/*?{}[]\\name', '!bang/first', 'a/+(x)/@(y)/!(z)', 'commas,are/fine', 'ünïcødé/😀.md'])(
+    'escapeLiteralPath(%j) is a literal pattern matching exactly that path',
+    (path) => {
+      const pattern = escapeLiteralPath(path);
+      expect(isLiteral(pattern)).toBe(true);
+      expect(unescapeLiteral(pattern)).toBe(path);
+      expect(matchPath(pattern, path)).toBe(true);
+      expect(matchPath(pattern, `${path}x`)).toBe(false);
+      const normalized = normalizePattern(pattern, { root: '/r' });
+      expect(unescapeLiteral(normalized)).toBe(path);
+    },
+  );
 });
 
 describe('matchPath', () => {

@@ -45,9 +45,28 @@ const SETS: CharSet[] = [
   single(0x62),
   single(0x2e),
   intersect([[0x61, 0x62]], UNIVERSE),
-  intersect([[0x2e, 0x2e], [0x61, 0x61]], UNIVERSE),
-  intersect([[0x01, 0x2d], [0x2f, 0x60], [0x63, 0x10ffff]], UNIVERSE), // [!ab.]
-  intersect([[0x01, 0x60], [0x62, 0x10ffff]], UNIVERSE), // [!a]
+  intersect(
+    [
+      [0x2e, 0x2e],
+      [0x61, 0x61],
+    ],
+    UNIVERSE,
+  ),
+  intersect(
+    [
+      [0x01, 0x2d],
+      [0x2f, 0x60],
+      [0x63, 0x10ffff],
+    ],
+    UNIVERSE,
+  ), // [!ab.]
+  intersect(
+    [
+      [0x01, 0x60],
+      [0x62, 0x10ffff],
+    ],
+    UNIVERSE,
+  ), // [!a]
 ];
 
 const STAR: Item = { kind: 'star' };
@@ -74,14 +93,20 @@ const POINTS = [0x01, 0x2e, 0x61, 0x62, 0x78, 0x7f, 0xe9, 0x1f600, 0x10ffff];
 
 // Random sets of those points and ranges between them: not unions of representatives, so only the product
 // search can judge them.
-const setArb: fc.Arbitrary<CharSet> = fc
-  .array(fc.tuple(fc.constantFrom(...POINTS), fc.constantFrom(...POINTS)), { minLength: 1, maxLength: 3 })
-  .map((pairs) => intersect(pairs.map(([x, y]): [number, number] => [Math.min(x, y), Math.max(x, y)]).sort((p, q) => p[0] - q[0]).reduce<Array<[number, number]>>((out, r) => {
-    const last = out[out.length - 1];
-    if (last !== undefined && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push([r[0], r[1]]);
-    return out;
-  }, []), UNIVERSE));
+const setArb: fc.Arbitrary<CharSet> = fc.array(fc.tuple(fc.constantFrom(...POINTS), fc.constantFrom(...POINTS)), { minLength: 1, maxLength: 3 }).map((pairs) =>
+  intersect(
+    pairs
+      .map(([x, y]): [number, number] => [Math.min(x, y), Math.max(x, y)])
+      .sort((p, q) => p[0] - q[0])
+      .reduce<Array<[number, number]>>((out, r) => {
+        const last = out[out.length - 1];
+        if (last !== undefined && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
+        else out.push([r[0], r[1]]);
+        return out;
+      }, []),
+    UNIVERSE,
+  ),
+);
 
 const wideSegmentArb = (maxLength: number): fc.Arbitrary<Item[]> =>
   fc
