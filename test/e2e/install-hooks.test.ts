@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
@@ -270,5 +270,22 @@ describe('scripts/*.sh', () => {
     expect(missing.stderr).toContain('could not run');
     const closed = spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', template], { cwd: r.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', IC_HOOK_FAIL: 'closed' } });
     expect(closed.status).toBe(1);
+  });
+});
+
+describe('installer writes', () => {
+  it('replace files whole (temp file + rename), leave no temp file, and keep a symlinked settings file a symlink', async () => {
+    const r = repo();
+    const dotfiles = join(r.dir, 'dotfiles');
+    execFileSync('mkdir', ['-p', dotfiles, join(r.dir, '.claude')]);
+    writeFileSync(join(dotfiles, 'claude.json'), '{\n  "permissions": {"allow": []}\n}\n');
+    symlinkSync(join(dotfiles, 'claude.json'), join(r.dir, '.claude', 'settings.local.json'));
+    expect((await ic(r, ['coord', 'install', '--claude'])).exitCode).toBe(0);
+    expect(lstatSync(join(r.dir, '.claude', 'settings.local.json')).isSymbolicLink()).toBe(true);
+    const written = JSON.parse(readFileSync(join(dotfiles, 'claude.json'), 'utf8'));
+    expect(written.permissions).toEqual({ allow: [] });
+    expect(JSON.stringify(written.hooks.PreToolUse)).toContain('claude-pre-edit');
+    const leftovers = execFileSync('find', [r.dir, '-name', '*.ic-*.tmp'], { encoding: 'utf8' }).trim();
+    expect(leftovers).toBe('');
   });
 });

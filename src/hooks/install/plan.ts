@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { resolveProject } from '../../coord/context';
@@ -193,14 +193,24 @@ function planGitUninstall(projectRoot: string, name: GitHookName): Change[] {
   return [{ file: hook, action: 'removed', apply: () => unlinkSync(hook) }];
 }
 
-function writeText(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, text);
+// Written beside the target and renamed over it: a reader (Claude Code, Codex, git) never sees half a
+// settings file or hook, and a crash mid-write leaves the old file whole.
+function writeText(target: string, text: string, mode?: number): void {
+  mkdirSync(dirname(target), { recursive: true });
+  const file = existsSync(target) ? realpathSync(target) : target; // a symlinked settings file stays a link
+  const temp = `${file}.ic-${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, text);
+    if (mode !== undefined) chmodSync(temp, mode);
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 function writeExecutable(file: string, text: string): void {
-  writeText(file, text);
-  chmodSync(file, 0o755);
+  writeText(file, text, 0o755);
 }
 
 // Deletes a config file the installer emptied, and its directory when nothing else is in it.
