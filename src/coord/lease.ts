@@ -1,9 +1,9 @@
 import type { Lock } from '../core/lock';
 import { insertEvent } from '../store/events';
-import { getLock, markReleased, setExpiry, type StoredLock } from '../store/locks';
+import { getLock, markReleased, type StoredLock } from '../store/locks';
 import { writeTransaction, type CoordContext } from './context';
 import { expireLock } from './reserve';
-import { renewalDetail } from './renewal-detail';
+import { extendLock } from './renewal';
 
 // Why a lease is no longer ours: it ran out (ic was stopped or starved past its expiry), someone
 // released or transferred it, or the row is gone.
@@ -30,17 +30,7 @@ export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseS
   return writeTransaction(ctx, (now) => {
     const state = judge(ctx, lock, now);
     if (!state.held) return state;
-    setExpiry(ctx.db, state.row.seq, now + ttlMs, ttlMs, state.row.mode);
-    insertEvent(ctx.db, {
-      type: 'renewed',
-      lock_id: lock.id,
-      scope: lock.scope,
-      owner: lock.owner,
-      pattern: lock.pattern,
-      reason: null,
-      created_at: now,
-      detail: renewalDetail(now + ttlMs, state.row.mode),
-    });
+    extendLock(ctx.db, state.row, now, ttlMs);
     return { held: true, expiresAt: now + ttlMs };
   });
 }

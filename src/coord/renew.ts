@@ -1,9 +1,8 @@
 import { mayChange } from '../core/authority';
 import type { Lock } from '../core/lock';
-import { insertEvent } from '../store/events';
-import { getLock, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, withoutBase, type StoredLock } from '../store/locks';
 import { locksInView } from './list';
-import { renewalDetail } from './renewal-detail';
+import { extendLock } from './renewal';
 import { writeTransaction, type CoordContext } from './context';
 
 export interface RenewResult {
@@ -29,17 +28,7 @@ export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; 
     }
     for (const lock of targets) {
       const ttlMs = input.ttlMs ?? lock.ttl_ms;
-      setExpiry(ctx.db, lock.seq, now + ttlMs, ttlMs, lock.mode);
-      insertEvent(ctx.db, {
-        type: 'renewed',
-        lock_id: lock.id,
-        scope: lock.scope,
-        owner: lock.owner,
-        pattern: lock.pattern,
-        reason: null,
-        created_at: now,
-        detail: renewalDetail(now + ttlMs, lock.mode),
-      });
+      extendLock(ctx.db, lock, now, ttlMs);
       result.locks.push(withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }));
     }
     return result;

@@ -10,7 +10,7 @@ import { setBusyTimeout } from '../store/open';
 import type { Database } from 'better-sqlite3';
 import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
-import { renewalDetail } from './renewal-detail';
+import { renewalDetail } from './renewal';
 
 export interface ReserveInput {
   type: LockType;

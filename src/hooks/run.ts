@@ -12,24 +12,8 @@ import { envWithDeadline, hookSettings } from './settings';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
 
-export const HOOK_NAMES = [
-  'claude-pre-edit',
-  'claude-edit-refused',
-  'claude-session-start',
-  'claude-turn-end',
-  'claude-subagent-stop',
-  'claude-session-end',
-  'codex-pre-edit',
-  'codex-session-end',
-  'git-pre-commit',
-  // Private staging areas (install --git-index) and the commit-message gate (install --commit-gate).
-  'claude-git-index',
-  'claude-pre-bash',
-  'git-post-commit',
-  'git-commit-msg',
-  'git-index-path',
-] as const;
-export type HookName = (typeof HOOK_NAMES)[number];
+export { HOOK_NAMES, type HookName } from './names';
+import { HOOK_NAMES, type HookName } from './names';
 
 export interface HookResult {
   stdout: string;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { isOurHandler } from './json-hooks';
+import { hooksObjectOf, isOurHandler } from './json-hooks';
 
 // Codex runs a project's hooks only when the user's config.toml trusts each one:
 //   [hooks.state."<abs path of .codex/hooks.json>:<event>:<group index>:<handler index>"]
@@ -47,14 +47,8 @@ export function codexHookHash(event: string, matcher: string | undefined, handle
 
 // The trust key and current hash of each of our handlers in a hooks.json text, as Codex would compute them.
 export function codexHookTrusts(hooksJsonPath: string, text: string, names: readonly string[]): CodexHookTrust[] {
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  const hooks = (root as { hooks?: unknown } | null)?.hooks;
-  if (hooks === null || typeof hooks !== 'object' || Array.isArray(hooks)) return [];
+  const hooks = hooksObjectOf(text);
+  if (hooks === undefined) return [];
   const trusts: CodexHookTrust[] = [];
   for (const [event, groups] of Object.entries(hooks as Json)) {
     if (!Array.isArray(groups)) continue;

@@ -4,7 +4,7 @@ import type { HealthCheck } from '../../store/health';
 import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
 import { readIfExists } from './git-hook';
-import { isOurHandler } from './json-hooks';
+import { hooksObjectOf, isOurHandler } from './json-hooks';
 import { claudeSettingsFiles, codexHooksFile } from './plan';
 import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
 
@@ -44,17 +44,10 @@ function stagingCheck(projectRoot: string): HealthCheck | undefined {
 }
 
 function ourCommands(text: string | undefined, names: readonly string[]): string[] {
-  if (text === undefined) return [];
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  const hooks = (root as { hooks?: unknown } | null)?.hooks;
-  if (hooks === null || typeof hooks !== 'object') return [];
+  const hooks = hooksObjectOf(text);
+  if (hooks === undefined) return [];
   const commands = new Set<string>();
-  for (const groups of Object.values(hooks as Record<string, unknown>)) {
+  for (const groups of Object.values(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       const handlers = (group as { hooks?: unknown } | null)?.hooks;

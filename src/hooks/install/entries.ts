@@ -1,17 +1,7 @@
 import { shellQuote } from '../session';
 import type { HookEntry } from './json-hooks';
 
-export const CLAUDE_HOOK_NAMES = [
-  'claude-pre-edit',
-  'claude-edit-refused',
-  'claude-session-start',
-  'claude-turn-end',
-  'claude-subagent-stop',
-  'claude-session-end',
-  'claude-git-index',
-  'claude-pre-bash',
-] as const;
-export const CODEX_HOOK_NAMES = ['codex-pre-edit', 'codex-session-end'] as const;
+export { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 
 const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
 // Codex applies patches with its apply_patch tool and also through its shell (`apply_patch <<'EOF'`).

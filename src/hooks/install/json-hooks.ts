@@ -14,6 +14,20 @@ export interface HookEntry {
 type Json = Record<string, unknown>;
 
 // Is this hook handler one of ours (the named `coord hook …` command)?
+// The `hooks` object of a settings or hooks.json text (event name -> groups), or undefined when the text
+// is not JSON or has none: readers that only look never fail on a file the user broke.
+export function hooksObjectOf(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const hooks = (root as { hooks?: unknown } | null)?.hooks;
+  return hooks !== null && typeof hooks === 'object' && !Array.isArray(hooks) ? (hooks as Record<string, unknown>) : undefined;
+}
+
 export function isOurHandler(handler: unknown, names: readonly string[]): boolean {
   const command = (handler as { command?: unknown } | null)?.command;
   if (typeof command !== 'string') return false;

@@ -1,0 +1,19 @@
+import type { LockMode } from '../core/lock';
+import type { Database } from 'better-sqlite3';
+import { insertEvent } from '../store/events';
+import { setExpiry, type StoredLock } from '../store/locks';
+
+// What a `renewed` event records so that the log alone replays a lock's life: the new expiry and the mode
+// after the renewal (stored in epoch ms like every detail time; `events` prints RFC 3339), and the mode before when a re-reserve switched shared/exclusive in place.
+export function renewalDetail(expiresAt: number, mode: LockMode, previousMode?: LockMode): Record<string, unknown> {
+  return { expires_at: expiresAt, mode, ...(previousMode !== undefined && previousMode !== mode ? { previous_mode: previousMode } : {}) };
+}
+
+// Extends one lock to now + ttlMs in the given mode and records it: the single way a renewal is written
+// (renew, a lock -- CMD lease), so every `renewed` event carries what the log needs.
+export function extendLock(db: Database, lock: Pick<StoredLock, 'seq' | 'id' | 'scope' | 'owner' | 'pattern' | 'mode'>, now: number, ttlMs: number, reason: string | null = null): number {
+  const expiresAt = now + ttlMs;
+  setExpiry(db, lock.seq, expiresAt, ttlMs, lock.mode);
+  insertEvent(db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now, detail: renewalDetail(expiresAt, lock.mode) });
+  return expiresAt;
+}

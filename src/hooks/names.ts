@@ -1,0 +1,25 @@
+// The one list of hook names: what `coord hook NAME` runs, what the installer writes, what doctor checks.
+// Kept apart from run.ts so that the installer and doctor import a list, not every hook.
+export const HOOK_NAMES = [
+  'claude-pre-edit',
+  'claude-edit-refused',
+  'claude-session-start',
+  'claude-turn-end',
+  'claude-subagent-stop',
+  'claude-session-end',
+  'codex-pre-edit',
+  'codex-session-end',
+  'git-pre-commit',
+  // Private staging areas (install --git-index) and the commit-message gate (install --commit-gate).
+  'claude-git-index',
+  'claude-pre-bash',
+  'git-post-commit',
+  'git-commit-msg',
+  'git-index-path',
+] as const;
+export type HookName = (typeof HOOK_NAMES)[number];
+
+type ClaudeHook = Extract<HookName, `claude-${string}`>;
+type CodexHook = Extract<HookName, `codex-${string}`>;
+export const CLAUDE_HOOK_NAMES: readonly ClaudeHook[] = HOOK_NAMES.filter((name): name is ClaudeHook => name.startsWith('claude-'));
+export const CODEX_HOOK_NAMES: readonly CodexHook[] = HOOK_NAMES.filter((name): name is CodexHook => name.startsWith('codex-'));
