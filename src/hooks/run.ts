@@ -1,7 +1,7 @@
 import { isIcError } from '../core/errors';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { reserveEdit, type EditRequest } from './edit';
-import { claudeEditEvent, codexEditEvent, codexOwner, type EditEvent } from './events';
+import { claudeEditEvent, codexEditEvent, codexOwner, type EditEvent } from './edit-events';
 import { checkStaged, guardReport } from './git-guard';
 import { ownerForSession, sessionOf } from './identity';
 import { noticeOutput, preToolUseOutput } from './output';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claudeEditEvent, codexEditEvent } from '../../src/hooks/events';
+import { claudeEditEvent, codexEditEvent } from '../../src/hooks/edit-events';
 import { ownerForSession, sameLineage } from '../../src/hooks/identity';
 import { isPatch, pathsFromPatch } from '../../src/hooks/patch';
 import { parsePayload } from '../../src/hooks/payload';

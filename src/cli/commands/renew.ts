@@ -12,7 +12,7 @@ export function renewCommand(emit: (reply: Reply) => void): Command {
     .description("extend the owner's active locks (all of them in the scope when no ID is given)")
     .argument('[ids...]', 'lock IDs')
     .addOption(ownerOption())
-    .option('--ttl <duration>', "new time to live from now (default: each lock type's default)")
+    .option('--ttl <duration>', 'new time to live from now (default: the TTL each lock was taken with)')
     .action((ids: string[], options: CommonOptions & { ttl?: string }) => emit(runRenew(ids, options)));
 }
 
