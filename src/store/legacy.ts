@@ -1,18 +1,10 @@
 import { existsSync, renameSync } from 'node:fs';
-import type { LockMode, LockType } from '../core/lock';
+import type { Lock } from '../core/lock';
 import { IcError } from '../core/errors';
 import { openSqlite } from './driver';
 
 // A lock as any ic database stores it: ic 0.1 (schema 1 and 2) and this schema share these columns.
-export interface ImportableLock {
-  type: LockType;
-  scope: string;
-  pattern: string;
-  owner: string;
-  mode: LockMode;
-  reason: string | null;
-  expires_at: number;
-}
+export type ImportableLock = Pick<Lock, 'type' | 'scope' | 'pattern' | 'owner' | 'mode' | 'reason' | 'expires_at'>;
 
 // The locks still in force in another ic database, read without changing it (read-only connection).
 export function readLiveLocks(path: string, now: number): ImportableLock[] {
