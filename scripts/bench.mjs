@@ -340,7 +340,7 @@ async function benchWriteLock() {
     const wall = [];
     for (let rep = 0; rep < reps; rep++) {
       const dir = makeRepo();
-      const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+      const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, 'ic.db') }, write: true });
       for (const [owner, patterns] of c.seed) writeLockCall(ctx, owner, patterns);
       api.resetLongestWriteHold();
       const started = performance.now();
@@ -372,7 +372,7 @@ const range = (n, name) => Array.from({ length: n }, (_, i) => name(i));
 async function benchHookBesideWorstCall() {
   const { patterns: maxPatterns, comparisons: maxComparisons } = api.WORK_LIMITS;
   const dir = makeRepo();
-  const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, '.ic', 'ic.db') }, write: true });
+  const ctx = api.createContext({ cwd: dir, env: {}, write: true });
   writeLockCall(
     ctx,
     'alice',

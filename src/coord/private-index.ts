@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveProject } from './context';
@@ -17,7 +16,8 @@ export interface IndexBase {
 const SAFE = /^[A-Za-z0-9._-]{1,100}$/;
 
 function short(text: string, length: number): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, length);
+  // Loaded here, not at the top: this module is in the hook bundle, and node:crypto costs every edit ~2 ms to load.
+  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 
 // `<git common dir>/ic/index`, beside the database; undefined outside git.

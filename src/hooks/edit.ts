@@ -3,9 +3,8 @@ import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
 import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
-import { check } from '../coord/check';
 import { openRequestsIn, type OpenRequest } from '../coord/handoff';
-import { reserveOnce } from '../coord/reserve';
+import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { findGitInfo } from '../store/discover';
 import { sameLineage } from './identity';
@@ -66,21 +65,36 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
 
 // A lock held by the requester's own session or subagent is handed over, not refused: a subagent may edit
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
-// One transaction: the look, the hand-over and the grant (nested as savepoints) commit together, and a
+// One transaction: the try, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
 // A grant also reports the open hand-off requests for the lineage's claims (same transaction), so the
 // holder hears of them in its next hook message.
 function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted'; requests: OpenRequest[] } | { kind: 'conflict'; conflicts: Conflict[] } {
   const input = { type: 'file' as const, patterns, owner: request.owner, mode: 'exclusive' as const, ttlMs: DEFAULT_TTL_MS.file, reason: editReason(request.toolUseId) };
   return writeTransaction(ctx, (now) => {
-    const blocking = check(ctx, input); // inside the write lock: what it sees is what the grant below sees
-    if (blocking.length > 0 && blocking.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) {
-      for (const conflict of blocking) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, pattern: [conflict.held.pattern] }); // its own lineage: recorded as forced, by the taker
+    let outcome: ReserveOutcome;
+    try {
+      // A savepoint: refused only by its own lineage, the try is undone (no conflict events) and handed over.
+      outcome = writeTransaction(ctx, () => {
+        const first = reserveOnce(ctx, input);
+        if (!first.granted && first.conflicts.length > 0 && first.conflicts.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) throw new LineageHandOver(first.conflicts);
+        return first;
+      });
+    } catch (error) {
+      if (!(error instanceof LineageHandOver)) throw error;
+      for (const conflict of error.conflicts) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, pattern: [conflict.held.pattern] }); // its own lineage: recorded as forced, by the taker
+      outcome = reserveOnce(ctx, input);
     }
-    const outcome = reserveOnce(ctx, input);
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts };
     return { kind: 'granted' as const, requests: openRequestsIn(ctx, (owner) => sameLineage(owner, request.owner), now) };
   });
+}
+
+// Thrown out of the savepoint of a try refused only by the editor's own session or subagents.
+class LineageHandOver extends Error {
+  constructor(readonly conflicts: Conflict[]) {
+    super('held by the same lineage');
+  }
 }
 
 export interface ProjectGroup {

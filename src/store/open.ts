@@ -38,20 +38,22 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     refuseUnusable(file, path);
     if (!options.write) {
       if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
-      return { db: openExisting(path, options, false), missing: false };
+      return { db: openExisting(path, options, false, file.kind === 'ic'), missing: false };
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
     if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), options.explicit === true);
-    return { db: openExisting(path, options, true), missing: false };
+    return { db: openExisting(path, options, true, file.kind === 'ic'), missing: false };
   } catch (error) {
     throw withAdvice(translateDbError(error, path), path);
   }
 }
 
-function openExisting(path: string, options: OpenOptions, write: boolean): Database.Database {
+// `marked`: the header already carries ic's application id, so SQLite need not be asked (the common case:
+// a prepared query on every call would cost each hook about half a millisecond).
+function openExisting(path: string, options: OpenOptions, write: boolean, marked: boolean): Database.Database {
   const db = openSqlite(path, { timeout: options.busyTimeoutMs, fileMustExist: !write });
   try {
-    refuseForeignSchema(db, path);
+    if (!marked) refuseForeignSchema(db, path);
     configureRetryingBusy(db, path, options, write);
     return db;
   } catch (error) {
