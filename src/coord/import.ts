@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import type { Conflict } from '../core/conflict';
 import { IcError } from '../core/errors';
 import { MAX_TTL_MS } from '../core/duration';
@@ -16,7 +17,8 @@ export interface ImportResult {
 // fencing token; one that would conflict with a lock held here is skipped, never forced in. The old
 // work tree's claims move to the repository's claim scope, as claims live there now.
 export function importLocks(ctx: CoordContext, path: string): ImportResult {
-  if (path === ctx.dbLocation.path) throw new IcError('INVALID_INPUT', 'cannot import a database into itself', { path });
+  // Compared as files, not as spellings: through a symlink the same database has another path.
+  if (sameFile(path, ctx.dbLocation.path)) throw new IcError('INVALID_INPUT', 'cannot import a database into itself', { path });
   const result: ImportResult = { locks: [], skipped: [] };
   for (const old of readLiveLocks(path, ctx.clock())) {
     const scope = old.type === 'claim' && old.scope === ctx.scope ? ctx.claimScope : old.scope;
@@ -26,4 +28,13 @@ export function importLocks(ctx: CoordContext, path: string): ImportResult {
     else result.skipped.push({ lock: old, conflicts: outcome.conflicts });
   }
   return result;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return a === b;
+  }
 }

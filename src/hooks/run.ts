@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import { isIcError } from '../core/errors';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { reserveEdit, type EditRequest } from './edit';
@@ -38,7 +39,8 @@ export function isHookName(name: string): name is HookName {
 
 // One hook invocation, without commander and without touching process state: the CLI (or a fast path in
 // the entry point) reads stdin, calls this, and writes the result.
-export function runHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
+export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
+  const env = withAbsoluteDb(hookEnv, cwd);
   try {
     switch (name) {
       case 'claude-pre-edit':
@@ -207,4 +209,11 @@ function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
   if (result.held.length === 0) return { stdout: '', stderr: '', exitCode: 0 };
   const warn = mode === 'warn';
   return { stdout: '', stderr: `${guardReport(result.held, warn ? 'warn' : 'block', owner)}\n`, exitCode: warn ? 0 : 1 };
+}
+
+// A relative IC_DB means the same file for every hook, whichever directory a hook opens its project from
+// (an edited file's, a work tree's): it is read from the hook's working directory, as the CLI reads it.
+function withAbsoluteDb(env: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
+  const db = env.IC_DB;
+  return db && !isAbsolute(db) ? { ...env, IC_DB: resolve(cwd, db) } : env;
 }

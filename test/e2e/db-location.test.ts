@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -329,5 +329,39 @@ describe('ic init --import brings an ic 0.1 database over', () => {
     expect(result.exitCode).toBe(65);
     expect(result.json.error.message).toMatch(/not an ic database/);
     expect(digest(other)).toBe(before);
+  });
+});
+
+describe('one database whatever the spelling', () => {
+  let repo: TempRepo;
+  beforeEach(() => {
+    repo = makeTempRepo('ic-spelling-');
+  });
+  afterEach(() => repo.cleanup());
+
+  it('init --import refuses the live database reached through a symlink, and moves nothing', async () => {
+    expect((await coord(repo, ['reserve', 'a.ts'], as('alice'))).exitCode).toBe(0);
+    const link = `${repo.dir}-link`;
+    symlinkSync(repo.dir, link);
+    try {
+      const result = await ic(repo, ['init', '--import', join(link, '.git', 'ic', 'ic.db')]);
+      expect(result.exitCode).toBe(65);
+      expect(result.json.error.message).toMatch(/into itself/);
+      expect(existsSync(repo.db)).toBe(true);
+      expect(patterns(await coord(repo, ['list', '--active']))).toEqual(['alice:a.ts']);
+    } finally {
+      execFileSync('rm', ['-f', link]);
+    }
+  });
+
+  it('a relative IC_DB means the same file for a hook as for the CLI, whatever directory the edited file is in', async () => {
+    mkdirSync(join(repo.dir, 'src'));
+    writeFileSync(join(repo.dir, 'src', 'x.ts'), 'x');
+    expect((await coord(repo, ['reserve', 'src/x.ts'], as('alice', { IC_DB: 'shared.db' }))).exitCode).toBe(0);
+    const payload = JSON.stringify({ session_id: 's-1', cwd: repo.dir, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(repo.dir, 'src', 'x.ts') } });
+    const result = await coord(repo, ['hook', 'claude-pre-edit'], { env: { IC_DB: 'shared.db' }, input: payload });
+    expect(result.exitCode).toBe(0);
+    expect(result.json.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    expect(existsSync(join(repo.dir, 'src', 'shared.db'))).toBe(false);
   });
 });
