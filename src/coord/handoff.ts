@@ -1,6 +1,6 @@
 import { parseDuration } from '../core/duration';
 import { IcError } from '../core/errors';
-import type { Lock } from '../core/lock';
+import { viewLock, type Lock } from '../core/lock';
 import { lastActivity } from '../store/activity';
 import { insertEvent, nextEventId } from '../store/events';
 import { handoffRequests } from '../store/handoffs';
@@ -90,7 +90,7 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
         'CONFLICT',
         `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${Math.round(stallAfterMs(ctx.env) / 60_000)}m without activity)`,
         {
-          held: withoutBase(claim),
+          held: viewLock(withoutBase(claim)),
           hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,
         },
       );

@@ -12,7 +12,8 @@ export interface TransferInput {
   /** Who does it: `from` itself, or anyone with `force` (core/authority.ts). */
   by: string;
   force: boolean;
-  pattern?: string[];
+  /** Only these locks: a file lock by its canonical pattern, a named lock or claim by its name. */
+  only?: { file?: string; name?: string };
 }
 
 // Hands A's active locks in the scope (or only those on one pattern or name) to B in one transaction,
@@ -22,9 +23,10 @@ export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
   checkTransferAuthority(input.by, input.from, input.force);
   const forced = input.by !== input.from;
   return writeTransaction(ctx, (now) => {
-    const held = locksInView(ctx, false, { owner: input.from, activeAt: now }).filter((lock) => input.pattern === undefined || input.pattern.includes(lock.pattern));
+    const only = input.only;
+    const held = locksInView(ctx, false, { owner: input.from, activeAt: now }).filter((lock) => only === undefined || lock.pattern === (lock.type === 'file' ? only.file : only.name));
     if (held.length === 0) {
-      const what = input.pattern ? ` matching ${input.pattern[0]}` : '';
+      const what = only ? ` matching ${only.file ?? only.name}` : '';
       throw new IcError('NOT_FOUND', `${input.from} holds no active locks${what} in ${ctx.scope}`, { from: input.from });
     }
     return held.map((lock) => {

@@ -82,7 +82,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
       });
     } catch (error) {
       if (!(error instanceof LineageHandOver)) throw error;
-      for (const conflict of error.conflicts) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, pattern: [conflict.held.pattern] }); // its own lineage: recorded as forced, by the taker
+      for (const conflict of error.conflicts) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, only: { file: conflict.held.pattern } }); // its own lineage: recorded as forced, by the taker
       outcome = reserveOnce(ctx, input);
     }
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts };

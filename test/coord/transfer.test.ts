@@ -9,7 +9,7 @@ const store = useTestStore();
 describe('transfer', () => {
   it('moves the active locks (or those on the given patterns) with new tokens that are event ids', () => {
     const [a, b] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
-    const moved = transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false, pattern: ['src/b.ts'] });
+    const moved = transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false, only: { file: 'src/b.ts' } });
     expect(moved.map((l) => [l.id, l.owner])).toEqual([[b!.id, 'bob']]);
     const event = queryEvents(store.ctx.db, { limit: 10 }).find((e) => e.type === 'transferred')!;
     expect(moved[0]!.token).toBe(event.id);

@@ -364,4 +364,13 @@ describe('one database whatever the spelling', () => {
     expect(result.json.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
     expect(existsSync(join(repo.dir, 'src', 'shared.db'))).toBe(false);
   });
+
+  it('transfer --pattern from a subdirectory moves the lock on that file only, not a root lock of the same text', async () => {
+    mkdirSync(join(repo.dir, 'src'));
+    expect((await coord(repo, ['reserve', 'x.ts', 'src/x.ts'], as('alice'))).exitCode).toBe(0);
+    const moved = await coord(repo, ['transfer', '--from', 'alice', '--to', 'bob', '--pattern', 'x.ts'], { ...as('alice'), cwd: join(repo.dir, 'src') });
+    expect(moved.exitCode).toBe(0);
+    expect(moved.json.locks.map((lock: any) => lock.pattern)).toEqual(['src/x.ts']);
+    expect(patterns(await coord(repo, ['list', '--active']))).toEqual(['alice:x.ts', 'bob:src/x.ts']);
+  });
 });

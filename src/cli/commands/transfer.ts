@@ -27,15 +27,15 @@ export function transferCommand(emit: (reply: Reply) => void): Command {
     .action((options: TransferOptions) => emit(runTransfer(options)));
 }
 
-// A name that is not a valid glob (e.g. `issue[42`) can still name a lock or claim.
-function transferKeys(raw: string, options: CommonOptions): string[] {
-  const keys = [validateName(raw, '--pattern')];
+// A file lock is named by its pattern read as in `reserve` (from the current directory); a named lock or
+// claim by the name as written. A name that is not a valid glob (e.g. `issue[42`) names only those.
+function transferKeys(raw: string, options: CommonOptions): { file?: string; name: string } {
+  const name = validateName(raw, '--pattern');
   try {
-    keys.push(commandLinePattern(projectFor(options), process.cwd(), raw));
+    return { file: commandLinePattern(projectFor(options), process.cwd(), raw), name };
   } catch {
-    // not a file pattern: the name alone
+    return { name };
   }
-  return keys;
 }
 
 function runTransfer(options: TransferOptions): Reply {
@@ -45,9 +45,9 @@ function runTransfer(options: TransferOptions): Reply {
   const by = resolveOwner(options, process.env);
   checkTransferAuthority(by, from, Boolean(options.force)); // before the database is opened (or created)
   // --pattern matches a file pattern in canonical form, or a lock/claim name as written.
-  const pattern = options.pattern === undefined ? undefined : transferKeys(options.pattern, options);
+  const only = options.pattern === undefined ? undefined : transferKeys(options.pattern, options);
   return withContext(options, true, (ctx) => {
-    const locks = transfer(ctx, { from, to, by, force: Boolean(options.force), pattern }).map(viewLock);
+    const locks = transfer(ctx, { from, to, by, force: Boolean(options.force), ...(only ? { only } : {}) }).map(viewLock);
     return success({ locks }, () => lockTable(locks));
   });
 }
