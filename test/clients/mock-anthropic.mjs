@@ -3,7 +3,7 @@
 // turns, and the turn to answer is the number of assistant messages already in the request. A turn is
 // a list of tool calls ({name, input}) or a final text. Requests that offer no Edit tool (titles, other
 // side requests) and unknown conversations get plain text.
-import { createServer } from 'node:http';
+import { startJsonServer } from './mock-server.mjs';
 
 function textOf(content) {
   if (typeof content === 'string') return content;
@@ -55,64 +55,54 @@ function whenReady(turn, requests, answer) {
 // Returns { url, requests, close }; `requests` records {conversation, step, toolResults} for assertions.
 export async function startAnthropicMock(scripts) {
   const requests = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      let json = {};
-      try {
-        json = JSON.parse(body || '{}');
-      } catch {}
-      if (req.url.includes('count_tokens')) {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ input_tokens: 10 }));
-        return;
-      }
-      if (!req.url.startsWith('/v1/messages')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{}');
-        return;
-      }
-      const messages = Array.isArray(json.messages) ? json.messages : [];
-      const tools = Array.isArray(json.tools) ? json.tools.map((tool) => tool.name) : [];
-      const first = messages.find((m) => m.role === 'user');
-      const marker = /\[\[([A-Za-z0-9_-]+)\]\]/.exec(first ? textOf(first.content) : '');
-      const conversation = marker?.[1];
-      const step = messages.filter((m) => m.role === 'assistant').length;
-      const toolResults = messages
-        .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []))
-        .map((b) => ({ id: b.tool_use_id, is_error: Boolean(b.is_error), text: textOf(b.content) }));
-      const script = conversation ? scripts[conversation] : undefined;
-      if (!script || !tools.includes('Edit') || json.stream !== true) {
-        if (json.stream === true) return reply(res, json.model, [{ type: 'text', text: 'ok' }]);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({
-            id: `msg_${++counter}`,
-            type: 'message',
-            role: 'assistant',
-            model: json.model,
-            content: [{ type: 'text', text: 'ok' }],
-            stop_reason: 'end_turn',
-            stop_sequence: null,
-            usage: { input_tokens: 1, output_tokens: 1 },
-          }),
-        );
-        return;
-      }
-      requests.push({ conversation, step, tools, toolResults });
-      const answer = (turn) => {
-        if (typeof turn === 'string') return reply(res, json.model, [{ type: 'text', text: turn }]);
-        reply(
-          res,
-          json.model,
-          turn.map((call, i) => ({ type: 'tool_use', id: `toolu_${conversation}_${step}_${i}`, name: call.name, input: call.input })),
-        );
-      };
-      whenReady(script[step] ?? 'done', requests, answer);
-    });
+  const server = await startJsonServer((req, json, res) => {
+    if (req.url.includes('count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ input_tokens: 10 }));
+      return;
+    }
+    if (!req.url.startsWith('/v1/messages')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{}');
+      return;
+    }
+    const messages = Array.isArray(json.messages) ? json.messages : [];
+    const tools = Array.isArray(json.tools) ? json.tools.map((tool) => tool.name) : [];
+    const first = messages.find((m) => m.role === 'user');
+    const marker = /\[\[([A-Za-z0-9_-]+)\]\]/.exec(first ? textOf(first.content) : '');
+    const conversation = marker?.[1];
+    const step = messages.filter((m) => m.role === 'assistant').length;
+    const toolResults = messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []))
+      .map((b) => ({ id: b.tool_use_id, is_error: Boolean(b.is_error), text: textOf(b.content) }));
+    const script = conversation ? scripts[conversation] : undefined;
+    if (!script || !tools.includes('Edit') || json.stream !== true) {
+      if (json.stream === true) return reply(res, json.model, [{ type: 'text', text: 'ok' }]);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: `msg_${++counter}`,
+          type: 'message',
+          role: 'assistant',
+          model: json.model,
+          content: [{ type: 'text', text: 'ok' }],
+          stop_reason: 'end_turn',
+          stop_sequence: null,
+          usage: { input_tokens: 1, output_tokens: 1 },
+        }),
+      );
+      return;
+    }
+    requests.push({ conversation, step, tools, toolResults });
+    const answer = (turn) => {
+      if (typeof turn === 'string') return reply(res, json.model, [{ type: 'text', text: turn }]);
+      reply(
+        res,
+        json.model,
+        turn.map((call, i) => ({ type: 'tool_use', id: `toolu_${conversation}_${step}_${i}`, name: call.name, input: call.input })),
+      );
+    };
+    whenReady(script[step] ?? 'done', requests, answer);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url: `${server.origin}`, requests, close: server.close };
 }

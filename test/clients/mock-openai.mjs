@@ -3,7 +3,7 @@
 // outputs (function_call_output / custom_tool_call_output) already in the request's input. A turn is a
 // list of items — {patch} (an apply_patch custom tool call) or {shell} (an exec_command function call) —
 // or a final text, or a function returning a promise of the final text (to hold the session open).
-import { createServer } from 'node:http';
+import { startJsonServer } from './mock-server.mjs';
 
 function textOf(content) {
   if (typeof content === 'string') return content;
@@ -45,35 +45,25 @@ function sse(res, items) {
 // {conversation, step, outputs} where outputs are the tool outputs Codex sent back.
 export async function startOpenAiMock(scripts) {
   const requests = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      let json = {};
-      try {
-        json = JSON.parse(body || '{}');
-      } catch {}
-      if (!req.url.endsWith('/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{}');
-        return;
-      }
-      const input = Array.isArray(json.input) ? json.input : [];
-      const users = input.filter((i) => i.type === 'message' && i.role === 'user').map((i) => textOf(i.content));
-      const marker = users.map((text) => /\[\[([A-Za-z0-9_-]+)\]\]/.exec(text)).find(Boolean);
-      const conversation = marker?.[1];
-      const outputs = input
-        .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
-        .map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
-      const step = outputs.length;
-      requests.push({ conversation, step, outputs });
-      const script = conversation ? scripts[conversation] : undefined;
-      const turn = script?.[step] ?? 'done';
-      if (typeof turn === 'function') return turn().then((text) => sse(res, [message(text)]));
-      sse(res, typeof turn === 'string' ? [message(turn)] : turn.map((call, index) => item(call, conversation, step, index)));
-    });
+  const server = await startJsonServer((req, json, res) => {
+    if (!req.url.endsWith('/responses')) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{}');
+      return;
+    }
+    const input = Array.isArray(json.input) ? json.input : [];
+    const users = input.filter((i) => i.type === 'message' && i.role === 'user').map((i) => textOf(i.content));
+    const marker = users.map((text) => /\[\[([A-Za-z0-9_-]+)\]\]/.exec(text)).find(Boolean);
+    const conversation = marker?.[1];
+    const outputs = input
+      .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
+      .map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
+    const step = outputs.length;
+    requests.push({ conversation, step, outputs });
+    const script = conversation ? scripts[conversation] : undefined;
+    const turn = script?.[step] ?? 'done';
+    if (typeof turn === 'function') return turn().then((text) => sse(res, [message(text)]));
+    sse(res, typeof turn === 'string' ? [message(turn)] : turn.map((call, index) => item(call, conversation, step, index)));
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((resolve) => server.close(resolve)) };
+  return { url: `${server.origin}/v1`, requests, close: server.close };
 }
