@@ -1,0 +1,23 @@
+// The wire-neutral shape of one agent shell command, shared by every agent adapter and the custody use
+// cases (deny before, restore after). Adapters fill it from their own payloads.
+export interface ShellRequest {
+  /** The live agent the command runs for (e.g. `claude-<session>`). */
+  owner: string;
+  /** Where the command starts (the payload's cwd, else the project dir, else the hook's cwd). */
+  cwd: string;
+  /** The agent's project dir: only used for files outside every git repository. */
+  projectDir: string;
+  /** The command text exactly as the agent's shell tool will run it. */
+  command: string;
+  /** The agent's id for this tool call, when it has one: pairs the before and after hooks of one command. */
+  callId?: string;
+  /** The command's own timeout as the agent set it, in milliseconds, when known. */
+  timeoutMs?: number;
+}
+
+// What the after-command hook did: files put back to their holder's content, and files the command
+// created under another owner's pattern, moved aside (never lost).
+export interface RestoreReport {
+  restored: { path: string; holder: string }[];
+  displaced: { path: string; holder: string; movedTo: string }[];
+}
