@@ -1,8 +1,7 @@
-import { countComparisons, findGroupConflicts, type Conflict } from '../core/conflict';
+import { findGroupConflicts, type Conflict } from '../core/conflict';
 import type { LockMode, LockType } from '../core/lock';
-import { checkWorkLimit } from '../core/work-limits';
 import { readTransaction, type CoordContext } from './context';
-import { gatherGroups, toRequests } from './reserve';
+import { checkComparisons, gatherGroups, toRequests } from './reserve';
 
 // Would a reserve by `owner` be granted now? Read-only: writes nothing, not even a conflict event, and
 // takes no write lock, so its work never delays a writer. Bounded by the same limits as reserve.
@@ -10,7 +9,7 @@ export function check(ctx: CoordContext, input: { type: LockType; patterns: stri
   const requests = toRequests(ctx, input);
   return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
-    checkWorkLimit('comparisons', countComparisons(groups));
+    checkComparisons(requests, groups);
     return findGroupConflicts(groups, now, ctx.lockDelayMs);
   });
 }

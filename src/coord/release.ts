@@ -3,9 +3,10 @@ import { IcError } from '../core/errors';
 import { overlaps } from '../core/glob';
 import type { Lock, LockType } from '../core/lock';
 import { insertEvent } from '../store/events';
-import { getLock, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, getLockBySeq, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
+import { inChunks } from './chunks';
 import { locksInView } from './list';
-import { writeTransaction, type CoordContext } from './context';
+import { readTransaction, type CoordContext } from './context';
 
 export interface ReleaseInput {
   ids: string[];
@@ -33,6 +34,7 @@ export interface ReleaseResult {
 }
 
 // Releases what was asked for: only the owner's own locks, unless --force, which is audited as force_released.
+// Many locks (--all of 50,000) are released in chunks, each its own transaction (coord/chunks.ts).
 export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
   if (input.ids.length === 0 && input.pattern === undefined && !input.all) {
     throw new IcError('USAGE', 'say what to release: lock IDs, --pattern P or --all', { hint: 'Try: coord release --all --owner alice' });
@@ -41,47 +43,76 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
     throw new IcError('USAGE', 'an owner is required: pass --owner NAME or set IC_OWNER (a forced release records who did it)', { hint: 'Try: export IC_OWNER=alice' });
   }
   const owner = input.owner;
-  return writeTransaction(ctx, (now) => {
-    const result: ReleaseResult = { released: [], not_released: [] };
-    const releaseOne = (lock: StoredLock) => {
-      const forced = lock.owner !== owner;
-      const why = forced ? 'force_released' : (input.releaseReason ?? 'released');
-      if (!markReleased(ctx.db, lock.seq, now, why)) return false;
-      insertEvent(ctx.db, {
-        type: forced ? 'force_released' : 'released',
-        lock_id: lock.id,
-        scope: lock.scope,
-        owner: lock.owner,
-        pattern: lock.pattern,
-        reason: input.reason,
-        created_at: now,
-        detail: forced ? { by: owner } : null,
-      });
-      result.released.push(withoutBase({ ...lock, released_at: now, release_reason: why }));
-      return true;
-    };
-    for (const id of new Set(input.ids)) {
-      const lock = getLock(ctx.db, id);
-      if (!lock) result.not_released.push({ id, why: 'not_found' });
-      else if (lock.released_at !== null) result.not_released.push({ id, why: 'already_released' });
-      else if (!mayChange(owner, lock.owner, input.force)) result.not_released.push({ id, why: 'not_owner' });
-      else releaseOne(lock);
-    }
-    const done = (lock: StoredLock) => result.released.some((released) => released.id === lock.id);
-    if (input.pattern !== undefined) {
-      // --force with a pattern takes whoever holds it.
-      const byPattern = listLocks(ctx.db, { scope: ctx.scope, owner: input.force ? undefined : owner, pattern: input.pattern, type: input.type, unreleased: true });
-      for (const lock of byPattern) if (!done(lock)) releaseOne(lock);
-      if (byPattern.length === 0 && input.type === 'file') result.near = nearMatches(ctx, input.pattern, input.force ? undefined : owner, now);
-    }
-    if (input.all) {
-      // --all is always the owner's own locks, forced or not.
-      const types = new Set(input.allTypes ?? ['file', 'named', 'claim']);
-      const mine = locksInView(ctx, false, { owner, unreleased: true });
-      for (const lock of mine) if (types.has(lock.type) && !done(lock)) releaseOne(lock);
-    }
-    return result;
+  // What to release is listed from a read snapshot (no write lock); each row is then judged again as it
+  // is inside the chunk that releases it (docs/guarantees.md, "Bulk operations").
+  const { targets, near } = readTransaction(ctx, (now) => listTargets(ctx, input, owner, now));
+  const result: ReleaseResult = { released: [], not_released: [] };
+  const outcomes = inChunks(ctx, targets, (target, now) => releaseTarget(ctx, input, owner, target, now));
+  for (const outcome of outcomes) {
+    if ('lock' in outcome) result.released.push(outcome.lock);
+    else result.not_released.push(outcome);
+  }
+  if (near) result.near = near;
+  return result;
+}
+
+// A lock asked for by id (judged in full when its chunk runs), or one found by --pattern or --all.
+type Target = { id: string } | { seq: number };
+
+function listTargets(ctx: CoordContext, input: ReleaseInput, owner: string, now: number): { targets: Target[]; near?: Lock[] } {
+  const targets: Target[] = [...new Set(input.ids)].map((id) => ({ id }));
+  const seen = new Set<number>(); // a lock matched twice is released once: no search of what is done
+  const add = (lock: StoredLock) => {
+    if (!seen.has(lock.seq)) (seen.add(lock.seq), targets.push({ seq: lock.seq }));
+  };
+  let near: Lock[] | undefined;
+  if (input.pattern !== undefined) {
+    // --force with a pattern takes whoever holds it.
+    const byPattern = listLocks(ctx.db, { scope: ctx.scope, owner: input.force ? undefined : owner, pattern: input.pattern, type: input.type, unreleased: true });
+    byPattern.forEach(add);
+    if (byPattern.length === 0 && input.type === 'file') near = nearMatches(ctx, input.pattern, input.force ? undefined : owner, now);
+  }
+  if (input.all) {
+    // --all is always the owner's own locks, forced or not.
+    const types = new Set(input.allTypes ?? ['file', 'named', 'claim']);
+    for (const lock of locksInView(ctx, false, { owner, unreleased: true })) if (types.has(lock.type)) add(lock);
+  }
+  return { targets, near };
+}
+
+type TargetOutcome = { lock: Lock } | { id: string; why: NotReleasedWhy };
+
+// Inside a chunk's write transaction: the row as it is now decides.
+function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: string, target: Target, now: number): TargetOutcome | undefined {
+  if ('id' in target) {
+    const lock = getLock(ctx.db, target.id);
+    if (!lock) return { id: target.id, why: 'not_found' };
+    if (lock.released_at !== null) return { id: target.id, why: 'already_released' };
+    if (!mayChange(owner, lock.owner, input.force)) return { id: target.id, why: 'not_owner' };
+    return releaseRow(ctx, input, owner, lock, now);
+  }
+  const lock = getLockBySeq(ctx.db, target.seq);
+  // Released since it was listed (or by an id earlier in this call), or handed to someone else: not ours to release now.
+  if (!lock || lock.released_at !== null) return undefined;
+  if (lock.owner !== owner && !(input.force && input.pattern !== undefined && lock.pattern === input.pattern)) return undefined;
+  return releaseRow(ctx, input, owner, lock, now);
+}
+
+function releaseRow(ctx: CoordContext, input: ReleaseInput, owner: string, lock: StoredLock, now: number): TargetOutcome | undefined {
+  const forced = lock.owner !== owner;
+  const why = forced ? 'force_released' : (input.releaseReason ?? 'released');
+  if (!markReleased(ctx.db, lock.seq, now, why)) return undefined;
+  insertEvent(ctx.db, {
+    type: forced ? 'force_released' : 'released',
+    lock_id: lock.id,
+    scope: lock.scope,
+    owner: lock.owner,
+    pattern: lock.pattern,
+    reason: input.reason,
+    created_at: now,
+    detail: forced ? { by: owner } : null,
   });
+  return { lock: withoutBase({ ...lock, released_at: now, release_reason: why }) };
 }
 
 // The active file locks whose patterns overlap `pattern`: `release --pattern 'src/*'` when `src/**` is held.

@@ -1,36 +1,48 @@
 import { mayChange } from '../core/authority';
 import type { Lock } from '../core/lock';
-import { getLock, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, getLockBySeq, withoutBase, type StoredLock } from '../store/locks';
 import { locksInView } from './list';
 import { extendLock } from './renewal';
-import { writeTransaction, type CoordContext } from './context';
+import { inChunks } from './chunks';
+import { readTransaction, type CoordContext } from './context';
 
 export interface RenewResult {
   locks: Lock[];
   not_renewed: { id: string; why: 'not_found' | 'not_owner' | 'not_active' }[];
 }
 
+type Outcome = { lock: Lock } | RenewResult['not_renewed'][number];
+
 // Extends the owner's active locks by --ttl (or the TTL each was taken with); expired locks are not revived.
-// Only one's own: there is no forced renew (core/authority.ts).
+// Only one's own: there is no forced renew (core/authority.ts). All of an owner's locks are listed from a
+// read snapshot and renewed in chunks (coord/chunks.ts), each row judged again inside its chunk.
 export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; ttlMs?: number }): RenewResult {
-  return writeTransaction(ctx, (now) => {
-    const result: RenewResult = { locks: [], not_renewed: [] };
-    const targets: StoredLock[] = [];
-    if (input.ids.length === 0) {
-      targets.push(...locksInView(ctx, false, { owner: input.owner, activeAt: now }));
+  const targets: ({ id: string } | { seq: number })[] =
+    input.ids.length > 0
+      ? [...new Set(input.ids)].map((id) => ({ id }))
+      : readTransaction(ctx, (now) => locksInView(ctx, false, { owner: input.owner, activeAt: now }).map((lock) => ({ seq: lock.seq })));
+  const result: RenewResult = { locks: [], not_renewed: [] };
+  const outcomes = inChunks(ctx, targets, (target, now): Outcome | undefined => {
+    if ('seq' in target) {
+      const lock = getLockBySeq(ctx.db, target.seq);
+      // Released, expired or handed on since it was listed: no longer the owner's to renew.
+      return lock && lock.owner === input.owner && lock.released_at === null && lock.expires_at > now ? extend(ctx, lock, now, input.ttlMs) : undefined;
     }
-    for (const id of new Set(input.ids)) {
-      const lock = getLock(ctx.db, id);
-      if (!lock) result.not_renewed.push({ id, why: 'not_found' });
-      else if (!mayChange(input.owner, lock.owner, false)) result.not_renewed.push({ id, why: 'not_owner' });
-      else if (lock.released_at !== null || lock.expires_at <= now) result.not_renewed.push({ id, why: 'not_active' });
-      else targets.push(lock);
-    }
-    for (const lock of targets) {
-      const ttlMs = input.ttlMs ?? lock.ttl_ms;
-      extendLock(ctx.db, lock, now, ttlMs);
-      result.locks.push(withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }));
-    }
-    return result;
+    const lock = getLock(ctx.db, target.id);
+    if (!lock) return { id: target.id, why: 'not_found' };
+    if (!mayChange(input.owner, lock.owner, false)) return { id: target.id, why: 'not_owner' };
+    if (lock.released_at !== null || lock.expires_at <= now) return { id: target.id, why: 'not_active' };
+    return extend(ctx, lock, now, input.ttlMs);
   });
+  for (const outcome of outcomes) {
+    if ('lock' in outcome) result.locks.push(outcome.lock);
+    else result.not_renewed.push(outcome);
+  }
+  return result;
+}
+
+function extend(ctx: CoordContext, lock: StoredLock, now: number, ttl: number | undefined): Outcome {
+  const ttlMs = ttl ?? lock.ttl_ms;
+  extendLock(ctx.db, lock, now, ttlMs);
+  return { lock: withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }) };
 }

@@ -99,6 +99,14 @@ function fitsTheWriteLock(requests: readonly LockRequest[]): boolean {
   return requests.length <= WRITE_BUDGET.fastPathPatterns && requests.every((request) => request.type !== 'file' || isLiteral(request.pattern));
 }
 
+// The comparisons limit, except for a hook-sized call (a few literal paths or names): matching a path
+// against a held pattern is linear, and a hook must decide an edit, never answer TOO_COMPLEX (which would
+// let it through). Candidates are already narrowed to the path's ancestors (findCandidates).
+export function checkComparisons(requests: readonly LockRequest[], groups: readonly CandidateGroup[]): void {
+  if (fitsTheWriteLock(requests)) return;
+  checkWorkLimit('comparisons', countComparisons(groups));
+}
+
 const TOO_BIG_FOR_THE_LOCK = Symbol('more comparisons than the write lock affords');
 export const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
 
@@ -145,7 +153,7 @@ export interface Snapshot {
 export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapshot {
   return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
-    checkWorkLimit('comparisons', countComparisons(groups));
+    checkComparisons(requests, groups);
     return { now, eventId: lastEventId(ctx.db), purges: purgeCount(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
   });
 }

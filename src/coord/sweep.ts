@@ -1,6 +1,7 @@
-import { purgeEvents } from '../store/events';
-import { listLapsed, purgeReleased } from '../store/locks';
-import { writeTransaction, type CoordContext } from './context';
+import { countEventsBefore, newestEventId, purgeEvents } from '../store/events';
+import { countReleasedBefore, getLockBySeq, listLapsed, purgeReleased } from '../store/locks';
+import { readTransaction, type CoordContext } from './context';
+import { inChunks, repeatInChunks } from './chunks';
 import { expireLock } from './reserve';
 import { allLastActivity } from '../store/activity';
 import { indexDirOf, sweepIndexFiles } from './private-index';
@@ -16,38 +17,39 @@ export interface SweepResult {
 
 // Needs no owner (core/authority.ts): it changes only what time has already ended.
 // Marks lapsed locks expired (one event each, however many sweeps race: the UPDATE only takes unreleased
-// rows) and, with olderThanMs, deletes released locks and events older than that. A dry run does all of
-// it inside a savepoint and rolls it back, so its counts are the real run's by construction (expiring
-// locks writes events, which changes which event is the newest and so kept).
+// rows) and, with olderThanMs, deletes released locks and events older than that. Every step runs in
+// chunks (coord/chunks.ts), so a sweep of 100,000 locks never holds the write lock for long; a dry run
+// only reads, and counts what the real run would do from one snapshot.
 export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: boolean }): SweepResult {
-  return writeTransaction(ctx, (now) => {
-    const apply = (): SweepResult => {
-      const cutoff = input.olderThanMs !== undefined ? now - input.olderThanMs : undefined;
-      let expired = 0;
-      for (const lock of listLapsed(ctx.db, now)) if (expireLock(ctx, lock, now)) expired++;
-      return {
-        expired,
-        purged_locks: cutoff === undefined ? 0 : purgeReleased(ctx.db, cutoff),
-        purged_events: cutoff === undefined ? 0 : purgeEvents(ctx.db, cutoff),
-        index_files: sweepIndexes(ctx, now, input.dryRun),
-        dry_run: input.dryRun,
-      };
-    };
-    if (!input.dryRun) return apply();
-    let counted: SweepResult | undefined;
-    try {
-      ctx.db.transaction(() => {
-        counted = apply();
-        throw ROLL_BACK;
-      })();
-    } catch (error) {
-      if (error !== ROLL_BACK) throw error;
-    }
-    return counted!;
-  });
+  if (input.dryRun) return dryRun(ctx, input.olderThanMs);
+  const lapsed = readTransaction(ctx, (now) => listLapsed(ctx.db, now).map((lock) => lock.seq));
+  const expired = inChunks(ctx, lapsed, (seq, now) => {
+    const lock = getLockBySeq(ctx.db, seq);
+    // Renewed or released since it was listed: no longer lapsed.
+    return lock && lock.released_at === null && lock.expires_at <= now && expireLock(ctx, lock, now) ? true : undefined;
+  }).length;
+  const olderThanMs = input.olderThanMs;
+  const purgedLocks = olderThanMs === undefined ? 0 : repeatInChunks(ctx, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
+  const purgedEvents = olderThanMs === undefined ? 0 : repeatInChunks(ctx, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
+  const indexFiles = readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
+  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dry_run: false };
 }
 
-const ROLL_BACK = Symbol('roll back the dry run');
+// What the real run would change, read from one snapshot. Expiring locks writes events, so with any to
+// expire, the newest event now (kept by a purge today) would then be purgeable too.
+function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult {
+  return readTransaction(ctx, (now) => {
+    const expired = listLapsed(ctx.db, now).length;
+    const cutoff = olderThanMs === undefined ? undefined : now - olderThanMs;
+    let purgedEvents = 0;
+    if (cutoff !== undefined) {
+      purgedEvents = countEventsBefore(ctx.db, cutoff);
+      const newest = newestEventId(ctx.db);
+      if (expired > 0 && newest !== undefined && newest.created_at < cutoff) purgedEvents++;
+    }
+    return { expired, purged_locks: cutoff === undefined ? 0 : countReleasedBefore(ctx.db, cutoff), purged_events: purgedEvents, index_files: sweepIndexes(ctx, now, true), dry_run: true };
+  });
+}
 
 // The cleanup loop of private indexes: a session that ended without its SessionEnd hook leaves its index
 // behind; after 24 h with no write to it and no event of its owner, it goes.

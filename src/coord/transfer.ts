@@ -2,9 +2,10 @@ import { checkTransferAuthority } from '../core/authority';
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
 import { insertEvent, nextEventId } from '../store/events';
-import { reassign, withoutBase } from '../store/locks';
+import { getLockBySeq, reassign, withoutBase } from '../store/locks';
 import { locksInView } from './list';
-import { writeTransaction, type CoordContext } from './context';
+import { inChunks } from './chunks';
+import { readTransaction, type CoordContext } from './context';
 
 export interface TransferInput {
   from: string;
@@ -16,25 +17,31 @@ export interface TransferInput {
   only?: { file?: string; name?: string };
 }
 
-// Hands A's active locks in the scope (or only those on one pattern or name) to B in one transaction,
-// each with a new fencing token so that A's old tokens stop verifying. Each event records `by`.
+// Hands A's active locks in the scope (or only those on one pattern or name) to B, each with a new fencing
+// token so that A's old tokens stop verifying. Each event records `by`. The locks are listed from a read
+// snapshot and moved in chunks (coord/chunks.ts): each lock moves atomically, the set chunk by chunk.
 export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
   if (input.from === input.to) throw new IcError('INVALID_INPUT', '--from and --to name the same owner');
   checkTransferAuthority(input.by, input.from, input.force);
   const forced = input.by !== input.from;
-  return writeTransaction(ctx, (now) => {
-    const only = input.only;
-    const held = locksInView(ctx, false, { owner: input.from, activeAt: now }).filter((lock) => only === undefined || lock.pattern === (lock.type === 'file' ? only.file : only.name));
-    if (held.length === 0) {
-      const what = only ? ` matching ${only.file ?? only.name}` : '';
-      throw new IcError('NOT_FOUND', `${input.from} holds no active locks${what} in ${ctx.scope}`, { from: input.from });
-    }
-    return held.map((lock) => {
-      const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
-      reassign(ctx.db, lock.seq, input.to, token);
-      const detail = { from: input.from, by: input.by, forced, previous_token: lock.token, token };
-      insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
-      return withoutBase({ ...lock, owner: input.to, token });
-    });
+  const only = input.only;
+  const held = readTransaction(ctx, (now) =>
+    locksInView(ctx, false, { owner: input.from, activeAt: now })
+      .filter((lock) => only === undefined || lock.pattern === (lock.type === 'file' ? only.file : only.name))
+      .map((lock) => lock.seq),
+  );
+  const moved = inChunks(ctx, held, (seq, now) => {
+    const lock = getLockBySeq(ctx.db, seq);
+    if (!lock || lock.owner !== input.from || lock.released_at !== null || lock.expires_at <= now) return undefined; // changed since it was listed
+    const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
+    reassign(ctx.db, lock.seq, input.to, token);
+    const detail = { from: input.from, by: input.by, forced, previous_token: lock.token, token };
+    insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
+    return withoutBase({ ...lock, owner: input.to, token });
   });
+  if (moved.length === 0) {
+    const what = only ? ` matching ${only.file ?? only.name}` : '';
+    throw new IcError('NOT_FOUND', `${input.from} holds no active locks${what} in ${ctx.scope}`, { from: input.from });
+  }
+  return moved;
 }

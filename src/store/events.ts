@@ -65,10 +65,20 @@ export function firstEventIdSince(db: Database.Database, since: number): number 
 // Deletes events older than the cutoff but always keeps the newest one: fencing tokens (nextEventId) and
 // consumer cursors rely on the largest event id never going back.
 // Each purge that deletes anything is counted (see the purges table), in the same transaction.
-export function purgeEvents(db: Database.Database, before: number): number {
-  const deleted = statement(db, 'DELETE FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').run(before).changes;
+// At most `rows` events per call, oldest id first (a bulk purge repeats it, one transaction each).
+export function purgeEvents(db: Database.Database, before: number, rows: number): number {
+  const deleted = statement(db, 'DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)').run(before, rows).changes;
   if (deleted > 0) statement(db, 'UPDATE purges SET count = count + 1 WHERE id = 1').run();
   return deleted;
+}
+
+export function newestEventId(db: Database.Database): { id: number; created_at: number } | undefined {
+  return statement(db, 'SELECT id, created_at FROM events ORDER BY id DESC LIMIT 1').get() as { id: number; created_at: number } | undefined;
+}
+
+// What purgeEvents would delete now, for a dry run.
+export function countEventsBefore(db: Database.Database, before: number): number {
+  return (statement(db, 'SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before) as { n: number }).n;
 }
 
 export interface EventQuery {

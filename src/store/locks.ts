@@ -48,6 +48,11 @@ export function getLock(db: Database.Database, id: string): StoredLock | undefin
   return statement(db, `SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
 }
 
+// By key: how a bulk operation finds again, inside a later write transaction, a row it listed before.
+export function getLockBySeq(db: Database.Database, seq: number): StoredLock | undefined {
+  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq) as StoredLock | undefined;
+}
+
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.
 export function basePrefixes(base: string): string[] {
   const prefixes = [''];
@@ -57,19 +62,36 @@ export function basePrefixes(base: string): string[] {
   return prefixes;
 }
 
-// Locks that may bind a request in (scope, type) with this literal base: unreleased ones whose base is a
-// prefix of ours or lies below it, plus locks swept as expired recently enough to be in their lock-delay.
-// Separate SELECTs joined by UNION ALL, because SQLite will not use the base index for an OR of the two;
-// callers deduplicate by id.
+// Locks that may bind a request in (scope, type) with this literal base: those whose base is a prefix of
+// ours or lies below it, unreleased or swept as expired recently enough to be in their lock-delay. Both
+// kinds are narrowed by base the same way (locks_unreleased_by_base, locks_expired_by_base), so lapsed
+// locks elsewhere in the tree cost a request nothing. Separate SELECTs joined by UNION ALL, because SQLite
+// will not use the base index for an OR of the two; callers deduplicate by id.
 export function findCandidates(db: Database.Database, q: { scope: string; type: LockType; base: string; delayCutoff: number }): StoredLock[] {
   const isFile = q.type === 'file';
-  const prefixes = isFile ? basePrefixes(q.base) : [q.base]; // names and claims compare by equality
   if (isFile && q.base === '') {
     // A pattern with no literal base may overlap anything in the scope.
     return statement(db, candidatesSql('everything', 0)).all(q.scope, q.type, q.scope, q.type, q.delayCutoff) as StoredLock[];
   }
-  if (!isFile) return statement(db, candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.delayCutoff) as StoredLock[];
-  return statement(db, candidatesSql('related', prefixes.length)).all(q.scope, q.type, ...prefixes, q.scope, q.type, `${q.base}/`, `${q.base}0`, q.scope, q.type, q.delayCutoff) as StoredLock[];
+  if (!isFile) return statement(db, candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.base, q.delayCutoff) as StoredLock[]; // names and claims compare by equality
+  const prefixes = basePrefixes(q.base);
+  const below = [`${q.base}/`, `${q.base}0`]; // strictly below our base: '0' sorts right after '/'
+  return statement(db, candidatesSql('related', prefixes.length)).all(
+    q.scope,
+    q.type,
+    ...prefixes,
+    q.scope,
+    q.type,
+    ...below,
+    q.scope,
+    q.type,
+    ...prefixes,
+    q.delayCutoff,
+    q.scope,
+    q.type,
+    ...below,
+    q.delayCutoff,
+  ) as StoredLock[];
 }
 
 // The SQL of findCandidates depends only on the kind of base and the number of its prefixes; building it
@@ -81,9 +103,14 @@ function candidatesSql(kind: 'everything' | 'equal' | 'related', prefixCount: nu
   let sql = candidateSql.get(key);
   if (sql) return sql;
   const unreleased = `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND released_at IS NULL`;
-  const parts = kind === 'everything' ? [unreleased] : [`${unreleased} AND base IN (${Array.from({ length: prefixCount }, () => '?').join(', ')})`];
-  if (kind === 'related') parts.push(`${unreleased} AND base >= ? AND base < ?`); // strictly below our base: '0' sorts right after '/'
-  parts.push(`SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND release_reason = 'expired' AND expires_at > ?`);
+  const delayed = `SELECT ${COLUMNS} FROM locks WHERE scope = ? AND type = ? AND release_reason = 'expired'`;
+  const inBases = `base IN (${Array.from({ length: prefixCount }, () => '?').join(', ')})`;
+  let parts: string[];
+  if (kind === 'everything') parts = [unreleased, `${delayed} AND expires_at > ?`];
+  else if (kind === 'equal') parts = [`${unreleased} AND base = ?`, `${delayed} AND base = ? AND expires_at > ?`];
+  else {
+    parts = [`${unreleased} AND ${inBases}`, `${unreleased} AND base >= ? AND base < ?`, `${delayed} AND ${inBases} AND expires_at > ?`, `${delayed} AND base >= ? AND base < ? AND expires_at > ?`];
+  }
   sql = parts.join(' UNION ALL ');
   candidateSql.set(key, sql);
   return sql;
@@ -157,9 +184,14 @@ export function withoutBase(lock: StoredLock): Lock {
   };
 }
 
-// Deletes released locks older than the cutoff (the cleanup loop for every creation loop).
-export function purgeReleased(db: Database.Database, releasedBefore: number): number {
-  return statement(db, 'DELETE FROM locks WHERE released_at IS NOT NULL AND released_at < ?').run(releasedBefore).changes;
+// Deletes at most `rows` released locks older than the cutoff (the cleanup loop for every creation loop),
+// oldest release first through locks_released_at; a bulk purge repeats it, one transaction each.
+export function purgeReleased(db: Database.Database, releasedBefore: number, rows: number): number {
+  return statement(db, 'DELETE FROM locks WHERE seq IN (SELECT seq FROM locks WHERE released_at IS NOT NULL AND released_at < ? ORDER BY released_at LIMIT ?)').run(releasedBefore, rows).changes;
+}
+
+export function countReleasedBefore(db: Database.Database, releasedBefore: number): number {
+  return (statement(db, 'SELECT count(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore) as { n: number }).n;
 }
 
 // Pushes expiry out for every active lock of an owner (all scopes), each by the TTL it was taken with.

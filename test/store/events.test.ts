@@ -82,10 +82,10 @@ describe('nextEventId', () => {
       () => {
         expect(nextEventId(db).id).toBe(10);
         expect(insertEvent(db, event(4))).toBe(10); // SQLite's own next rowid is the same number
-        expect(purgeEvents(db, 100)).toBe(3); // everything but the newest
+        expect(purgeEvents(db, 100, 1_000)).toBe(3); // everything but the newest
         expect(db.prepare('SELECT id FROM events').all()).toEqual([{ id: 10 }]);
         expect(nextEventId(db).id).toBe(11);
-        expect(purgeEvents(db, 100)).toBe(0); // the newest is never purged, however old
+        expect(purgeEvents(db, 100, 1_000)).toBe(0); // the newest is never purged, however old
         expect(nextEventId(db).id).toBe(11);
       },
     );
