@@ -1,3 +1,4 @@
+import { checkpointPassive, pauseAutoCheckpoint } from '../store/checkpoint';
 import { writeTransaction, type CoordContext } from './context';
 
 // The one place bulk writes are cut into bounded transactions (docs/guarantees.md, "Bulk operations"): a
@@ -8,7 +9,9 @@ export const CHUNK = {
   rows: 1_000,
   // Time spent on items inside one transaction before it commits: the commit itself and one last item
   // come on top, and the whole must stay well under the ~50 ms a concurrent hook can afford to wait.
-  budgetMs: 20,
+  budgetMs: 15,
+  // Past this many items, the WAL is checkpointed between chunks rather than inside a chunk's commit.
+  manualCheckpointFrom: 100,
 } as const;
 
 // Applies `apply` to every item, in order, in as many write transactions as the budget calls for. Each
@@ -16,36 +19,53 @@ export const CHUNK = {
 // the row as it is then, since other writers run between chunks. Returns the results `apply` kept.
 export function inChunks<T, R>(ctx: CoordContext, items: readonly T[], apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number } = CHUNK): R[] {
   const results: R[] = [];
-  let next = 0;
-  while (next < items.length) {
-    writeTransaction(ctx, (now) => {
-      const started = performance.now();
-      const end = Math.min(items.length, next + limits.rows);
-      let i = next;
-      const kept: R[] = [];
-      while (i < end) {
-        const result = apply(items[i]!, now);
-        i++;
-        if (result !== undefined) kept.push(result);
-        if (performance.now() - started >= limits.budgetMs) break;
-      }
-      // Only after the commit: a chunk rolled back (an error thrown) is retried or reported by the caller.
-      return () => {
-        next = i;
-        results.push(...kept);
-      };
-    })();
+  const bulk = items.length >= CHUNK.manualCheckpointFrom;
+  const resume = bulk ? pauseAutoCheckpoint(ctx.db) : undefined;
+  try {
+    let next = 0;
+    while (next < items.length) {
+      next = oneChunk(ctx, items, next, apply, limits, results);
+      if (bulk) checkpointPassive(ctx.db);
+    }
+  } finally {
+    resume?.();
   }
   return results;
 }
 
-// Repeats a bounded statement (e.g. a DELETE of at most CHUNK.rows rows) in its own write transaction
-// until it reports fewer than `rows` changes: for purges, which need no list of items first.
-export function repeatInChunks(ctx: CoordContext, step: (now: number, rows: number) => number, rows: number = CHUNK.rows): number {
-  let total = 0;
-  for (;;) {
-    const changed = writeTransaction(ctx, (now) => step(now, rows));
-    total += changed;
-    if (changed < rows) return total;
+// One write transaction from item `from` on; returns where the next chunk starts. Results are kept only
+// once the chunk has committed (an error rolls it back and reaches the caller).
+function oneChunk<T, R>(ctx: CoordContext, items: readonly T[], from: number, apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number }, results: R[]): number {
+  const { next, kept } = writeTransaction(ctx, (now) => {
+    const started = performance.now();
+    const end = Math.min(items.length, from + limits.rows);
+    const kept: R[] = [];
+    let i = from;
+    while (i < end) {
+      const result = apply(items[i]!, now);
+      i++;
+      if (result !== undefined) kept.push(result);
+      if (performance.now() - started >= limits.budgetMs) break;
+    }
+    return { next: i, kept };
+  });
+  for (const result of kept) results.push(result);
+  return next;
+}
+
+// Repeats a bounded statement (e.g. a DELETE of at most `rows` rows) in its own write transaction until it
+// reports fewer than `rows` changes: for purges, which need no list of items first.
+export function repeatInChunks(ctx: CoordContext, step: (now: number, rows: number) => number, rows: number = CHUNK.rows / 4): number {
+  const resume = pauseAutoCheckpoint(ctx.db);
+  try {
+    let total = 0;
+    for (;;) {
+      const changed = writeTransaction(ctx, (now) => step(now, rows));
+      total += changed;
+      if (changed < rows) return total;
+      checkpointPassive(ctx.db);
+    }
+  } finally {
+    resume();
   }
 }

@@ -8,10 +8,18 @@ export interface TransactionTimings {
 
 let last: TransactionTimings = { lockWaitMs: 0, heldMs: 0 };
 let longestHeldMs = 0;
+let holds: number[] | undefined;
 
 export function recordTransaction(timings: TransactionTimings): void {
   last = timings;
   longestHeldMs = Math.max(longestHeldMs, timings.heldMs);
+  holds?.push(timings.heldMs);
+}
+
+// Every hold from now on, kept for the benchmark (a bulk operation runs one transaction per chunk).
+export function collectWriteHolds(): number[] {
+  holds = [];
+  return holds;
 }
 
 export function lastTransactionTimings(): TransactionTimings {

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSy
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ic, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
+import { LATEST_VERSION } from '../../src/store/migrations';
 import { isNetworkFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
 
 let repo: TempRepo;
@@ -283,8 +284,8 @@ describe('ic doctor', () => {
       healthy: true,
       status: 'healthy',
       db: { path: repo.db, source: 'git', exists: true },
-      schema_version: 1,
-      latest_schema_version: 1,
+      schema_version: LATEST_VERSION,
+      latest_schema_version: LATEST_VERSION,
       journal_mode: 'wal',
       integrity: 'ok',
       filesystem: { network: false },
