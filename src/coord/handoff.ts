@@ -1,4 +1,5 @@
-import { parseDuration } from '../core/duration';
+import { formatDuration } from '../core/duration';
+import { stallAfterMs } from './config';
 import { IcError } from '../core/errors';
 import { viewLock, type Lock } from '../core/lock';
 import { lastActivity } from '../store/activity';
@@ -9,14 +10,9 @@ import { readTransaction, writeTransaction, type CoordContext } from './context'
 
 // Claims that cannot be hoarded (README, "Stalled claims and hand-offs"). A claim is stalled when its
 // owner has shown no activity (any event of its own: edits, renewals, heartbeats, commits; or a heartbeat
-// record) for IC_STALL_AFTER (default 60m). Derived from the log when asked: no daemon marks anything.
-
-export const DEFAULT_STALL_MS = 60 * 60_000;
-
-export function stallAfterMs(env: NodeJS.ProcessEnv): number {
-  const raw = env.IC_STALL_AFTER;
-  return raw ? parseDuration(raw, 'IC_STALL_AFTER') : DEFAULT_STALL_MS;
-}
+// record) for the repository's `stall-after` setting (`ic config stall-after`, default 60m), read inside
+// the same transaction: never the taker's environment (IC_STALL_AFTER is ignored since 0.3). Derived from
+// the log when asked: no daemon marks anything.
 
 export interface ClaimState {
   claim: Lock;
@@ -33,7 +29,7 @@ function activeClaim(ctx: CoordContext, item: string, now: number): StoredLock |
 function stateOf(ctx: CoordContext, claim: StoredLock, now: number): ClaimState {
   const last = Math.max(lastActivity(ctx.db, claim.owner) ?? 0, claim.created_at);
   const requests = handoffRequests(ctx.db, [claim.id], claim.token).map((row) => ({ by: row.owner, at: row.created_at, reason: row.reason }));
-  return { claim: withoutBase(claim), last_active: last, stalled: now - last >= stallAfterMs(ctx.env), requests };
+  return { claim: withoutBase(claim), last_active: last, stalled: now - last >= stallAfterMs(ctx.db), requests };
 }
 
 // The active claim on an item with its stalled state and open requests, or undefined when nobody holds it.
@@ -88,7 +84,7 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
     if (!state.stalled) {
       throw new IcError(
         'CONFLICT',
-        `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${Math.round(stallAfterMs(ctx.env) / 60_000)}m without activity)`,
+        `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${formatDuration(stallAfterMs(ctx.db))} without activity: ic config stall-after)`,
         {
           held: viewLock(withoutBase(claim)),
           hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,

@@ -10,7 +10,7 @@ export interface OwnerActivity {
   last_active: number;
   locks: Lock[];
   claims: Lock[];
-  /** Claims whose owner showed no activity for IC_STALL_AFTER: anyone may take them (`claim ITEM --take`). */
+  /** Claims whose owner showed no activity for the repository's stall-after setting: anyone may take them (`claim ITEM --take`). */
   stalled_claims: string[];
   /** Open hand-off requests for this owner's claims. */
   handoff_requests: { item: string; by: string; at: number }[];

@@ -315,7 +315,7 @@ function danglingLinkCheck(path: string, exists: boolean): HealthCheck | null {
 // ic 0.1 kept the database in the work tree, where git clean or stash could delete it. Its live locks
 // still bind the agents that granted them; say how many there are and how to bring them over.
 function legacyCheck(legacyDb: string, now: number): HealthCheck {
-  const fix = `ic init --import ${shellQuote(legacyDb)} (brings its live locks into the current database, then renames it)`;
+  const fix = `ic init --import ${shellQuote(legacyDb)} (brings its live locks into the current database and leaves the file as it is; remove it afterwards)`;
   let live = 'an unknown number of';
   try {
     const db = openSqlite(legacyDb, { fileMustExist: true, readonly: true, timeout: 2_000 });

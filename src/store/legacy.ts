@@ -1,23 +1,38 @@
-import { existsSync, renameSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import type { Lock } from '../core/lock';
 import { IcError } from '../core/errors';
+import { IC_APPLICATION_ID } from './application-id';
+import { classifyDbFile } from './db-file';
 import { openSqlite } from './driver';
+import { LATEST_VERSION } from './migrations';
 
 // A lock as any ic database stores it: ic 0.1 (schema 1 and 2) and this schema share these columns.
 export type ImportableLock = Pick<Lock, 'type' | 'scope' | 'pattern' | 'owner' | 'mode' | 'reason' | 'expires_at'>;
 
-// The locks still in force in another ic database, read without changing it (read-only connection).
+// The schemas an import reads: ic 0.1 wrote no application id and user_version 1 or 2; every later ic
+// marks its files and counts its schema up to the one this ic knows.
+const LEGACY_VERSIONS = new Set([1, 2]);
+const NEEDED_COLUMNS = ['type', 'scope', 'pattern', 'owner', 'mode', 'reason', 'expires_at', 'released_at'];
+
+// The locks still in force in another ic database, read through a read-only connection: the source is
+// never changed, not even checkpointed (its -wal stays as it was). Anything that is not an ic database
+// of a schema this ic knows is refused before a row is read.
 export function readLiveLocks(path: string, now: number): ImportableLock[] {
-  let db;
+  const file = classifyDbFile(path);
+  if (file.kind === 'missing') throw new IcError('INVALID_INPUT', `${path} does not exist`, { path });
+  if (file.kind === 'not_regular') throw new IcError('INVALID_INPUT', `${path} is ${file.what}, not a database file`, { path });
+  if (file.kind === 'not_sqlite' || file.kind === 'blank') throw new IcError('INVALID_INPUT', `${path} is not an ic database (not a SQLite file with a schema)`, { path });
+  let db: Database.Database;
   try {
     db = openSqlite(path, { fileMustExist: true, readonly: true, timeout: 5_000 });
   } catch (error) {
     throw new IcError('DB_UNAVAILABLE', `cannot open ${path} to import it: ${(error as Error).message}`, { path }, { cause: error });
   }
   try {
-    const hasLocks = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'locks'").get();
-    if (!hasLocks) throw new IcError('INVALID_INPUT', `${path} is not an ic database (it has no locks table)`, { path });
-    return db.prepare('SELECT type, scope, pattern, owner, mode, reason, expires_at FROM locks WHERE released_at IS NULL AND expires_at > ? ORDER BY token').all(now) as ImportableLock[];
+    return db.transaction(() => {
+      requireKnownSchema(db, path);
+      return db.prepare('SELECT type, scope, pattern, owner, mode, reason, expires_at FROM locks WHERE released_at IS NULL AND expires_at > ? ORDER BY token').all(now) as ImportableLock[];
+    })();
   } catch (error) {
     if (error instanceof IcError) throw error;
     throw new IcError('DB_UNAVAILABLE', `cannot read the locks of ${path}: ${(error as Error).message}`, { path }, { cause: error });
@@ -26,12 +41,24 @@ export function readLiveLocks(path: string, now: number): ImportableLock[] {
   }
 }
 
-// Puts an imported database aside as PATH.imported (its -wal and -shm follow, so SQLite still reads it
-// whole), never over an earlier archive: the notice about the old location stops, and nothing is deleted.
-export function archiveImported(path: string): string {
-  let target = `${path}.imported`;
-  for (let n = 2; existsSync(target); n++) target = `${path}.imported-${n}`;
-  renameSync(path, target);
-  for (const suffix of ['-wal', '-shm']) if (existsSync(`${path}${suffix}`)) renameSync(`${path}${suffix}`, `${target}${suffix}`);
-  return target;
+function requireKnownSchema(db: Database.Database, path: string): void {
+  const applicationId = db.pragma('application_id', { simple: true }) as number;
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const columns = new Set((db.prepare("SELECT name FROM pragma_table_info('locks')").all() as { name: string }[]).map((row) => row.name));
+  const isIc = applicationId === IC_APPLICATION_ID;
+  const known = isIc ? version >= 1 && version <= LATEST_VERSION : applicationId === 0 && LEGACY_VERSIONS.has(version);
+  if (isIc && version > LATEST_VERSION) {
+    throw new IcError('INVALID_INPUT', `${path} has schema version ${version}, newer than this ic knows (${LATEST_VERSION}); import it with a newer ic`, {
+      path,
+      schema_version: version,
+      supported: LATEST_VERSION,
+    });
+  }
+  if (!known || !NEEDED_COLUMNS.every((column) => columns.has(column))) {
+    throw new IcError('INVALID_INPUT', `${path} is not an ic database of a schema this ic knows (application_id ${applicationId}, user_version ${version})`, {
+      path,
+      application_id: applicationId,
+      schema_version: version,
+    });
+  }
 }

@@ -42,6 +42,7 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
     if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), options.explicit === true);
+    else if (file.kind === 'blank') probeReadOnly(path, options); // a foreign WAL file must not be checkpointed by our close
     return { db: openExisting(path, options, true, file.kind === 'ic'), missing: false };
   } catch (error) {
     throw withAdvice(translateDbError(error, path), path);
@@ -75,6 +76,23 @@ function refuseUnusable(file: DbFileKind, path: string): void {
 function foreignDatabase(path: string, applicationId: number): IcError {
   const hint = `point --db/IC_DB at another file; if ${path} is a database of ic 0.1, import its live locks with: ic init --import ${shellQuote(path)}`;
   return new IcError('DB_UNAVAILABLE', `${path} is a SQLite database that ic did not create (application_id ${applicationId}); ic leaves it alone`, { path, application_id: applicationId, hint });
+}
+
+// A header with no schema may hide a foreign database whose pages are all still in its -wal. A read-write
+// connection that refused it would, on closing, checkpoint that WAL into the file and delete it; a
+// read-only one reads the WAL and leaves the file and its -wal byte for byte as they were.
+function probeReadOnly(path: string, options: OpenOptions): void {
+  let db: Database.Database;
+  try {
+    db = openSqlite(path, { timeout: options.busyTimeoutMs, fileMustExist: true, readonly: true });
+  } catch {
+    return; // e.g. removed meanwhile: the read-write open below reports what is wrong
+  }
+  try {
+    refuseForeignSchema(db, path);
+  } finally {
+    db.close();
+  }
 }
 
 // The header said "no schema", but a WAL may hold newer pages than the file: ask SQLite, which reads both.

@@ -50,7 +50,7 @@ export function claimCommand(emit: (reply: Reply) => void): Command {
     .option('--ttl <duration>', 'time to live (default 30m)')
     .option('--wait <duration>', 'wait up to this long for the claim')
     .option('--reason <text>', 'what you are doing with it, shown to others who try to claim it')
-    .option('--take', 'take over a stalled claim (its owner inactive for IC_STALL_AFTER, default 60m); recorded as taken_over')
+    .option('--take', 'take over a stalled claim (its owner inactive for the repository setting stall-after, default 60m: ic config); recorded as taken_over')
     .option('--ask', 'ask the holder to hand the claim over (it sees the request in its hooks and status line)')
     .action((item: string, options: TakeOptions) => emit(options.take || options.ask ? takeOrAsk(item, options) : take('claim', item, options)));
 }

@@ -136,6 +136,12 @@ export const EXAMPLES: Record<string, CommandExamples> = {
     setup: ['ic init'],
     examples: [{ says: 'Check the database and say what to do', run: 'ic doctor' }],
   },
+  config: {
+    examples: [
+      { says: "The repository's settings", run: 'ic config' },
+      { says: 'Claims of owners idle for 30 minutes may be taken over (claim ITEM --take)', run: 'ic config stall-after 30m' },
+    ],
+  },
   completion: {
     setup: ['mkdir -p ~/.zfunc ~/.config/fish/completions'],
     examples: [
