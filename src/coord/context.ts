@@ -7,7 +7,7 @@ import { isAbsolute, join } from 'node:path';
 import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, locateDb, projectDb, repositoryRoot, type DbLocation } from '../store/discover';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
-import { newestEventTime } from '../store/clock';
+import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
 import { recordTransaction } from './timing';
 
 export interface ContextOptions {
@@ -137,13 +137,14 @@ function transactionRunner(db: Database.Database): Database.Transaction<(work: (
 }
 
 // One IMMEDIATE transaction with one clock reading: expiry is judged after the write lock is held.
-export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
+// `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
+export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T, options: { checkClock?: boolean } = {}): T {
   const requested = performance.now();
   let started = requested;
   try {
     const result = transactionRunner(ctx.db).immediate(() => {
       started = performance.now(); // BEGIN IMMEDIATE has returned: the write lock is ours
-      return work(writeClock(ctx));
+      return work(options.checkClock === false ? checkClock(ctx.clock(), 'the clock') : writeClock(ctx));
     }) as T;
     recordTransaction({ lockWaitMs: started - requested, heldMs: performance.now() - started });
     return result;
@@ -152,11 +153,52 @@ export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T)
   }
 }
 
-// The time a write records: never before the newest event, so a clock stepped back cannot shorten a lock
-// (a renewal would set an earlier expiry) or disorder the log; never outside the years ic accepts.
+/** How far behind the newest event a write's clock may be (it is then recorded at the newest event's time). */
+export const MAX_CLOCK_SKEW_MS = CLOCK_TOLERANCE_MS;
+/** How far ahead of both the newest event and the real clock a test clock (IC_NOW) may be. */
+export const MAX_CLOCK_LEAP_MS = 86_400_000;
+
+// The time a write records: never before the newest event, so a clock stepped back a little cannot shorten
+// a lock (a renewal would set an earlier expiry) or disorder the log; never outside the years ic accepts.
+// Outside a sane window the write is refused (INVALID_INPUT, 65) rather than stamped, so one bad clock
+// cannot date every later write (docs/guarantees.md, "Time"): behind the newest event by more than
+// MAX_CLOCK_SKEW_MS (the clock went back, or the log holds events from the future: `ic doctor
+// --repair-clock`), or a test clock more than a day ahead of the log and of the real time. The system
+// clock may run ahead of the log: a repository idle for a week is not a poisoned one.
 function writeClock(ctx: CoordContext): number {
-  const now = checkClock(ctx.clock(), ctx.env.IC_NOW && ctx.env[TEST_CLOCK_SWITCH] === '1' ? 'IC_NOW' : 'the system clock');
-  return Math.max(now, newestEventTime(ctx.db) ?? now);
+  const testClock = Boolean(ctx.env.IC_NOW && ctx.env[TEST_CLOCK_SWITCH] === '1');
+  const source = testClock ? 'IC_NOW' : 'the system clock';
+  const now = checkClock(ctx.clock(), source);
+  const newest = newestEventTime(ctx.db);
+  if (newest === null) return now;
+  if (now < newest - MAX_CLOCK_SKEW_MS) {
+    const poisoned = newest > Date.now() + MAX_CLOCK_SKEW_MS;
+    throw new IcError(
+      'INVALID_INPUT',
+      poisoned
+        ? `the database holds events dated ${new Date(newest).toISOString()}, in the future: a write with a wrong clock stamped them; refusing to date more writes after them`
+        : `${source} reads ${new Date(now).toISOString()}, more than ${MAX_CLOCK_SKEW_MS / 60_000}m before the newest event (${new Date(newest).toISOString()}); refusing to write with a clock that went back`,
+      {
+        source,
+        clock: new Date(now).toISOString(),
+        newest_event: new Date(newest).toISOString(),
+        hint: poisoned ? 'run `ic doctor`, then `ic doctor --repair-clock`' : 'fix the clock (or unset IC_NOW)',
+      },
+    );
+  }
+  if (testClock && now > Math.max(newest, Date.now()) + MAX_CLOCK_LEAP_MS) {
+    throw new IcError(
+      'INVALID_INPUT',
+      `IC_NOW reads ${new Date(now).toISOString()}, more than a day ahead of the newest event (${new Date(newest).toISOString()}) and of the real time; refusing to date a write there`,
+      {
+        source,
+        clock: new Date(now).toISOString(),
+        newest_event: new Date(newest).toISOString(),
+        hint: 'step IC_NOW forward by less than a day at a time',
+      },
+    );
+  }
+  return Math.max(now, newest);
 }
 
 // Reads run in one deferred transaction so that they see one consistent snapshot.

@@ -84,13 +84,16 @@ function mtimeOf(path: string): number {
 
 export const INDEX_IDLE_MS = 24 * 3_600_000;
 
-// The sweep's cleanup loop for private indexes: deletes those whose session showed no activity (no write to
-// the index, no event or heartbeat of its owner) for `idleMs`. Returns the files deleted (or that would be).
-export function sweepIndexFiles(dir: string, now: number, lastActive: (owner: string) => number | undefined, dryRun: boolean, idleMs = INDEX_IDLE_MS): string[] {
+// The sweep's cleanup loop for private indexes: deletes those whose session showed no activity for `idleMs`
+// by two witnesses that must agree, so no one clock's word is enough (a database dated in the future by a
+// wrong clock must not delete a live session's staged work): the files themselves, untouched for `idleMs`
+// by the real time (`wallNow`, the clock that stamped their mtimes), and the owner's last event or
+// heartbeat, `idleMs` before the database's `now`. Returns the files deleted (or that would be).
+export function sweepIndexFiles(dir: string, now: number, lastActive: (owner: string) => number | undefined, dryRun: boolean, idleMs = INDEX_IDLE_MS, wallNow = Date.now()): string[] {
   const deleted: string[] = [];
   for (const entry of listIndexFiles(dir)) {
-    const active = Math.max(entry.touched, entry.owner === undefined ? 0 : (lastActive(entry.owner) ?? 0));
-    if (now - active < idleMs) continue;
+    if (wallNow - entry.touched < idleMs) continue;
+    if (entry.owner !== undefined && now - (lastActive(entry.owner) ?? 0) < idleMs) continue;
     deleted.push(entry.file);
     if (!dryRun) for (const file of [entry.file, `${entry.file}.base`, `${entry.file}.ic-new`]) rmSync(file, { force: true });
   }

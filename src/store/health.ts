@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
 import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
 import { LATEST_VERSION } from './migrations';
+import { CLOCK_TOLERANCE_MS, futureTimes } from './clock';
 import { classifyDbFile } from './db-file';
 import { isDiskFull } from './errors';
 import { shellQuote } from '../core/shell';
@@ -171,7 +172,7 @@ function inspect(path: string, now: number, report: HealthReport): void {
   }
   let db: Database.Database;
   try {
-    db = openSqlite(path, { fileMustExist: true, timeout: 2_000 });
+    db = openSqlite(path, { fileMustExist: true, timeout: 2_000, readonly: true }); // read-only: never checkpoints or changes the file
   } catch (error) {
     checks.push({ name: 'open', ok: false, severity: 'error', detail: `SQLite cannot open ${path}: ${(error as Error).message}`, fix: `check the permissions of ${path} and ${dirname(path)}` });
     return;
@@ -251,6 +252,21 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
   report.counts = { locks, events };
   const lapsed = locks.lapsed ? `, ${locks.lapsed} lapsed (inactive; \`ic coord sweep\` marks them expired)` : '';
   checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
+  checks.push(clockCheck(db, now));
+}
+
+// A write with a wrong clock (IC_NOW far ahead, or a system clock set wrong) dates its events in the future;
+// every later write would then be refused (coord/context.ts, writeClock). Said here, with the repair.
+function clockCheck(db: Database.Database, now: number): HealthCheck {
+  const future = futureTimes(db, now + CLOCK_TOLERANCE_MS);
+  if (future.events === 0 && future.locks === 0) return { name: 'clock', ok: true, detail: 'no event or lock is dated in the future' };
+  return {
+    name: 'clock',
+    ok: false,
+    severity: 'warning',
+    detail: `${future.events} events and ${future.locks} locks are dated in the future (newest ${new Date(future.newest).toISOString()}, now ${new Date(now).toISOString()}): a write with a wrong clock stamped them, and writes are refused until they are repaired`,
+    fix: 'ic doctor --repair-clock (dates them now, keeping their order and each lock its TTL)',
+  };
 }
 
 // SQLite needs room for the WAL and its shared-memory index; a full disk shows up as odd I/O errors.

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -283,7 +283,7 @@ describe('ic init --import brings an ic 0.1 database over', () => {
     return path;
   }
 
-  it('imports the live locks (keeping owner, mode, reason and expiry), skips what conflicts, and renames the old file', async () => {
+  it('imports the live locks (keeping owner, mode, reason and expiry), skips what conflicts, and leaves the old file unchanged', async () => {
     const old = makeOldDatabase([
       { type: 'file', pattern: 'src/**', owner: 'alice', reason: 'refactor', expiresIn: 30 * 60_000 },
       { type: 'file', pattern: 'docs/a.md', owner: 'bob', mode: 'shared', expiresIn: 10 * 60_000 },
@@ -296,11 +296,12 @@ describe('ic init --import brings an ic 0.1 database over', () => {
     expect((await coord(repo, ['reserve', 'lib/**'], as('erin'))).exitCode).toBe(0);
     const notice = await coord(repo, ['list']);
     expect(notice.stderr).toContain('ic init --import');
+    const before = digest(old);
     const result = await ic(repo, ['init', '--import', '.ic/ic.db']);
     expect(result.exitCode).toBe(0);
     const imported = result.json.imported;
     expect(imported.from).toBe(old);
-    expect(imported.moved_to).toBe(`${old}.imported`);
+    expect(imported.moved_to).toBeNull(); // the source is left as it was
     expect(imported.locks.map((lock: any) => `${lock.type}:${lock.owner}:${lock.pattern}:${lock.mode}:${lock.reason}`)).toEqual([
       'file:alice:src/**:exclusive:refactor',
       'file:bob:docs/a.md:shared:null',
@@ -309,13 +310,14 @@ describe('ic init --import brings an ic 0.1 database over', () => {
     const src = imported.locks[0];
     expect(Math.abs(Date.parse(src.expires_at) - (Date.now() + 30 * 60_000))).toBeLessThan(60_000);
     expect(imported.skipped).toEqual([expect.objectContaining({ type: 'file', pattern: 'lib/x.ts', owner: 'dave' })]);
-    expect(existsSync(old)).toBe(false);
-    expect(existsSync(`${old}.imported`)).toBe(true);
+    expect(digest(old)).toBe(before);
+    expect(existsSync(`${old}.imported`)).toBe(false);
     // The imported locks bind: carol cannot take a file inside alice's src/**.
     const refused = await coord(repo, ['reserve', 'src/a.ts'], as('carol'));
     expect(refused.exitCode).toBe(1);
     expect(refused.json.error.conflicts[0].held).toMatchObject({ owner: 'alice', pattern: 'src/**' });
-    // And the notice is gone.
+    // The notice stays while the old file does; removed, it is gone.
+    rmSync(join(repo.dir, '.ic'), { recursive: true });
     expect((await coord(repo, ['list'])).stderr).not.toContain('0.1 database');
   });
 

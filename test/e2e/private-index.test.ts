@@ -2,7 +2,7 @@
 // Each commit must hold exactly its committer's staged changes on top of the HEAD it lands on, and no
 // commit may revert another session's.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -204,7 +204,7 @@ describe('private staging areas (install --git-index)', () => {
     expect((await status('A')).stdout).not.toMatch(/HEAD moved/);
   });
 
-  it("session end deletes the session's index; sweep deletes those idle for 24 h; doctor counts them", async () => {
+  it("session end deletes the session's index; sweep deletes those idle for 24 h (by their files and their owner's activity); doctor counts them", async () => {
     const repo = await setUp();
     const a = await startSession(repo, 'A');
     const b = await startSession(repo, 'B');
@@ -218,7 +218,13 @@ describe('private staging areas (install --git-index)', () => {
     const soon = await coord(repo, ['sweep'], { env: { IC_NOW: new Date(Date.now() + 3_600_000).toISOString() } });
     expect(soon.json).toMatchObject({ index_files: 0 });
     expect(existsSync(b.index)).toBe(true);
+    // Idle by the database's clock alone is not enough: the index files themselves must be a day old too.
+    expect((await coord(repo, ['reserve', 'other.txt', '--owner', 'carol'], { env: { IC_NOW: new Date(Date.now() + 20 * 3_600_000).toISOString() } })).exitCode).toBe(0);
     const later = { IC_NOW: new Date(Date.now() + 25 * 3_600_000).toISOString() };
+    expect((await coord(repo, ['sweep'], { env: later })).json).toMatchObject({ index_files: 0 });
+    expect(existsSync(b.index)).toBe(true);
+    const dayOld = new Date(Date.now() - 25 * 3_600_000);
+    for (const file of [b.index, `${b.index}.base`]) utimesSync(file, dayOld, dayOld);
     expect((await coord(repo, ['sweep', '--dry-run'], { env: later })).json).toMatchObject({ index_files: 1 });
     expect(existsSync(b.index)).toBe(true);
     expect((await coord(repo, ['sweep'], { env: later })).json).toMatchObject({ index_files: 1 });

@@ -4,13 +4,29 @@ import { clockFromEnv, resolveProject } from '../../coord/context';
 import { locateDb } from '../../store/discover';
 import { diagnose, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
-import { withCommonOptions, type CommonOptions } from '../common';
+import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { repairClock } from '../../coord/clock';
 import { failure, success, type Reply } from '../reply';
 
 export function doctorCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('doctor'))
     .description('check the database: location, file system, integrity, schema, journal mode, lock counts, and what to do')
-    .action((options: CommonOptions) => emit(runDoctor(options)));
+    .option('--repair-clock', 'date events and locks stamped in the future (by a write with a wrong clock) now, then check')
+    .action((options: DoctorOptions) => emit(options.repairClock ? runRepairClock(options) : runDoctor(options)));
+}
+
+interface DoctorOptions extends CommonOptions {
+  repairClock?: boolean;
+}
+
+// The one doctor that writes: it opens the database as a writer would (so it must exist and be ic's).
+function runRepairClock(options: DoctorOptions): Reply {
+  return withContext(options, true, (ctx) => {
+    const repaired = repairClock(ctx);
+    return success({ repaired: { events: repaired.events, locks: repaired.locks, dated: new Date(repaired.now).toISOString() } }, () =>
+      repaired.events + repaired.locks === 0 ? 'nothing was dated in the future' : `dated ${repaired.events} events and ${repaired.locks} locks at ${new Date(repaired.now).toISOString()}`,
+    );
+  });
 }
 
 // Exit codes: 0 healthy; 1 usable but something needs attention (an answer, like `check`'s "not free":
