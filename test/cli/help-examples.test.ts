@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXAMPLES } from '../../src/cli/help/examples';
-import { GROUPS } from '../../src/cli/help/groups';
+import { GROUPS, ROOT_COMMANDS } from '../../src/cli/help/groups';
 import { REPO_ROOT, cleanEnv, ic, makeTempRepo, type TempRepo } from '../support/cli';
 
 // Every example a command's --help shows is run as written, in bash, in a fresh repository (after the
@@ -76,7 +76,7 @@ describe('help examples', () => {
   it('the man page is generated from the same help and examples', async () => {
     const man = await ic(repo, ['man']);
     expect(man.exitCode).toBe(0);
-    for (const name of commandNames) expect(man.stdout, name).toContain(`.SS ${name === 'init' || name === 'doctor' || name === 'completion' ? 'ic' : 'coord'} ${name}`);
+    for (const name of commandNames) expect(man.stdout, name).toContain(`.SS ${ROOT_COMMANDS.includes(name) ? 'ic' : 'coord'} ${name}`);
     expect(man.stdout).toContain('.SH EXIT STATUS');
     const rendered = await execa('man', ['-l', '-'], { input: man.stdout, env: { ...process.env, MANWIDTH: '100' }, reject: false });
     if (rendered.exitCode === 0) expect(rendered.stdout).toContain('coord reserve');
