@@ -15,8 +15,12 @@ export interface ContextOptions {
   env: NodeJS.ProcessEnv;
   dbFlag?: string;
   scopeFlag?: string;
-  /** Writers open (and create) the file; readers of a missing file see an empty database. */
+  /** Writers open (and create) the file; readers of a missing default file see an empty database. */
   write: boolean;
+  /** `ic init`: the one writer that may create a database outside git where no `ic init` root is yet. */
+  init?: boolean;
+  /** The CLI: a read outside every project is refused too (saying how to start one), not read as empty. */
+  readsNeedProject?: boolean;
   clock?: Clock;
   /** The project and scope, when the caller has already resolved them (saves a second walk up the tree). */
   project?: Project;
@@ -25,6 +29,8 @@ export interface ContextOptions {
 export interface Project {
   /** The canonical work tree root (git), else the nearest ancestor holding .ic/, else the working directory. */
   projectRoot: string;
+  /** Outside git with no `ic init` root above: no project, so no default database (only --db, IC_DB or `ic init`). */
+  unmarked: boolean;
   /** Where file and named locks live: the project root unless --scope names another directory. */
   scope: string;
   /** Where claims live: the repository, shared by all its worktrees (--scope overrides it too). */
@@ -83,10 +89,12 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
 // the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
 export function resolveProject(cwd: string, scopeFlag?: string): Project {
   const git = findGitInfo(cwd);
-  const projectRoot = git ? git.root : (findIcRoot(cwd) ?? canonicalDir(cwd));
+  const icRoot = git ? null : findIcRoot(cwd);
+  const projectRoot = git ? git.root : (icRoot ?? canonicalDir(cwd));
   const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
   return {
     projectRoot,
+    unmarked: !git && icRoot === null,
     scope: scope ?? projectRoot,
     claimScope: scope ?? (git ? repositoryRoot(git) : projectRoot),
     ignoreCase: gitIgnoresCase(git),
@@ -113,6 +121,7 @@ export function createContext(options: ContextOptions): CoordContext {
   const lockDelayMs = lockDelayFromEnv(options.env);
   const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
   const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectDb: project.db });
+  if ((options.write || options.readsNeedProject) && !options.init) refuseImplicitDb(project, dbLocation);
   const opened = openDb(dbLocation.path, {
     write: options.write,
     busyTimeoutMs: busyTimeoutFromEnv(options.env),
@@ -121,6 +130,16 @@ export function createContext(options: ContextOptions): CoordContext {
   });
   const { db: _default, ...where } = project;
   return { ...where, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
+}
+
+// Outside git, a database is created only where someone asked for one (`ic init`, --db, IC_DB): a stray
+// run from $HOME or / must not start a database that then captures every directory below it.
+export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoot'>, location: DbLocation): void {
+  if (!project.unmarked || location.source !== 'project') return;
+  throw new IcError('DB_UNAVAILABLE', `${project.projectRoot} is not in a git repository or below an \`ic init\` directory: there is no project database here`, {
+    path: location.path,
+    hint: "run `ic init` in the project's root directory (it creates .ic/ there), or name a database with --db PATH or IC_DB",
+  });
 }
 
 const runners = new WeakMap<Database.Database, Database.Transaction<(work: () => unknown) => unknown>>();

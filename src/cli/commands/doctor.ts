@@ -20,6 +20,7 @@ function runDoctor(options: CommonOptions): Reply {
   const project = resolveProject(process.cwd(), options.scope);
   const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
   const report = diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
+  if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
   addChecks(report, hookChecks(project.projectRoot, process.env));
   const json = { healthy: report.status === 'healthy', ...report };
   if (report.status === 'unusable') {
@@ -28,6 +29,14 @@ function runDoctor(options: CommonOptions): Reply {
     return failure(error, json, () => humanReport(report));
   }
   return success(json, () => humanReport(report), report.status === 'healthy' ? 0 : 1);
+}
+
+// Outside git with no `ic init` root, no write creates a database: say so, and how to start one.
+function noProjectHere(report: HealthReport, dir: string): void {
+  const location = report.checks.find((check) => check.name === 'location');
+  if (!location) return;
+  location.detail = `${dir} is not in a git repository or below an \`ic init\` directory: hooks coordinate nothing here and commands exit 69`;
+  location.fix = "run `ic init` in the project's root directory, or name a database with --db PATH or IC_DB";
 }
 
 // Hook findings never make the database unusable: at worst they turn "healthy" into "problems".

@@ -1,5 +1,8 @@
 import { Command } from 'commander';
-import { resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { CoordContext } from '../../coord/context';
+import { DB_DIR } from '../../store/discover';
 import { viewLock } from '../../core/lock';
 import { importLocks } from '../../coord/import';
 import { archiveImported } from '../../store/legacy';
@@ -18,8 +21,15 @@ export function initCommand(emit: (reply: Reply) => void): Command {
     .action((options: InitOptions) => emit(runInit(options)));
 }
 
+// Outside git, `ic init` makes its directory a project root (.ic/), also when --db puts the database elsewhere:
+// hooks find a file's project by that mark, and without one they coordinate nothing.
+function markProjectRoot(ctx: CoordContext): void {
+  if (ctx.unmarked) mkdirSync(join(ctx.projectRoot, DB_DIR), { recursive: true });
+}
+
 function runInit(options: InitOptions): Reply {
-  return withContext(options, true, (ctx) => {
+  return withContext(options, 'init', (ctx) => {
+    markProjectRoot(ctx);
     const base = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
     if (options.import === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
     const from = resolve(ctx.cwd, options.import);
