@@ -1,7 +1,9 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IcError } from '../core/errors';
-import { normalizePattern } from '../core/glob';
+import { literalBase, normalizePattern } from '../core/glob';
+import { shellQuote } from '../core/shell';
+import { DB_DIR, findGitInfo } from '../store/discover';
 import type { CoordContext } from './context';
 
 type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'>;
@@ -44,7 +46,31 @@ export function commandLinePattern(ctx: PatternContext, cwd: string, input: stri
   if (/^:[(!^]/.test(input)) {
     throw new IcError('INVALID_PATTERN', `pathspec magic "${input.slice(0, 2)}" is not supported (only ":/" is); write "./${input}" for a name starting with ":"`);
   }
-  return canonicalFilePattern(ctx, input, directoryInScope(ctx.scope, cwd));
+  const pattern = canonicalFilePattern(ctx, input, directoryInScope(ctx.scope, cwd));
+  refuseAcrossRepository(ctx.scope, pattern);
+  return pattern;
+}
+
+// One file, one scope: a path inside a submodule (or any repository nested in the scope, or outside git a
+// nested `ic init` root) is that repository's, and its hooks lock it in that repository's database. Named
+// from the enclosing scope it is refused, as `git add` refuses a path across a submodule boundary.
+export function refuseAcrossRepository(root: string, pattern: string): void {
+  const segments = literalBase(pattern)
+    .split('/')
+    .filter((segment) => segment !== '');
+  if (segments.length === 0) return;
+  const markers = findGitInfo(root) ? ['.git'] : ['.git', DB_DIR];
+  for (let end = 1; end <= segments.length; end++) {
+    const dir = join(root, ...segments.slice(0, end));
+    if (!isDirectory(dir)) return;
+    if (!markers.some((marker) => existsSync(join(dir, marker)))) continue;
+    const inner = segments.slice(0, end).join('/');
+    throw new IcError('OUTSIDE_SCOPE', `${pattern} is inside ${inner}, another repository (a submodule or nested project) with its own locks: run ic from inside it`, {
+      pattern,
+      repository: dir,
+      hint: `cd ${shellQuote(dir)} and name the path from there`,
+    });
+  }
 }
 
 // The current directory as names below the scope root (symlinks resolved), or undefined when it lies outside
