@@ -9,6 +9,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { newestEventTime } from '../store/clock';
 import { recordTransaction } from './timing';
+import { scopeKey } from './scope-key';
 
 export interface ContextOptions {
   cwd: string;
@@ -45,6 +46,8 @@ export interface Project {
 // Everything a use case needs: the open database, the scope it acts in, and one clock.
 export interface CoordContext extends Omit<Project, 'db'> {
   db: Database.Database;
+  /** The scope directory as reached from here, for file-system work; `scope` is its stored key (see scope-key.ts). */
+  scopeDir: string;
   dbLocation: DbLocation;
   /** True when a read found no database: it answered from an empty state and created nothing. */
   dbMissing: boolean;
@@ -129,7 +132,15 @@ export function createContext(options: ContextOptions): CoordContext {
     explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB',
   });
   const { db: _default, ...where } = project;
-  return { ...where, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
+  let keys: { scope: string; claimScope: string };
+  try {
+    const scope = scopeKey(opened.db, project.scope, options.write);
+    keys = { scope, claimScope: project.claimScope === project.scope ? scope : scopeKey(opened.db, project.claimScope, options.write) };
+  } catch (error) {
+    opened.db.close();
+    throw translateDbError(error, dbLocation.path);
+  }
+  return { ...where, ...keys, scopeDir: project.scope, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
 }
 
 // Outside git, a database is created only where someone asked for one (`ic init`, --db, IC_DB): a stray

@@ -6,7 +6,8 @@ import { shellQuote } from '../core/shell';
 import { DB_DIR, findGitInfo } from '../store/discover';
 import type { CoordContext } from './context';
 
-type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'>;
+// A Project (its scope is the directory) or a CoordContext (its scope is the stored key; scopeDir the directory).
+type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'> & { scopeDir?: string };
 
 // Resolves the longest existing prefix of an absolute path through symlinks and keeps the rest as written.
 export function realpathLongestPrefix(absolute: string): string {
@@ -30,10 +31,11 @@ export function realpathLongestPrefix(absolute: string): string {
 // root, or from `base` (names below the root) when given. Hooks call this with root-relative paths.
 // normalizePattern bounds the input (TOO_COMPLEX) before it calls any of the file-system callbacks.
 export function canonicalFilePattern(ctx: PatternContext, input: string, base?: readonly string[]): string {
+  const root = ctx.scopeDir ?? ctx.scope;
   return normalizePattern(input, {
-    root: ctx.scope,
+    root,
     ignoreCase: ctx.ignoreCase,
-    isDirectory: (rel: string) => isDirectory(join(ctx.scope, rel)),
+    isDirectory: (rel: string) => isDirectory(join(root, rel)),
     base,
     resolvePath: realpathLongestPrefix,
   });
@@ -42,12 +44,17 @@ export function canonicalFilePattern(ctx: PatternContext, input: string, base?: 
 // A pattern typed on the command line, read as git reads a pathspec: relative to the current directory when
 // that lies inside the scope, `:/PATTERN` from the scope root. Other pathspec magic is refused, not misread.
 export function commandLinePattern(ctx: PatternContext, cwd: string, input: string): string {
-  if (input.startsWith(':/')) return canonicalFilePattern(ctx, input.slice(2) === '' ? '.' : input.slice(2));
+  if (input.startsWith(':/')) {
+    const pattern = canonicalFilePattern(ctx, input.slice(2) === '' ? '.' : input.slice(2));
+    refuseAcrossRepository(ctx.scopeDir ?? ctx.scope, pattern);
+    return pattern;
+  }
   if (/^:[(!^]/.test(input)) {
     throw new IcError('INVALID_PATTERN', `pathspec magic "${input.slice(0, 2)}" is not supported (only ":/" is); write "./${input}" for a name starting with ":"`);
   }
-  const pattern = canonicalFilePattern(ctx, input, directoryInScope(ctx.scope, cwd));
-  refuseAcrossRepository(ctx.scope, pattern);
+  const root = ctx.scopeDir ?? ctx.scope;
+  const pattern = canonicalFilePattern(ctx, input, directoryInScope(root, cwd));
+  refuseAcrossRepository(root, pattern);
   return pattern;
 }
 
