@@ -90,9 +90,10 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
 
 // The project: inside git, the work tree holding `cwd` (its database in git's common dir); outside git,
 // the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
-export function resolveProject(cwd: string, scopeFlag?: string): Project {
+// `ic init` outside git makes `cwd` itself a root (like `git init`), even below another root.
+export function resolveProject(cwd: string, scopeFlag?: string, options: { init?: boolean } = {}): Project {
   const git = findGitInfo(cwd);
-  const icRoot = git ? null : findIcRoot(cwd);
+  const icRoot = git || options.init ? null : findIcRoot(cwd);
   const projectRoot = git ? git.root : (icRoot ?? canonicalDir(cwd));
   const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
   return {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CoordContext } from '../../coord/context';
+import { resolveProject, type CoordContext } from '../../coord/context';
 import { DB_DIR } from '../../store/discover';
 import { viewLock } from '../../core/lock';
 import { importLocks } from '../../coord/import';
@@ -28,24 +28,30 @@ function markProjectRoot(ctx: CoordContext): void {
 }
 
 function runInit(options: InitOptions): Reply {
-  return withContext(options, 'init', (ctx) => {
-    markProjectRoot(ctx);
-    const base = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
-    if (options.import === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
-    const from = resolve(ctx.cwd, options.import);
-    const result = importLocks(ctx, from);
-    const movedTo = archiveImported(from);
-    const imported = {
-      from,
-      moved_to: movedTo,
-      locks: result.locks.map(viewLock),
-      skipped: result.skipped.map(({ lock, conflicts }) => ({ type: lock.type, pattern: lock.pattern, owner: lock.owner, conflicts: conflicts.map(viewConflict) })),
-    };
-    const human = () =>
-      [
-        `imported ${imported.locks.length} live lock(s) from ${from} into ${base.db}; the old file is now ${movedTo}`,
-        ...imported.skipped.map((s) => `  skipped ${s.type} ${s.pattern} of ${s.owner}: it conflicts with a lock held here`),
-      ].join('\n');
-    return success({ ...base, imported }, human);
-  });
+  const project = resolveProject(process.cwd(), options.scope, { init: true });
+  return withContext(
+    options,
+    'init',
+    (ctx) => {
+      markProjectRoot(ctx);
+      const base = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
+      if (options.import === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
+      const from = resolve(ctx.cwd, options.import);
+      const result = importLocks(ctx, from);
+      const movedTo = archiveImported(from);
+      const imported = {
+        from,
+        moved_to: movedTo,
+        locks: result.locks.map(viewLock),
+        skipped: result.skipped.map(({ lock, conflicts }) => ({ type: lock.type, pattern: lock.pattern, owner: lock.owner, conflicts: conflicts.map(viewConflict) })),
+      };
+      const human = () =>
+        [
+          `imported ${imported.locks.length} live lock(s) from ${from} into ${base.db}; the old file is now ${movedTo}`,
+          ...imported.skipped.map((s) => `  skipped ${s.type} ${s.pattern} of ${s.owner}: it conflicts with a lock held here`),
+        ].join('\n');
+      return success({ ...base, imported }, human);
+    },
+    project,
+  );
 }
