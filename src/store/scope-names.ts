@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { statement } from './statements';
 
-// The stored key of the scope whose directory has this identity (schema/0003_scope_names.sql).
+// The stored key of the scope whose directory has this identity (schema/0005_scope_names.sql).
 export function scopeNameOf(db: Database.Database, identity: string): string | undefined {
   const row = statement(db, 'SELECT scope FROM scope_names WHERE identity = ?').get(identity) as { scope: string } | undefined;
   return row?.scope;
