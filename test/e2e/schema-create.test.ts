@@ -19,8 +19,13 @@ describe('a new database', () => {
 
       const db = new Database(repo.db, { readonly: true });
       try {
-        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: '0001_init' }]);
-        expect(db.pragma('user_version', { simple: true })).toBe(1);
+        expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual([
+          { version: 1, name: '0001_init' },
+          { version: 5, name: '0005_scope_names' },
+        ]);
+        expect(db.pragma('user_version', { simple: true })).toBe(5);
+        // Eight first writers, one scope: its spelling was recorded once.
+        expect(db.prepare('SELECT scope FROM scope_names').all()).toEqual([{ scope: repo.dir }]);
         expect(db.pragma('application_id', { simple: true })).toBe(IC_APPLICATION_ID);
         expect(db.pragma('page_size', { simple: true })).toBe(1024);
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
