@@ -35,6 +35,19 @@ describe('a hook outside every repository and ic init root', () => {
   });
 });
 
+describe('a root left at $HOME by ic 0.2', () => {
+  it('is reported by ic doctor as a warning with the command that removes it', async () => {
+    mkdirSync(join(dir, '.ic'));
+    mkdirSync(join(dir, 'notes'));
+    const doctor = await runBin(IC_BIN, ['doctor'], { cwd: join(dir, 'notes'), env: { HOME: dir } });
+    expect(doctor.exitCode).toBe(1);
+    expect(doctor.json.checks.find((c: any) => c.name === 'broad_root')).toMatchObject({ ok: false, severity: 'warning', fix: expect.stringContaining(`rm -r ${join(dir, '.ic')}`) });
+    // Elsewhere (not $HOME, not /) an ic init root is not reported.
+    const other = await runBin(IC_BIN, ['doctor'], { cwd: join(dir, 'notes'), env: { HOME: '/nonexistent-home' } });
+    expect(other.json.checks.map((c: any) => c.name)).not.toContain('broad_root');
+  });
+});
+
 describe('the CLI outside git', () => {
   it('creates a database only where asked (ic init, --db); otherwise it says how, with 69', async () => {
     const before = tree(dir);
