@@ -107,4 +107,22 @@ describe('bind mounts', () => {
       execFileSync('umount', [container]);
     }
   });
+
+  // A container: its own mount namespace, where the host's path does not exist at all (hidden by a tmpfs).
+  it.skipIf(!mountable)('inside a separate mount namespace where the host path is hidden, the host lock is met and named by its host path', async () => {
+    const hostParent = join(dir, 'host');
+    const host = join(hostParent, 'proj');
+    const container = join(dir, 'workspace');
+    initRepo(host);
+    mkdirSync(container);
+    expect(await preEdit('a', join(host, 'a.txt'), host)).toMatchObject({ exitCode: 0, stdout: '' });
+    const script = 'mount --make-rprivate / && mount --bind "$1" "$2" && mount -t tmpfs none "$3" && test ! -e "$1" && cd "$2" && exec "$4" coord hook claude-pre-edit';
+    const input = edit('b', join(container, 'a.txt'), container);
+    const inside = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', host, container, hostParent, IC_BIN], { input, encoding: 'utf8', env: { ...process.env, IC_DB: '', IC_OWNER: '' } });
+    expect(inside.status, inside.stderr).toBe(0);
+    const reply = JSON.parse(inside.stdout);
+    expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(reply.hookSpecificOutput.permissionDecisionReason).toContain('claude-a');
+    expect(await held(host)).toEqual([['claude-a', 'a.txt']]);
+  });
 });
