@@ -43,8 +43,9 @@ export function projectFor(options: CommonOptions): Project {
   return resolveProject(process.cwd(), options.scope);
 }
 
-export function openContext(options: CommonOptions, write: boolean, project?: Project): CoordContext {
-  const ctx = createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write, project });
+// `write: 'init'` is `ic init`, the one command that may start a database outside git where none is yet.
+export function openContext(options: CommonOptions, write: boolean | 'init', project?: Project): CoordContext {
+  const ctx = createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write: write !== false, init: write === 'init', readsNeedProject: true, project });
   noticeLocation(ctx);
   return ctx;
 }
@@ -60,7 +61,7 @@ function noticeLocation(ctx: CoordContext): void {
 }
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
-export function withContext<T>(options: CommonOptions, write: boolean, work: (ctx: CoordContext) => T, project?: Project): T {
+export function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T, project?: Project): T {
   const ctx = openContext(options, write, project);
   try {
     return work(ctx);

@@ -40,6 +40,7 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
     .showSuggestionAfterError(true);
 
   const coordination = program.command('coordination').alias('coord').description('reservations, locks and claims (also installed as `coord`)');
+  acceptBeforeSubcommand(coordination, ['db', 'scope']);
 
   const commands = [
     reserveCommand,
@@ -76,6 +77,18 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
   program.helpInformation = () => groupedHelp(program, VERSION);
   coordination.helpInformation = () => groupedHelp(program, VERSION);
   return program;
+}
+
+// `coord --db X list` means `coord list --db X`: the value given before the subcommand is handed to it, and
+// one given after the subcommand wins (commander parses the subcommand's own flags after this hook).
+function acceptBeforeSubcommand(parent: Command, names: readonly ('db' | 'scope')[]): void {
+  parent.option('--db <path>', 'database file, for the command that follows').option('--scope <dir>', 'scope directory, for the command that follows');
+  parent.hook('preSubcommand', (_parent, sub) => {
+    for (const name of names) {
+      const value: unknown = parent.getOptionValue(name);
+      if (value !== undefined && sub.options.some((option) => option.attributeName() === name)) sub.setOptionValueWithSource(name, value, 'cli');
+    }
+  });
 }
 
 // Scripts, not replies: printed as they are on a pipe too, since that is where they go.

@@ -9,14 +9,19 @@ import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
 import { recordTransaction } from './timing';
+import { scopeKey } from './scope-key';
 
 export interface ContextOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   dbFlag?: string;
   scopeFlag?: string;
-  /** Writers open (and create) the file; readers of a missing file see an empty database. */
+  /** Writers open (and create) the file; readers of a missing default file see an empty database. */
   write: boolean;
+  /** `ic init`: the one writer that may create a database outside git where no `ic init` root is yet. */
+  init?: boolean;
+  /** The CLI: a read outside every project is refused too (saying how to start one), not read as empty. */
+  readsNeedProject?: boolean;
   clock?: Clock;
   /** The project and scope, when the caller has already resolved them (saves a second walk up the tree). */
   project?: Project;
@@ -25,6 +30,8 @@ export interface ContextOptions {
 export interface Project {
   /** The canonical work tree root (git), else the nearest ancestor holding .ic/, else the working directory. */
   projectRoot: string;
+  /** Outside git with no `ic init` root above: no project, so no default database (only --db, IC_DB or `ic init`). */
+  unmarked: boolean;
   /** Where file and named locks live: the project root unless --scope names another directory. */
   scope: string;
   /** Where claims live: the repository, shared by all its worktrees (--scope overrides it too). */
@@ -39,6 +46,8 @@ export interface Project {
 // Everything a use case needs: the open database, the scope it acts in, and one clock.
 export interface CoordContext extends Omit<Project, 'db'> {
   db: Database.Database;
+  /** The scope directory as reached from here, for file-system work; `scope` is its stored key (see scope-key.ts). */
+  scopeDir: string;
   dbLocation: DbLocation;
   /** True when a read found no database: it answered from an empty state and created nothing. */
   dbMissing: boolean;
@@ -81,12 +90,15 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
 
 // The project: inside git, the work tree holding `cwd` (its database in git's common dir); outside git,
 // the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
-export function resolveProject(cwd: string, scopeFlag?: string): Project {
+// `ic init` outside git makes `cwd` itself a root (like `git init`), even below another root.
+export function resolveProject(cwd: string, scopeFlag?: string, options: { init?: boolean } = {}): Project {
   const git = findGitInfo(cwd);
-  const projectRoot = git ? git.root : (findIcRoot(cwd) ?? canonicalDir(cwd));
+  const icRoot = git || options.init ? null : findIcRoot(cwd);
+  const projectRoot = git ? git.root : (icRoot ?? canonicalDir(cwd));
   const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
   return {
     projectRoot,
+    unmarked: !git && icRoot === null,
     scope: scope ?? projectRoot,
     claimScope: scope ?? (git ? repositoryRoot(git) : projectRoot),
     ignoreCase: gitIgnoresCase(git),
@@ -113,6 +125,7 @@ export function createContext(options: ContextOptions): CoordContext {
   const lockDelayMs = lockDelayFromEnv(options.env);
   const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
   const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectDb: project.db });
+  if ((options.write || options.readsNeedProject) && !options.init) refuseImplicitDb(project, dbLocation);
   const opened = openDb(dbLocation.path, {
     write: options.write,
     busyTimeoutMs: busyTimeoutFromEnv(options.env),
@@ -120,7 +133,25 @@ export function createContext(options: ContextOptions): CoordContext {
     explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB',
   });
   const { db: _default, ...where } = project;
-  return { ...where, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
+  let keys: { scope: string; claimScope: string };
+  try {
+    const scope = scopeKey(opened.db, project.scope, options.write);
+    keys = { scope, claimScope: project.claimScope === project.scope ? scope : scopeKey(opened.db, project.claimScope, options.write) };
+  } catch (error) {
+    opened.db.close();
+    throw translateDbError(error, dbLocation.path);
+  }
+  return { ...where, ...keys, scopeDir: project.scope, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
+}
+
+// Outside git, a database is created only where someone asked for one (`ic init`, --db, IC_DB): a stray
+// run from $HOME or / must not start a database that then captures every directory below it.
+export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoot'>, location: DbLocation): void {
+  if (!project.unmarked || location.source !== 'project') return;
+  throw new IcError('DB_UNAVAILABLE', `${project.projectRoot} is not in a git repository or below an \`ic init\` directory: there is no project database here`, {
+    path: location.path,
+    hint: "run `ic init` in the project's root directory (it creates .ic/ there), or name a database with --db PATH or IC_DB",
+  });
 }
 
 const runners = new WeakMap<Database.Database, Database.Transaction<(work: () => unknown) => unknown>>();

@@ -1,10 +1,13 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IcError } from '../core/errors';
-import { normalizePattern } from '../core/glob';
+import { literalBase, normalizePattern } from '../core/glob';
+import { shellQuote } from '../core/shell';
+import { DB_DIR, findGitInfo } from '../store/discover';
 import type { CoordContext } from './context';
 
-type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'>;
+// A Project (its scope is the directory) or a CoordContext (its scope is the stored key; scopeDir the directory).
+type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'> & { scopeDir?: string };
 
 // Resolves the longest existing prefix of an absolute path through symlinks and keeps the rest as written.
 export function realpathLongestPrefix(absolute: string): string {
@@ -28,10 +31,11 @@ export function realpathLongestPrefix(absolute: string): string {
 // root, or from `base` (names below the root) when given. Hooks call this with root-relative paths.
 // normalizePattern bounds the input (TOO_COMPLEX) before it calls any of the file-system callbacks.
 export function canonicalFilePattern(ctx: PatternContext, input: string, base?: readonly string[]): string {
+  const root = ctx.scopeDir ?? ctx.scope;
   return normalizePattern(input, {
-    root: ctx.scope,
+    root,
     ignoreCase: ctx.ignoreCase,
-    isDirectory: (rel: string) => isDirectory(join(ctx.scope, rel)),
+    isDirectory: (rel: string) => isDirectory(join(root, rel)),
     base,
     resolvePath: realpathLongestPrefix,
   });
@@ -40,11 +44,40 @@ export function canonicalFilePattern(ctx: PatternContext, input: string, base?: 
 // A pattern typed on the command line, read as git reads a pathspec: relative to the current directory when
 // that lies inside the scope, `:/PATTERN` from the scope root. Other pathspec magic is refused, not misread.
 export function commandLinePattern(ctx: PatternContext, cwd: string, input: string): string {
-  if (input.startsWith(':/')) return canonicalFilePattern(ctx, input.slice(2) === '' ? '.' : input.slice(2));
+  if (input.startsWith(':/')) {
+    const pattern = canonicalFilePattern(ctx, input.slice(2) === '' ? '.' : input.slice(2));
+    refuseAcrossRepository(ctx.scopeDir ?? ctx.scope, pattern);
+    return pattern;
+  }
   if (/^:[(!^]/.test(input)) {
     throw new IcError('INVALID_PATTERN', `pathspec magic "${input.slice(0, 2)}" is not supported (only ":/" is); write "./${input}" for a name starting with ":"`);
   }
-  return canonicalFilePattern(ctx, input, directoryInScope(ctx.scope, cwd));
+  const root = ctx.scopeDir ?? ctx.scope;
+  const pattern = canonicalFilePattern(ctx, input, directoryInScope(root, cwd));
+  refuseAcrossRepository(root, pattern);
+  return pattern;
+}
+
+// One file, one scope: a path inside a submodule (or any repository nested in the scope, or outside git a
+// nested `ic init` root) is that repository's, and its hooks lock it in that repository's database. Named
+// from the enclosing scope it is refused, as `git add` refuses a path across a submodule boundary.
+export function refuseAcrossRepository(root: string, pattern: string): void {
+  const segments = literalBase(pattern)
+    .split('/')
+    .filter((segment) => segment !== '');
+  if (segments.length === 0) return;
+  const markers = findGitInfo(root) ? ['.git'] : ['.git', DB_DIR];
+  for (let end = 1; end <= segments.length; end++) {
+    const dir = join(root, ...segments.slice(0, end));
+    if (!isDirectory(dir)) return;
+    if (!markers.some((marker) => existsSync(join(dir, marker)))) continue;
+    const inner = segments.slice(0, end).join('/');
+    throw new IcError('OUTSIDE_SCOPE', `${pattern} is inside ${inner}, another repository (a submodule or nested project) with its own locks: run ic from inside it`, {
+      pattern,
+      repository: dir,
+      hint: `cd ${shellQuote(dir)} and name the path from there`,
+    });
+  }
 }
 
 // The current directory as names below the scope root (symlinks resolved), or undefined when it lies outside

@@ -6,7 +6,6 @@ import { createContext, resolveProject, writeTransaction, type CoordContext, typ
 import { openRequestsIn, type OpenRequest } from '../coord/handoff';
 import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
-import { findGitInfo } from '../store/discover';
 import { sameLineage } from './identity';
 import { literalPatterns } from './project-paths';
 
@@ -14,7 +13,7 @@ export interface EditRequest {
   owner: string;
   /** Where relative paths are read from: the payload's cwd, else $CLAUDE_PROJECT_DIR, else the hook's cwd. */
   cwd: string;
-  /** The agent's project ($CLAUDE_PROJECT_DIR, else cwd): only used for files outside every git repository. */
+  /** The agent's project ($CLAUDE_PROJECT_DIR, else cwd). Not used to place files: each file's own project decides. */
   projectDir: string;
   paths: string[];
   /** The agent's id for this tool call: recorded in the lock's reason so a refused call can take back what it took. */
@@ -36,7 +35,7 @@ export function editReason(toolUseId: string | undefined): string {
 // Reserves every edited file for the session's owner (exclusive, default TTL, renewing its own), each in
 // the database of the repository that contains it: the project is found from the file's own path, so a
 // `cd` elsewhere or a session started in a parent directory changes nothing. All or none within a
-// repository. Files in no repository and outside the agent's project are allowed without a database.
+// repository. Files in no repository and below no `ic init` root are allowed without a database.
 export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditOutcome {
   const groups = groupByProject(request);
   const untrackable: Untrackable = [];
@@ -103,22 +102,18 @@ export interface ProjectGroup {
   paths: string[];
 }
 
-// Each path goes to the repository that contains it, found from its nearest existing directory.
-export function groupByProject(request: Pick<EditRequest, 'cwd' | 'projectDir' | 'paths'>): ProjectGroup[] {
+// Each path goes to the project that contains it, found from its nearest existing directory: its git
+// repository, else the nearest `ic init` root above the file (never the session's working directory, so
+// sessions started in /srv and /srv/proj meet on /srv/proj/x). A file in neither has nothing to coordinate.
+export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>): ProjectGroup[] {
   const groups = new Map<string, ProjectGroup>();
-  let fallback: { project: Project; startDir: string } | undefined;
   for (const path of request.paths) {
     const absolute = normalize(isAbsolute(path) ? path : join(request.cwd, path));
     const startDir = nearestExistingDir(dirname(absolute));
-    let target: { project: Project; startDir: string };
-    if (findGitInfo(startDir)) {
-      target = { project: resolveProject(startDir), startDir };
-    } else {
-      fallback ??= { project: resolveProject(request.projectDir), startDir: request.projectDir };
-      target = fallback;
-    }
-    const key = `${target.project.projectRoot}\0${target.project.scope}`;
-    const group = groups.get(key) ?? { ...target, paths: [] };
+    const project = resolveProject(startDir);
+    if (project.unmarked) continue;
+    const key = `${project.projectRoot}\0${project.scope}`;
+    const group = groups.get(key) ?? { project, startDir, paths: [] };
     group.paths.push(absolute);
     groups.set(key, group);
   }

@@ -20,10 +20,10 @@ export function projectRelative(projectRoot: string, cwd: string, path: string):
 }
 
 // Turns edited file paths into literal patterns (escaped, so `app/[id]/page.tsx` names only itself).
-export function literalPatterns(ctx: { scope: string; ignoreCase: boolean }, cwd: string, paths: readonly string[]): ProjectPaths {
+export function literalPatterns(ctx: { scope: string; scopeDir?: string; ignoreCase: boolean }, cwd: string, paths: readonly string[]): ProjectPaths {
   const result: ProjectPaths = { patterns: [], untrackable: [] };
   for (const path of paths) {
-    const rel = projectRelative(ctx.scope, cwd, path);
+    const rel = projectRelative(ctx.scopeDir ?? ctx.scope, cwd, path);
     if (rel === undefined) continue;
     try {
       const pattern = canonicalFilePattern(ctx, escapeLiteralPath(rel));

@@ -12,7 +12,7 @@ import { IC_APPLICATION_ID } from './application-id';
 import { classifyDbFile, type DbFileKind } from './db-file';
 
 export interface OpenOptions {
-  /** Writers create the file on first use; readers of a missing file see an empty database. */
+  /** Writers create the file on first use; readers of a missing default file see an empty database. */
   write: boolean;
   busyTimeoutMs: number;
   now: number;
@@ -37,6 +37,7 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     const file = classifyDbFile(path);
     refuseUnusable(file, path);
     if (!options.write) {
+      if (file.kind === 'missing' && options.explicit === true) throw missingExplicitDb(path);
       if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
       return { db: openExisting(path, options, false, file.kind === 'ic'), missing: false };
     }
@@ -61,6 +62,15 @@ function openExisting(path: string, options: OpenOptions, write: boolean, marked
     db.close();
     throw error;
   }
+}
+
+// Only the default location may be absent and read as empty: a path someone named (--db, IC_DB) that does
+// not exist is a typo or a missing mount, and reading it as "nothing is held" would pass a held file.
+function missingExplicitDb(path: string): IcError {
+  return new IcError('DB_UNAVAILABLE', `no database at ${path} (named by --db or IC_DB); a read never creates one`, {
+    path,
+    hint: `check the path for a typo; to start a database there: ic init --db ${shellQuote(path)}`,
+  });
 }
 
 function refuseUnusable(file: DbFileKind, path: string): void {

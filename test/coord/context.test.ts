@@ -62,8 +62,13 @@ describe('transactions', () => {
     }
   });
 
-  it('read a missing database as empty without creating it', () => {
-    const ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'none.db') }, write: false });
+  it('a read of a missing explicit database is refused (69), never read as empty', () => {
+    expect(() => createContext({ cwd: dir, env: { IC_DB: join(dir, 'none.db') }, write: false })).toThrow(/no database at/);
+  });
+
+  it('read a missing default database as empty without creating it', () => {
+    mkdirSync(join(dir, '.ic'));
+    const ctx = createContext({ cwd: dir, env: {}, write: false });
     try {
       expect(ctx.dbMissing).toBe(true);
     } finally {

@@ -173,10 +173,10 @@ describe('explicit databases and scopes', () => {
     expect(reserve.exitCode).toBe(69);
     expect(reserve.json.error.message).toMatch(/no-such-dir does not exist/);
     expect(reserve.stdout.trim().split('\n')).toHaveLength(1);
+    // A read of a path someone named is never "nothing is held": it is 69 too (issue 21, Build 4).
     const read = await coord(repo, ['list', ...args], { env });
-    expect(read.exitCode).toBe(0);
-    expect(read.json.locks).toEqual([]);
-    expect(read.stderr).toMatch(/no database at .* yet/);
+    expect(read.exitCode).toBe(69);
+    expect(read.json.error).toMatchObject({ code: 'DB_UNAVAILABLE', message: expect.stringContaining('no database at') });
     expect(tree(repo.dir)).toEqual(before);
   });
 
@@ -224,11 +224,12 @@ describe('explicit databases and scopes', () => {
 });
 
 describe('outside git', () => {
-  it('uses <root>/.ic/ic.db where root is the nearest ancestor holding .ic/, else the working directory', async () => {
+  it('uses <root>/.ic/ic.db where root is the nearest ancestor holding .ic/ (made by ic init)', async () => {
     const dir = realpathSync(execFileSync('mktemp', ['-d'], { encoding: 'utf8' }).trim());
     const repo: TempRepo = { dir, db: join(dir, '.ic', 'ic.db'), cleanup: () => execFileSync('rm', ['-rf', dir]) };
     try {
       mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
+      expect((await ic(repo, ['init'])).exitCode).toBe(0);
       expect((await coord(repo, ['reserve', 'sub/a.ts'], as('alice'))).exitCode).toBe(0);
       expect(statSync(repo.db).isFile()).toBe(true);
       const nested = await coord(repo, ['reserve', 'a.ts'], { ...as('bob'), cwd: join(dir, 'sub') });

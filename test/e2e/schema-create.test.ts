@@ -22,6 +22,8 @@ describe('a new database', () => {
       try {
         expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
         expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
+        // Eight first writers, one scope: its spelling was recorded once.
+        expect(db.prepare('SELECT scope FROM scope_names').all()).toEqual([{ scope: repo.dir }]);
         expect(db.pragma('application_id', { simple: true })).toBe(IC_APPLICATION_ID);
         expect(db.pragma('page_size', { simple: true })).toBe(1024);
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -1,7 +1,10 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { clockFromEnv, resolveProject } from '../../coord/context';
-import { locateDb } from '../../store/discover';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { shellQuote } from '../../core/shell';
+import { canonicalDir, DB_DIR, locateDb } from '../../store/discover';
 import { diagnose, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -36,6 +39,8 @@ function runDoctor(options: CommonOptions): Reply {
   const project = resolveProject(process.cwd(), options.scope);
   const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
   const report = diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
+  if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
+  if (location.source === 'project' && !project.unmarked) addChecks(report, strayRootChecks(project.projectRoot, canonicalDir(homedir())));
   addChecks(report, hookChecks(project.projectRoot, process.env));
   const json = { healthy: report.status === 'healthy', ...report };
   if (report.status === 'unusable') {
@@ -44,6 +49,30 @@ function runDoctor(options: CommonOptions): Reply {
     return failure(error, json, () => humanReport(report));
   }
   return success(json, () => humanReport(report), report.status === 'healthy' ? 0 : 1);
+}
+
+// Outside git with no `ic init` root, no write creates a database: say so, and how to start one.
+function noProjectHere(report: HealthReport, dir: string): void {
+  const location = report.checks.find((check) => check.name === 'location');
+  if (!location) return;
+  location.detail = `${dir} is not in a git repository or below an \`ic init\` directory: hooks coordinate nothing here and commands exit 69`;
+  location.fix = "run `ic init` in the project's root directory, or name a database with --db PATH or IC_DB";
+}
+
+// ic 0.2 created <cwd>/.ic/ic.db for a hook or command run anywhere, so a session started at / or in $HOME
+// left a root there that makes every directory below it one project. Said, never removed: it may be wanted.
+export function strayRootChecks(root: string, home: string): HealthReport['checks'] {
+  if (root !== '/' && root !== home) return [];
+  const dir = join(root, DB_DIR);
+  return [
+    {
+      name: 'broad_root',
+      ok: false,
+      severity: 'warning',
+      detail: `${dir} makes ${root === '/' ? 'every directory outside git' : `every directory outside git below ${root}`} one project (ic 0.2 created such a directory for any run there)`,
+      fix: `if nobody ran \`ic init\` in ${root} on purpose, remove it: rm -r ${shellQuote(dir)}`,
+    },
+  ];
 }
 
 // Hook findings never make the database unusable: at worst they turn "healthy" into "problems".

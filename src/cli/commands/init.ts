@@ -1,9 +1,10 @@
 import { Command } from 'commander';
-import { resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { viewLock } from '../../core/lock';
-import { clockFromEnv, resolveProject } from '../../coord/context';
+import { clockFromEnv, resolveProject, type CoordContext } from '../../coord/context';
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
-import { locateDb } from '../../store/discover';
+import { DB_DIR, locateDb } from '../../store/discover';
 import { schemaVersion } from '../../store/migrate';
 import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
@@ -19,9 +20,15 @@ export function initCommand(emit: (reply: Reply) => void): Command {
     .action((options: InitOptions) => emit(runInit(options)));
 }
 
+// Outside git, `ic init` makes its directory a project root (.ic/), also when --db puts the database elsewhere:
+// hooks find a file's project by that mark, and without one they coordinate nothing.
+function markProjectRoot(ctx: CoordContext): void {
+  if (ctx.unmarked) mkdirSync(join(ctx.projectRoot, DB_DIR), { recursive: true });
+}
+
 function runInit(options: InitOptions): Reply {
   const cwd = process.cwd();
-  const project = resolveProject(cwd, options.scope);
+  const project = resolveProject(cwd, options.scope, { init: true });
   // The source is read and every row checked before the database is opened: a refused import creates nothing.
   let from: string | undefined;
   let rows: ImportRow[] = [];
@@ -32,8 +39,9 @@ function runInit(options: InitOptions): Reply {
   }
   return withContext(
     options,
-    true,
+    'init',
     (ctx) => {
+      markProjectRoot(ctx);
       const base = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
       if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
       const result = importLocks(ctx, rows);

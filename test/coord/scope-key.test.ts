@@ -1,0 +1,56 @@
+// The stored key of a scope directory (src/coord/scope-key.ts): the first spelling written for its identity.
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { directoryIdentity, scopeKey } from '../../src/coord/scope-key';
+import { openDb } from '../../src/store/open';
+
+let dir: string;
+let db: Database.Database;
+beforeEach(() => {
+  dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-scope-key-')));
+  db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1_000, now: Date.now(), explicit: true }).db;
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const rows = () => db.prepare('SELECT identity, scope FROM scope_names ORDER BY scope').all();
+
+describe('scopeKey', () => {
+  it('a writer records its spelling once; a reader records nothing', () => {
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    expect(scopeKey(db, work, false)).toBe(work);
+    expect(rows()).toEqual([]);
+    expect(scopeKey(db, work, true)).toBe(work);
+    expect(scopeKey(db, work, true)).toBe(work);
+    expect(rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
+  });
+
+  it('a spelling recorded for this identity and not reachable here (the host path, seen from a container) is the key', () => {
+    const work = join(dir, 'work');
+    mkdirSync(work);
+    db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), '/host/only/proj');
+    expect(scopeKey(db, work, false)).toBe('/host/only/proj');
+    expect(scopeKey(db, work, true)).toBe('/host/only/proj');
+  });
+
+  it('a recorded spelling that reaches another directory here is stale (inode reused): a writer replaces it', () => {
+    const work = join(dir, 'work');
+    const other = join(dir, 'other');
+    mkdirSync(work);
+    mkdirSync(other);
+    db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), other);
+    expect(scopeKey(db, work, false)).toBe(work);
+    expect(scopeKey(db, work, true)).toBe(work);
+    expect(rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
+  });
+
+  it('a directory that cannot be read keeps its own spelling', () => {
+    expect(scopeKey(db, join(dir, 'missing'), true)).toBe(join(dir, 'missing'));
+    expect(rows()).toEqual([]);
+  });
+});
