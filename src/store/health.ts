@@ -172,7 +172,9 @@ function inspect(path: string, now: number, report: HealthReport): void {
   }
   let db: Database.Database;
   try {
-    db = openSqlite(path, { fileMustExist: true, timeout: 2_000, readonly: true }); // read-only: never checkpoints or changes the file
+    // An ic file is opened as before (so a hot journal rolls back); a file with no schema in its header, which
+    // may be a foreign database living in its -wal, only read-only, which never checkpoints or deletes that WAL.
+    db = openSqlite(path, { fileMustExist: true, timeout: 2_000, readonly: kind.kind !== 'ic' });
   } catch (error) {
     checks.push({ name: 'open', ok: false, severity: 'error', detail: `SQLite cannot open ${path}: ${(error as Error).message}`, fix: `check the permissions of ${path} and ${dirname(path)}` });
     return;
@@ -251,8 +253,8 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
   const events = (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
   report.counts = { locks, events };
   const lapsed = locks.lapsed ? `, ${locks.lapsed} lapsed (inactive; \`ic coord sweep\` marks them expired)` : '';
-  checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
   checks.push(clockCheck(db, now));
+  checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
 }
 
 // A write with a wrong clock (IC_NOW far ahead, or a system clock set wrong) dates its events in the future;

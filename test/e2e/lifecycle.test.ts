@@ -80,8 +80,9 @@ describe('sweep', () => {
     expect(purge.json.purged_events).toBeGreaterThanOrEqual(3);
     const remaining = (await coord(repo, ['list'])).json.locks;
     expect(remaining.map((l: any) => l.pattern)).toEqual(['b']);
-    // Tokens are never reused after rows and events are purged.
-    const next = await coord(repo, ['reserve', 'c'], as('alice'));
+    // Tokens are never reused after rows and events are purged (the clock stays where the sweep left it:
+    // a write more than an hour before the newest event is refused).
+    const next = await coord(repo, ['reserve', 'c'], as('alice', { IC_NOW: inFuture(2 * 3_600_000 + 120_000) }));
     expect(next.json.locks[0].token).toBeGreaterThan(kept.json.locks[0].token);
     expect(next.json.locks[0].id).not.toBe(held.json.locks[0].id);
   });

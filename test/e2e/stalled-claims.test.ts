@@ -45,9 +45,10 @@ describe('stalled claims', () => {
     expect(event).toMatchObject({ owner: 'bob', pattern: 'bd-1', detail: { previous_owner: 'alice' } });
     expect(taken.json.locks[0].token).toBe(event.id); // a new fencing token: alice's old one stops verifying
     expect((await coord(repo, ['verify', taken.json.locks[0].id, String(taken.json.locks[0].token)], { env: at(113) })).exitCode).toBe(0);
-    // IC_STALL_AFTER changes the threshold.
+    // The repository's setting changes the threshold (IC_STALL_AFTER is ignored: test/hardening/poisoned-inputs.test.ts).
     await coord(repo, ['claim', 'bd-2', '--owner', 'carol'], { env: at(200) });
-    expect((await coord(repo, ['claim', 'bd-2', '--owner', 'bob', '--take'], { env: { ...at(206), IC_STALL_AFTER: '5m' } })).exitCode).toBe(0);
+    expect((await ic(repo, ['config', 'stall-after', '5m'], { env: at(201) })).exitCode).toBe(0);
+    expect((await coord(repo, ['claim', 'bd-2', '--owner', 'bob', '--take'], { env: at(206) })).exitCode).toBe(0);
   });
 
   it('--ask records a hand-off request that the holder sees in its next edit hook and its status line, and answers with transfer', async () => {

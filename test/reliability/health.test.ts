@@ -291,7 +291,7 @@ describe('ic doctor', () => {
       filesystem: { network: false },
       counts: { locks: { active: 0, lapsed: 2, released: 1, total: 3 }, events: 4 },
     });
-    expect(doctor.json.checks.map((c: any) => c.name)).toEqual(['location', 'filesystem', 'writable', 'disk_space', 'integrity', 'schema', 'journal_mode', 'locks']);
+    expect(doctor.json.checks.map((c: any) => c.name)).toEqual(['location', 'filesystem', 'writable', 'disk_space', 'integrity', 'schema', 'journal_mode', 'clock', 'locks']);
     for (const check of doctor.json.checks) expect(check).toMatchObject({ ok: true, detail: expect.any(String) });
     expect(doctor.json.checks.at(-1).detail).toMatch(/2 lapsed.*sweep/);
   });
