@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
+import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, type IcCommand } from './entries';
 import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
@@ -151,18 +152,10 @@ function requireGit(projectRoot: string): string {
   return gitHooksDir(projectRoot);
 }
 
-// A pattern the gate cannot compile would refuse every commit: refused here, before anything is written.
+// A pattern the gate cannot use would refuse every commit, and one a backtracking engine explodes on would
+// hang it: the restricted syntax of core/gate-pattern.ts is checked here, before anything is written.
 function checkGatePattern(pattern: string): void {
-  let problem: string | undefined;
-  try {
-    if (pattern === '' || new RegExp(pattern).test('')) problem = 'it matches the empty string';
-  } catch (error) {
-    problem = (error as Error).message;
-  }
-  if (problem)
-    throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(pattern)}: not a usable item pattern (${problem})`, {
-      hint: 'Try: --commit-gate with a regular expression such as bd-[0-9a-z]+',
-    });
+  parseGatePattern(pattern);
 }
 
 // Our hook becomes `name`; a hook that was there is kept as `name`.ic-backup and still runs first.
