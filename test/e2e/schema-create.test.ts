@@ -19,8 +19,11 @@ describe('a new database', () => {
 
       const db = new Database(repo.db, { readonly: true });
       try {
-        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: '0001_init' }]);
-        expect(db.pragma('user_version', { simple: true })).toBe(1);
+        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([
+          { version: 1, name: '0001_init' },
+          { version: 2, name: '0002_run_processes' },
+        ]);
+        expect(db.pragma('user_version', { simple: true })).toBe(2);
         expect(db.pragma('application_id', { simple: true })).toBe(IC_APPLICATION_ID);
         expect(db.pragma('page_size', { simple: true })).toBe(1024);
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
