@@ -3,6 +3,7 @@ import type { Conflict } from '../core/conflict';
 import { IcError } from '../core/errors';
 import { MAX_TTL_MS } from '../core/duration';
 import type { Lock } from '../core/lock';
+import { checkReadableDbFile } from '../store/db-file';
 import { readLiveLocks, type ImportableLock } from '../store/legacy';
 import type { CoordContext } from './context';
 import { reserveOnce } from './reserve';
@@ -17,6 +18,7 @@ export interface ImportResult {
 // fencing token; one that would conflict with a lock held here is skipped, never forced in. The old
 // work tree's claims move to the repository's claim scope, as claims live there now.
 export function importLocks(ctx: CoordContext, path: string): ImportResult {
+  checkReadableDbFile(path, 'the database to import'); // a FIFO there hung init --import
   // Compared as files, not as spellings: through a symlink the same database has another path.
   if (sameFile(path, ctx.dbLocation.path)) throw new IcError('INVALID_INPUT', 'cannot import a database into itself', { path });
   const result: ImportResult = { locks: [], skipped: [] };

@@ -8,6 +8,7 @@ import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trus
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
 import { icBinPath, scriptPath } from './locate';
+import { checkWritableFile } from './file-types';
 import { findGitInfo } from '../../store/discover';
 
 export type Target = 'claude' | 'codex' | 'git';
@@ -108,7 +109,14 @@ export function planInstall(options: PlanOptions): InstallPlan {
     checkGatePattern(options.commitGate);
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
+  checkTargets(changes, env);
   return { changes, nextSteps };
+}
+
+// Every file a change writes, checked for its type before anything is written (file-types.ts).
+function checkTargets(changes: readonly Change[], env: NodeJS.ProcessEnv): void {
+  const codexHome = env.CODEX_HOME;
+  for (const change of changes) checkWritableFile(change.file, (path) => (codexHome && path === codexHome ? ' (it is $CODEX_HOME)' : ''));
 }
 
 function statuslineCommand(ic: IcCommand): string {
@@ -129,6 +137,7 @@ export function planUninstall(options: PlanOptions): Change[] {
   }
   if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
   if (options.targets.includes('git')) for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) changes.push(...planGitUninstall(projectRoot, name));
+  checkTargets(changes, options.env ?? process.env);
   return changes;
 }
 
