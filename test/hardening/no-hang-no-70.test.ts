@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync }
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeEdit } from '../hooks/fixtures';
-import { cleanEnv, coord, ic, IC_BIN, makeTempRepo, runBin, type RunResult, type TempRepo } from '../support/cli';
+import { cleanEnv, coord, IC_BIN, makeTempRepo, runBin, type RunResult, type TempRepo } from '../support/cli';
 
 let repo: TempRepo;
 beforeEach(() => {
