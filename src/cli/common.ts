@@ -7,6 +7,7 @@ import { shellQuote } from '../core/shell';
 import { clockFromEnv, lockDelayFromEnv } from '../coord/context';
 import { clockTime, relativeTime, whenText } from './render';
 import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
+import { describeRunConflict, isRunLock } from './run-lease-text';
 
 export interface CommonOptions {
   db?: string;
@@ -71,13 +72,14 @@ export function withContext<T>(options: CommonOptions, write: boolean | 'init', 
 }
 
 export function viewConflict(conflict: Conflict): Record<string, unknown> {
-  return { pattern: conflict.pattern, held: viewLock(conflict.held), example: conflict.example, state: conflict.state };
+  return { pattern: conflict.pattern, held: viewLock(conflict.held), example: conflict.example, state: conflict.state, ...(conflict.pid !== undefined ? { pid: conflict.pid } : {}) };
 }
 
 // One line per blocker that an agent or a person can act on: who, what, why, until when (relative and
 // absolute) and what to do next. The hook's deny reason (src/hooks/decision.ts) says the same for agents.
 export function describeConflict(conflict: Conflict, now = clockFromEnv(process.env)()): string {
   const held = conflict.held;
+  if (isRunLock(held)) return describeRunConflict(conflict);
   const why = held.reason ? ` (reason: ${JSON.stringify(held.reason)})` : ' (no reason given)';
   const until = untilText(conflict, now);
   if (held.type === 'claim') return `already claimed by ${held.owner}${why} since ${whenText(iso(held.created_at), now)}, ${until}; ${nextStep(held, 'claim')}`;

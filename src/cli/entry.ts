@@ -27,6 +27,7 @@ function ignoreBrokenPipe(): void {
 }
 
 export function run(argv: string[]): void {
+  if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector (as bin/ does)
   ignoreBrokenPipe();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
   const hookCall = require('./hook-call') as typeof import('./hook-call');

@@ -4,7 +4,13 @@ import { reportTimingsAtExit } from './timing-report';
 // Entry of dist/hook.cjs, the bundle bin/ic loads for a bare `coord hook NAME`; anything else is
 // handed to the full CLI.
 export function run(argv: string[]): void {
+  ignoreInspectorSignal();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
   if (isBareHookCall(argv)) return runHookCall(argv[2]!);
   (require('./ic.cjs') as { run: (argv: string[]) => void }).run(argv);
+}
+
+// No inspector on SIGUSR1 whichever way this bundle is entered (bin/ sets the same listener first).
+export function ignoreInspectorSignal(): void {
+  if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {});
 }

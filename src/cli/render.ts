@@ -1,5 +1,7 @@
 import type { LockView } from '../core/lock';
 import { escapeForDisplay } from '../core/names';
+import { runStarter } from '../core/owner';
+import { isRunLock, RUN_LEASE_TEXT } from './run-lease-text';
 
 // Human output as a whole: stored text never reaches a terminal raw (the text rule of core/names.ts);
 // only the line breaks the output itself is made of survive.
@@ -128,6 +130,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
   const until = (lock: LockView, state: string) => {
     if (state === 'delay') return `lapsed ${whenText(lock.expires_at, now)}, binds others for ${span(Date.parse(lock.expires_at) + delay - now)}`;
     if (lock.released_at !== null) return `ended ${whenText(lock.released_at, now)}`;
+    if (state === 'active' && isRunLock(lock)) return RUN_LEASE_TEXT; // renewed while its command runs: the lease says nothing
     return whenText(lock.expires_at, now);
   };
   if (options.wide) {
@@ -153,7 +156,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
     ['ID', 'OWNER', 'STATE', 'PATTERN', 'REASON', 'SINCE', 'UNTIL'],
     locks.map((lock, i) => [
       lock.id,
-      shortOwner(lock.owner),
+      shortOwner(runStarter(lock.owner)), // a run's lock is shown as its starter's; --wide has the run's owner
       states[i]!,
       what(lock) + (lock.mode === 'shared' ? ' (shared)' : ''),
       clip(lock.reason ?? '-', 40),

@@ -4,6 +4,7 @@ import type { Lock } from '../core/lock';
 import { escapeForDisplay } from '../core/names';
 import type { CoordContext } from '../coord/context';
 import { endLease, renewLease, type LeaseLost } from '../coord/lease';
+import { recordRun } from '../coord/run-process';
 
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -12,17 +13,37 @@ export interface RunOutcome {
   code: number;
   /** Set when the lease was lost at some point while CMD ran: CMD did not run under the lock throughout. */
   lost?: LeaseLost;
+  /** The last of INT/TERM/HUP that ic itself received while CMD ran: ic then dies by it (see reraise). */
+  signal?: NodeJS.Signals;
 }
 
-// Holds `lock` while CMD runs: renews its lease every third of leaseMs, forwards INT/TERM/HUP to CMD,
-// ends the lease however CMD ends, and reports whether the lease held throughout. Signal handlers are
-// in place before CMD starts, so a signal can never find ic without them (ic would die, CMD run on).
+// Sends `signal` to CMD's whole process group (CMD leads a group of its own: see runUnderLock).
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    child.kill(signal); // the group is gone, or never formed
+  }
+}
+
+// Holds `lock` while CMD runs: renews its lease every third of leaseMs, forwards INT/TERM/HUP to CMD's
+// process group, ends the lease however CMD ends, and reports whether the lease held throughout. Signal
+// handlers are in place before CMD starts, so a signal can never find ic without them (ic would die, CMD
+// run on). CMD runs in a process group (and session) of its own, recorded with the lease: if ic is
+// killed outright, the lock stays held on this host while anything in that group lives, as flock's
+// lock stays with an orphan (coord/run-process.ts).
 export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, command: string[]): Promise<RunOutcome> {
   return new Promise((resolve) => {
     let child: ChildProcess | undefined;
     let lost: LeaseLost | undefined;
+    let received: NodeJS.Signals | undefined;
     const pending: NodeJS.Signals[] = [];
-    const handlers = FORWARDED.map((signal) => [signal, () => (child ? child.kill(signal) : pending.push(signal))] as const);
+    const forward = (signal: NodeJS.Signals) => {
+      received = signal;
+      if (child?.pid !== undefined) signalGroup(child, signal);
+      else pending.push(signal);
+    };
+    const handlers = FORWARDED.map((signal) => [signal, () => forward(signal)] as const);
     for (const [signal, handler] of handlers) process.on(signal, handler);
 
     const noteLost = (why: LeaseLost) => {
@@ -55,11 +76,20 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       } catch (error) {
         process.stderr.write(`ic: could not release lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
       }
-      resolve({ code, ...(lost !== undefined ? { lost } : {}) });
+      resolve({ code, ...(lost !== undefined ? { lost } : {}), ...(received !== undefined ? { signal: received } : {}) });
     };
 
-    child = spawn(command[0]!, command.slice(1), { stdio: 'inherit' });
-    for (const signal of pending) child.kill(signal);
+    // detached: CMD leads a new session and process group, so the whole tree is what the lock waits for,
+    // and a terminal's Ctrl-C reaches it through ic (which forwards it) rather than behind ic's back.
+    child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', detached: true });
+    if (child.pid !== undefined) {
+      try {
+        recordRun(ctx, lock, child.pid);
+      } catch (error) {
+        process.stderr.write(`ic: could not record the command with lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
+      }
+      for (const signal of pending) signalGroup(child, signal);
+    }
     child.on('error', (error: NodeJS.ErrnoException) => {
       process.stderr.write(`ic: cannot run ${escapeForDisplay(command[0]!)}: ${error.message}\n`);
       finish(error.code === 'ENOENT' ? 127 : 126);
@@ -68,4 +98,12 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
     });
   });
+}
+
+// After cleanup, ic dies by the signal it was stopped with, as flock does: a shell then stops its loop or
+// list (bash ends `for …; do coord lock x -- CMD; done` only when its child died by SIGINT). The handler
+// is reset first, so the signal takes its default action.
+export function reraise(signal: NodeJS.Signals): void {
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
 }

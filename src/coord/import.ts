@@ -5,6 +5,7 @@ import { MAX_TTL_MS } from '../core/duration';
 import type { Lock, LockMode, LockType } from '../core/lock';
 import { checkText, validateName } from '../core/names';
 import { validateOwner } from '../core/owner';
+import { checkReadableDbFile } from '../store/db-file';
 import { readLiveLocks, type ImportableLock } from '../store/legacy';
 import { canonicalFilePattern } from './paths';
 import { writeTransaction, type CoordContext, type Project } from './context';
@@ -31,6 +32,7 @@ export interface ImportRow {
 // known type and mode, and this project's scope (the work tree, or the repository for claims). One bad row
 // refuses the import, naming it. The old work tree's claims move to the repository's claim scope.
 export function readImport(project: Pick<Project, 'scope' | 'claimScope' | 'ignoreCase'>, path: string, dbPath: string, now: number): ImportRow[] {
+  checkReadableDbFile(path, 'the database to import'); // a FIFO there hung init --import
   // Compared as files, not as spellings: through a symlink the same database has another path.
   if (sameFile(path, dbPath)) throw new IcError('INVALID_INPUT', 'cannot import a database into itself', { path });
   return readLiveLocks(path, now).map((lock, index) => {

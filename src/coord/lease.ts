@@ -1,6 +1,7 @@
 import type { Lock } from '../core/lock';
 import { insertEvent } from '../store/events';
 import { getLock, markReleased, type StoredLock } from '../store/locks';
+import { forgetRunProcess } from '../store/run-processes';
 import { writeTransaction, type CoordContext } from './context';
 import { expireLock } from './reserve';
 import { extendLock } from './renewal';
@@ -38,6 +39,8 @@ export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseS
 // Releases the lease when the command has ended; reports whether it was still held up to that moment.
 export function endLease(ctx: CoordContext, lock: Lock, reason: string): LeaseState {
   return writeTransaction(ctx, (now) => {
+    const stored = getLock(ctx.db, lock.id);
+    if (stored !== undefined) forgetRunProcess(ctx.db, stored.seq); // the command has ended: it holds nothing now
     const state = judge(ctx, lock, now);
     if (!state.held) return state;
     markReleased(ctx.db, state.row.seq, now, 'released');

@@ -1,6 +1,7 @@
 import { DEFAULT_TTL_MS } from '../core/lock';
 import { release, type ReleaseResult } from './release';
 import type { CoordContext } from './context';
+import { liveOrphanRun } from './run-process';
 import { reserveOnce, type ReserveOutcome } from './reserve';
 
 export type NameType = 'named' | 'claim';
@@ -11,6 +12,10 @@ export function takeName(
   input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null },
   attempt?: { first: boolean; waitedMs: number },
 ): ReserveOutcome {
+  // A run's lock whose ic was killed is still held while its command lives (run-process.ts).
+  const orphan = input.type === 'named' ? liveOrphanRun(ctx, input.name) : undefined;
+  if (orphan !== undefined && orphan.lock.owner !== input.owner)
+    return { granted: false, conflicts: [{ pattern: input.name, held: orphan.lock, example: input.name, state: 'command_running', pid: orphan.pid }] };
   return reserveOnce(
     scopedFor(ctx, input.type),
     { type: input.type, patterns: [input.name], owner: input.owner, mode: 'exclusive', ttlMs: input.ttlMs ?? DEFAULT_TTL_MS[input.type], reason: input.reason },

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveProject } from './context';
 
@@ -37,6 +37,7 @@ export function indexFileFor(cwd: string, owner: string): string | undefined {
 
 export function readIndexBase(index: string): IndexBase | undefined {
   try {
+    if (statSync(`${index}.base`, { throwIfNoEntry: false })?.isFile() !== true) return undefined; // a FIFO would block the read
     const value = JSON.parse(readFileSync(`${index}.base`, 'utf8')) as Partial<IndexBase>;
     return typeof value.base === 'string' && typeof value.owner === 'string' && typeof value.worktree === 'string' ? (value as IndexBase) : undefined;
   } catch {
@@ -57,15 +58,18 @@ export interface IndexFile {
 }
 
 // Every private index in the directory (sidecars and leftovers of a rebuild are not listed on their own).
+// Only regular files: anything else there (a directory, a FIFO, a symlink) is not ic's, and sweep skips it.
 export function listIndexFiles(dir: string): IndexFile[] {
-  let names: string[];
+  let entries: import('node:fs').Dirent[];
   try {
-    names = readdirSync(dir);
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
   const files: IndexFile[] = [];
-  for (const name of names) {
+  for (const entry of entries) {
+    const name = entry.name;
+    if (!entry.isFile()) continue;
     if (name.endsWith('.base') || name.endsWith('.ic-new') || name.endsWith('.lock')) continue;
     const file = join(dir, name);
     const touched = Math.max(...[file, `${file}.base`].map((path) => mtimeOf(path)));
@@ -95,7 +99,7 @@ export function sweepIndexFiles(dir: string, now: number, lastActive: (owner: st
     if (wallNow - entry.touched < idleMs) continue;
     if (entry.owner !== undefined && now - (lastActive(entry.owner) ?? 0) < idleMs) continue;
     deleted.push(entry.file);
-    if (!dryRun) for (const file of [entry.file, `${entry.file}.base`, `${entry.file}.ic-new`]) rmSync(file, { force: true });
+    if (!dryRun) for (const file of [entry.file, `${entry.file}.base`, `${entry.file}.ic-new`]) if (lstatSync(file, { throwIfNoEntry: false })?.isFile()) rmSync(file, { force: true });
   }
   return deleted;
 }

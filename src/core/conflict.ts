@@ -14,8 +14,11 @@ export interface Conflict {
   pattern: string;
   held: Lock;
   example: string;
-  /** `held` is active, or lapsed by expiry but still inside the lock-delay window. */
-  state: 'active' | 'lock_delay';
+  /** `held` is active, or lapsed by expiry but still inside the lock-delay window, or (a run's lock) its
+   * lease lapsed but its command still runs on this host. */
+  state: 'active' | 'lock_delay' | 'command_running';
+  /** command_running: the process group of the orphaned command. */
+  pid?: number;
 }
 
 // Where can both locks apply? Files by exact glob overlap; named locks and claims by equal names only.
@@ -29,7 +32,7 @@ export function commonTarget(type: LockType, a: string, b: string): string | nul
 // (not release or transfer) within `lockDelayMs`, because its owner may still be writing. The lease of a
 // `lock NAME -- CMD` run is the exception: its owner is one dead ic process, and the lease is short so
 // that the lock is free within it.
-export function bindingState(held: Lock, now: number, lockDelayMs: number): Conflict['state'] | null {
+export function bindingState(held: Lock, now: number, lockDelayMs: number): 'active' | 'lock_delay' | null {
   if (held.released_at === null && held.expires_at > now) return 'active';
   const lapsedByExpiry = (held.released_at === null || held.release_reason === 'expired') && !isRunOwner(held.owner);
   if (lapsedByExpiry && lockDelayMs > 0 && held.expires_at + lockDelayMs > now) return 'lock_delay';

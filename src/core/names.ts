@@ -1,11 +1,13 @@
 import { IcError } from './errors';
 
 // The text rule for everything a person names: owners, lock names, claim items, consumers, patterns and
-// reasons (README, "Names"). Each refused character is invisible, rewrites the terminal, or reorders
-// what is shown, so two different names could look the same or a name could look like something else:
-// C0 and C1 controls and DEL, zero-width characters (U+200B–U+200D, U+2060, U+FEFF), bidi controls
-// (U+202A–U+202E, U+2066–U+2069) and the line/paragraph separators U+2028/U+2029.
-const REFUSED = /[\u0000-\u001f\u007f-\u009f\u200b-\u200d\u2028-\u202e\u2060\u2066-\u2069\ufeff]/u;
+// reasons (docs/reference.md, "Names"). Each refused character is invisible, rewrites the terminal, or
+// reorders what is shown, so two different names could look the same or a name could look like something
+// else. Refused by Unicode property, not by a list, so every such character of the running Unicode
+// version is covered: controls (C0, C1, DEL: \p{Cc}), \p{Bidi_Control} (U+061C, U+200E/F, U+202A–E,
+// U+2066–9), \p{Default_Ignorable_Code_Point} (soft hyphen, zero-width characters, U+3164 Hangul filler,
+// variation selectors, tags, ...) and the line/paragraph separators U+2028/U+2029.
+const REFUSED = /[\p{Cc}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 const REFUSED_ALL = new RegExp(REFUSED.source, 'gu');
 const LONE_SURROGATE = /\p{Surrogate}/u;
 

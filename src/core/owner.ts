@@ -25,3 +25,8 @@ const RUN_OWNER = /\/run-[0-9a-z]{8}$/;
 export function isRunOwner(owner: string): boolean {
   return RUN_OWNER.test(owner);
 }
+
+// The person (or agent) who started a run: OWNER of OWNER/run-ID, which is what people should see and ask.
+export function runStarter(owner: string): string {
+  return isRunOwner(owner) ? owner.replace(RUN_OWNER, '') : owner;
+}

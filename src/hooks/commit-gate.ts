@@ -1,3 +1,4 @@
+import { findGateItems, parseGatePattern, type GatePattern } from '../core/gate-pattern';
 import { recentClaims, type HeldClaim } from '../coord/claims';
 import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
@@ -10,20 +11,44 @@ import type { HookInput, HookResult } from './run';
 export const DEFAULT_GATE_PATTERN = 'bd-[0-9a-z]+';
 export const GATE_GRACE_MS = 60 * 60_000;
 
-// The message as git will keep it: comment lines and everything below the scissors line dropped.
-export function messageText(raw: string): string {
+// git's candidates for core.commentChar=auto: it picks the first one no line of the message starts with,
+// before the editor runs, so the hook cannot know which; any of them may start a comment line.
+const AUTO_COMMENT_CHARS = ['#', ';', '@', '!', '$', '%', '^', '&', '|', ':'];
+
+// The strings that start a comment line in this repository: core.commentChar / core.commentString (the
+// last one set wins, as in git; `-c` on git's command line reaches the hook through GIT_CONFIG_PARAMETERS).
+export function commentPrefixes(cwd: string, env: NodeJS.ProcessEnv): string[] {
+  let out = '';
+  try {
+    // Loaded here, not at the top: the hook bundle's other hooks never need it.
+    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+    out = execFileSync('git', ['config', '--get-regexp', '^core\\.comment(char|string)$'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  } catch {
+    return ['#']; // none set (exit 1): git's default
+  }
+  const last = out.trimEnd().split('\n').pop() ?? '';
+  const value = last.slice(last.indexOf(' ') + 1);
+  if (value === 'auto') return AUTO_COMMENT_CHARS;
+  return value === '' || last.indexOf(' ') < 0 ? ['#'] : [value];
+}
+
+// The message as git will store it. git runs commit-msg before its cleanup, and the hook cannot see a
+// `--cleanup` flag, so the gate judges the most that cleanup can remove (`--cleanup=strip` plus
+// `scissors`): every comment line, and everything from the scissors line down. A work item named only
+// where git may strip it never counts.
+export function messageText(raw: string, prefixes: readonly string[] = ['#']): string {
   const lines: string[] = [];
   for (const line of raw.split('\n')) {
-    if (/^# -+ >8 -+$/.test(line)) break;
-    if (!line.startsWith('#')) lines.push(line);
+    if (prefixes.some((prefix) => line.startsWith(`${prefix} `) && /^ -+ >8 -+$/.test(line.slice(prefix.length)))) break;
+    if (!prefixes.some((prefix) => line.startsWith(prefix))) lines.push(line);
   }
   return lines.join('\n');
 }
 
-// Every distinct item the message names, in order.
-export function namedItems(message: string, pattern: string): string[] {
-  const regex = new RegExp(pattern, 'g');
-  return [...new Set([...message.matchAll(regex)].map((match) => match[0]).filter((item) => item !== ''))];
+// Every distinct item the message names, in order (restricted pattern syntax, linear time: gate-pattern.ts).
+export function namedItems(message: string, pattern: string | GatePattern): string[] {
+  const compiled = typeof pattern === 'string' ? parseGatePattern(pattern) : pattern;
+  return [...new Set(findGateItems(compiled, message))];
 }
 
 function describeClaims(claims: readonly HeldClaim[]): string {
@@ -37,7 +62,7 @@ export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: str
   const warn = mode === 'warn';
   const pattern = env.IC_GATE_PATTERN || DEFAULT_GATE_PATTERN;
   const owner = env.IC_OWNER ?? '';
-  const items = namedItems(messageText(input.text), pattern);
+  const items = namedItems(messageText(input.text, commentPrefixes(cwd, env)), pattern);
   const top = gitTopLevel(cwd, env);
   const ctx = createContext({ cwd: top, env, write: false });
   let claims: HeldClaim[];

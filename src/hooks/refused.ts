@@ -36,10 +36,13 @@ export function failedToolCalls(transcriptPath: string): Set<string> {
   const failed = new Set<string>();
   let text: string;
   try {
-    const { openSync, fstatSync, readSync, closeSync } = require('node:fs') as typeof import('node:fs');
-    const fd = openSync(transcriptPath, 'r');
+    const { openSync, fstatSync, readSync, closeSync, constants } = require('node:fs') as typeof import('node:fs');
+    // O_NONBLOCK and a type check: a FIFO at transcript_path hung the Stop hook.
+    const fd = openSync(transcriptPath, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
-      const size = fstatSync(fd).size;
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) return failed;
+      const size = stat.size;
       const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);
       const buffer = Buffer.alloc(length);
       readSync(fd, buffer, 0, length, size - length);

@@ -101,9 +101,9 @@ function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEve
   const settings = hookSettings(env);
   try {
     const outcome = reserveEdit(editRequest(event, env, cwd), envWithDeadline(env, settings.timeoutMs - 1_000));
-    return reply(decideEdit(outcome, Date.now()));
+    return reply(withSettingsProblem(decideEdit(outcome, Date.now()), settings.problem));
   } catch (error) {
-    return reply(decideFailure(error, settings.failClosed));
+    return reply(withSettingsProblem(decideFailure(error, settings.failClosed), settings.problem));
   }
 }
 
@@ -122,6 +122,12 @@ function runEditRefused(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): 
   if (event.kind !== 'edit' || event.toolUseId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const released = releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithDeadline(env, 1_000));
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} the refused edit had taken\n` : '', exitCode: 0 };
+}
+
+// A misread IC_HOOK_TIMEOUT is said under its own name, beside whatever else the hook has to say.
+function withSettingsProblem(decision: Decision, problem: string | undefined): Decision {
+  if (problem === undefined) return decision;
+  return { ...decision, notice: decision.notice ? `${decision.notice}; ic: ${problem}` : `ic: ${problem}` };
 }
 
 function reply(decision: Decision): HookResult {

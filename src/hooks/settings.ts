@@ -1,27 +1,34 @@
-import { parseDuration } from '../core/duration';
+import { formatDuration, parseDuration, parseNonNegativeDuration } from '../core/duration';
 
 // How hooks behave when ic itself cannot answer, and how long they may take.
 export interface HookSettings {
   failClosed: boolean;
   /** The whole hook's budget; database waits are capped well inside it. */
   timeoutMs: number;
+  /** Why IC_HOOK_TIMEOUT was not used (unreadable or out of range), naming it: the default applies. */
+  problem?: string;
 }
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
+// No agent gives a hook longer (Claude Code's default is 60 s), and the busy wait derived from it must
+// stay inside IC_BUSY_TIMEOUT's own range (at most 10m).
+export const MAX_HOOK_TIMEOUT_MS = 10 * 60_000;
 
 export function hookSettings(env: NodeJS.ProcessEnv): HookSettings {
-  let timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
+  const failClosed = env.IC_HOOK_FAIL === 'closed';
+  if (!env.IC_HOOK_TIMEOUT) return { failClosed, timeoutMs: DEFAULT_HOOK_TIMEOUT_MS };
   try {
-    if (env.IC_HOOK_TIMEOUT) timeoutMs = Math.max(100, parseDuration(env.IC_HOOK_TIMEOUT, 'IC_HOOK_TIMEOUT'));
-  } catch {
-    timeoutMs = DEFAULT_HOOK_TIMEOUT_MS;
+    return { failClosed, timeoutMs: Math.max(100, parseNonNegativeDuration(env.IC_HOOK_TIMEOUT, 'IC_HOOK_TIMEOUT', MAX_HOOK_TIMEOUT_MS)) };
+  } catch (error) {
+    const problem = `${(error as Error).message} (at most ${formatDuration(MAX_HOOK_TIMEOUT_MS)}); using ${formatDuration(DEFAULT_HOOK_TIMEOUT_MS)}`;
+    return { failClosed, timeoutMs: DEFAULT_HOOK_TIMEOUT_MS, problem };
   }
-  return { failClosed: env.IC_HOOK_FAIL === 'closed', timeoutMs };
 }
 
-// The environment a hook opens the database with: the busy wait never outlasts the hook's own budget.
+// The environment a hook opens the database with: the busy wait never outlasts the hook's own budget
+// (nor IC_BUSY_TIMEOUT's range, so a long budget is never reported as a bad IC_BUSY_TIMEOUT).
 export function envWithDeadline(env: NodeJS.ProcessEnv, budgetMs: number): NodeJS.ProcessEnv {
-  let busyMs = budgetMs;
+  let busyMs = Math.min(budgetMs, MAX_HOOK_TIMEOUT_MS);
   try {
     if (env.IC_BUSY_TIMEOUT) busyMs = Math.min(busyMs, parseDuration(env.IC_BUSY_TIMEOUT, 'IC_BUSY_TIMEOUT'));
   } catch {

@@ -21,6 +21,7 @@ export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText 
       n = readSync(0, buffer, 0, buffer.length, null);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EINTR') continue; // a signal arrived mid-read: read again
       if (code === 'EAGAIN' && Date.now() < giveUpAt) {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
         continue;

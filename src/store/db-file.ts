@@ -1,5 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { IC_APPLICATION_ID } from './application-id';
+import { IcError } from '../core/errors';
 
 // What sits at a database path, judged from the file system and SQLite's 100-byte header alone, before
 // SQLite opens it: ic must not touch a file that is not its own (not even to set WAL mode).
@@ -50,4 +51,25 @@ function describeNonFile(stat: import('node:fs').Stats): string {
   if (stat.isSocket()) return 'a socket';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
   return 'not a regular file';
+}
+
+// SQLite opens PATH-journal, PATH-wal and PATH-shm itself, with a blocking open: a FIFO there hung every
+// command and hook. Each that exists must be a regular file; judged by stat, which never opens it.
+export function oddSidecar(path: string): { path: string; what: string } | undefined {
+  for (const suffix of ['-journal', '-wal', '-shm']) {
+    const sidecar = `${path}${suffix}`;
+    const stat = statSync(sidecar, { throwIfNoEntry: false });
+    if (stat !== undefined && !stat.isFile()) return { path: sidecar, what: describeNonFile(stat) };
+  }
+  return undefined;
+}
+
+// A database ic is asked to read but not to own (init --import): a regular file, with regular sidecars,
+// judged without a blocking open. Throws DB_UNAVAILABLE naming the path.
+export function checkReadableDbFile(path: string, what: string): void {
+  const file = classifyDbFile(path);
+  if (file.kind === 'missing') throw new IcError('DB_UNAVAILABLE', `${what} ${path} does not exist`, { path });
+  if (file.kind === 'not_regular') throw new IcError('DB_UNAVAILABLE', `${what} ${path} is ${file.what}, not a file`, { path });
+  const odd = oddSidecar(path);
+  if (odd !== undefined) throw new IcError('DB_UNAVAILABLE', `${odd.path} is ${odd.what}, not a file; SQLite would wait on it forever`, { path: odd.path });
 }

@@ -1,12 +1,14 @@
 import init from '../../schema/0001_init.sql';
 import settings from '../../schema/0002_settings.sql';
 import scopeNames from '../../schema/0005_scope_names.sql';
+import runProcesses from '../../schema/0006_run_processes.sql';
 
 // Append-only: a landed migration is never edited; a change is a new file and a new entry.
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: '0001_init', sql: init },
   { version: 2, name: '0002_settings', sql: settings },
   { version: 5, name: '0005_scope_names', sql: scopeNames },
+  { version: 6, name: '0006_run_processes', sql: runProcesses },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -9,7 +9,7 @@ import { detectFileSystem, networkFsAllowed } from './filesystem';
 import { LATEST_VERSION } from './migrations';
 import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
-import { classifyDbFile, type DbFileKind } from './db-file';
+import { classifyDbFile, oddSidecar, type DbFileKind } from './db-file';
 
 export interface OpenOptions {
   /** Writers create the file on first use; readers of a missing default file see an empty database. */
@@ -36,6 +36,7 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
   try {
     const file = classifyDbFile(path);
     refuseUnusable(file, path);
+    refuseOddSidecar(path);
     if (!options.write) {
       if (file.kind === 'missing' && options.explicit === true) throw missingExplicitDb(path);
       if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
@@ -81,6 +82,12 @@ function refuseUnusable(file: DbFileKind, path: string): void {
     throw new IcError('DB_UNAVAILABLE', `${path} is not a database ic can read (not a SQLite file)`, { path, sqlite_code: 'SQLITE_NOTADB' });
   }
   if (file.kind === 'foreign') throw foreignDatabase(path, file.applicationId);
+}
+
+function refuseOddSidecar(path: string): void {
+  const odd = oddSidecar(path);
+  if (odd !== undefined)
+    throw new IcError('DB_UNAVAILABLE', `${odd.path} is ${odd.what}, not a file; SQLite would wait on it forever`, { path: odd.path, hint: `remove ${odd.path} (SQLite recreates it)` });
 }
 
 function foreignDatabase(path: string, applicationId: number): IcError {

@@ -101,7 +101,8 @@ describe('coord lock NAME -- CMD', () => {
     expect(result.json.error.conflicts[0].held.owner).toBe('alice');
   });
 
-  it('frees the lock within its lease when ic is SIGKILLed, lock-delay notwithstanding', async () => {
+  // While the killed run's command lives, the lock stays held (test/hardening/run-signals-and-orphans.test.ts).
+  it('frees the lock within its lease when ic is SIGKILLed and its command has ended, lock-delay notwithstanding', async () => {
     const pidFile = join(repo.dir, 'pid');
     const holder = spawnRun('alice', ['lock', 'tests', '--ttl', '5s', '--', 'sh', '-c', `echo $$ > "${pidFile}"; exec sleep 60`], 'ignore');
     leftovers.push(holder.pid!);
@@ -111,6 +112,7 @@ describe('coord lock NAME -- CMD', () => {
     expect(held.json.error.conflicts[0].held.owner).toMatch(/^alice\/run-[0-9a-z]{8}$/);
     process.kill(holder.pid!, 'SIGKILL');
     await holder;
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
     const killedAt = Date.now();
     const next = await coord(repo, ['lock', 'tests', '-w', '20s', '--', 'true'], as('bob'));
     expect(next.exitCode).toBe(0);

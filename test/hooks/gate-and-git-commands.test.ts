@@ -26,6 +26,13 @@ describe('the commit gate reads the message as git keeps it', () => {
     expect(namedItems(messageText(raw), DEFAULT_GATE_PATTERN)).toEqual(['bd-2']);
   });
 
+  it('drops comment lines of the configured comment string, and of every auto candidate', () => {
+    const raw = '; bd-12 stripped by --cleanup=strip\nbd-3 kept\n#bd-4 kept with commentChar=;\n; ------------------------ >8 ------------------------\nbd-5\n';
+    expect(namedItems(messageText(raw, [';']), DEFAULT_GATE_PATTERN)).toEqual(['bd-3', 'bd-4']);
+    expect(namedItems(messageText('@ bd-1\n: bd-2\n|bd-3\nbd-6', ['#', ';', '@', '!', '$', '%', '^', '&', '|', ':']), DEFAULT_GATE_PATTERN)).toEqual(['bd-6']);
+    expect(namedItems(messageText('// bd-1\n/ bd-2', ['//']), DEFAULT_GATE_PATTERN)).toEqual(['bd-2']);
+  });
+
   it('finds every distinct item, in order', () => {
     expect(namedItems('bd-9: follow-up to bd-a1 and bd-9', DEFAULT_GATE_PATTERN)).toEqual(['bd-9', 'bd-a1']);
     expect(namedItems('PROJ-12 and PROJ-7', 'PROJ-[0-9]+')).toEqual(['PROJ-12', 'PROJ-7']);

@@ -6,10 +6,12 @@ import { runOwner } from '../../core/owner';
 import type { CoordContext } from '../../coord/context';
 import { takeName } from '../../coord/named';
 import type { ReserveOutcome } from '../../coord/reserve';
-import { retryWithBackoff } from '../../coord/wait';
+import { retryWithBackoff, type Sleep } from '../../coord/wait';
+import type { Conflict } from '../../core/conflict';
 import { openContext, resolveOwner, type CommonOptions } from '../common';
 import { failure, toIcError, type Reply } from '../reply';
-import { runUnderLock } from '../run-under-lock';
+import { reraise, runUnderLock } from '../run-under-lock';
+import { isRunLock, runHolder, runUntilText } from '../run-lease-text';
 import { replyForOutcome } from './reserve';
 
 export interface RunOptions extends CommonOptions {
@@ -24,7 +26,6 @@ export interface RunOptions extends CommonOptions {
 export const RUN_LEASE_MS = 15_000;
 export const MIN_RUN_LEASE_MS = 5_000;
 export const DEFAULT_CONFLICT_EXIT_CODE = 75;
-const WAITING_NOTICE_EVERY_MS = 10_000;
 
 // `coord lock NAME -- CMD`: wait for the lock under a per-run owner (OWNER/run-ID, so two runs by one
 // owner serialise), run CMD, and exit with its code; the conflict exit code when the lock could not be
@@ -53,38 +54,57 @@ export function runCommandUnderLock(name: string, command: string[], options: Ru
     return emit({ ...replyForOutcome(waited.outcome, waited.timedOut), exitCode: conflictExitCode });
   }
   return runUnderLock(ctx, waited.outcome.locks[0]!, leaseMs, command)
-    .then(({ code, lost }) => {
+    .then(({ code, lost, signal }) => {
       if (lost !== undefined) {
         process.stderr.write(`ic: the command exited ${code}, but it did not hold lock ${escapeForDisplay(lockName)} throughout (${lost}); exiting ${conflictExitCode}\n`);
       }
       process.exitCode = lost !== undefined ? conflictExitCode : code;
+      return signal;
     })
-    .catch((error: unknown) => emit(failure(toIcError(error))))
-    .finally(() => ctx.db.close());
+    .catch((error: unknown) => {
+      emit(failure(toIcError(error)));
+      return undefined;
+    })
+    .finally(() => ctx.db.close())
+    .then((signal) => {
+      if (signal !== undefined) reraise(signal);
+    });
 }
 
-// Retries until granted or the wait runs out, saying on stderr whom it waits for at once and every ~10 s.
-function waitForLock(ctx: CoordContext, input: { name: string; owner: string; ttlMs: number; reason: string }, waitMs: number): { outcome: ReserveOutcome; timedOut: boolean } {
-  let noticeAt = -Infinity;
+// Retries until granted or the wait runs out. Quiet: one line on stderr when it starts waiting, and one
+// each time the holder changes (another lock, or the same run now held by its orphaned command), never a
+// repeat of the same line (a long suite put ~40 copies into an agent's context).
+export function waitForLock(
+  ctx: CoordContext,
+  input: { name: string; owner: string; ttlMs: number; reason: string },
+  waitMs: number,
+  options: { sleep?: Sleep; write?: (line: string) => void } = {},
+): { outcome: ReserveOutcome; timedOut: boolean } {
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  let lastHolder: string | undefined;
   const take = { type: 'named' as const, ...input };
   const result = retryWithBackoff(
     (attempt) => {
       const value = takeName(ctx, take, attempt);
-      if (!value.granted && waitMs > 0 && Date.now() - noticeAt >= WAITING_NOTICE_EVERY_MS) {
-        noticeAt = Date.now();
-        process.stderr.write(`${waitingNotice(input.name, value)}\n`);
+      if (!value.granted && waitMs > 0) {
+        const conflict = value.conflicts[0]!;
+        const holder = `${conflict.held.id}/${conflict.state}`;
+        if (holder !== lastHolder) write(waitingNotice(input.name, conflict, lastHolder !== undefined));
+        lastHolder = holder;
       }
       return { done: value.granted, value };
     },
-    { waitMs, clock: ctx.clock },
+    { waitMs, clock: ctx.clock, ...(options.sleep ? { sleep: options.sleep } : {}) },
   );
   return { outcome: result.value, timedOut: result.timedOut && waitMs > 0 }; // -n is a conflict, not a timeout
 }
 
-function waitingNotice(name: string, outcome: ReserveOutcome & { granted: false }): string {
-  const held = outcome.conflicts[0]!.held;
+export function waitingNotice(name: string, conflict: Conflict, changed: boolean): string {
+  const held = conflict.held;
+  const verb = changed ? 'still waiting' : 'waiting';
+  if (isRunLock(held)) return escapeForDisplay(`ic: ${verb} for ${name} (held by ${runHolder(held)} since ${new Date(held.created_at).toISOString()}, ${runUntilText(conflict)})`);
   const reason = held.reason ? `, reason: ${held.reason}` : '';
-  return escapeForDisplay(`ic: waiting for ${name} (held by ${held.owner} since ${new Date(held.created_at).toISOString()}${reason})`);
+  return escapeForDisplay(`ic: ${verb} for ${name} (held by ${held.owner} since ${new Date(held.created_at).toISOString()}${reason})`);
 }
 
 // The lease is renewed every third of it, so it must leave room for a slow renewal: at least 5s.

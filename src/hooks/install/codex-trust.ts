@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { IcError } from '../../core/errors';
 import { hooksObjectOf, isOurHandler } from './json-hooks';
 
 // Codex runs a project's hooks only when the user's config.toml trusts each one:
@@ -73,14 +74,22 @@ export function codexConfigPath(env: NodeJS.ProcessEnv): string {
   return join(env.CODEX_HOME || join(homedir(), '.codex'), 'config.toml');
 }
 
-// A TOML basic string: JSON's escapes are all valid TOML escapes.
-function tomlString(value: string): string {
-  return JSON.stringify(value);
+// A TOML basic string (TOML 1.0 `basic-string`): `"` and `\` escaped, and every control character
+// (C0, DEL, C1) as \b \t \n \f \r or \u00xx, since TOML forbids them raw (JSON.stringify left DEL raw, and
+// a repository path containing DEL made config.toml unreadable). Lowercase hex, as JSON.stringify wrote
+// C0 before, so entries written by earlier versions are still found. A lone surrogate has no TOML
+// spelling at all: refused.
+const TOML_SHORT_ESCAPES: Record<string, string> = { '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r', '"': '\\"', '\\': '\\\\' };
+export function tomlString(value: string): string {
+  if (/\p{Surrogate}/u.test(value)) throw new IcError('INVALID_INPUT', `cannot write ${JSON.stringify(value)} to TOML: it is not valid Unicode`);
+  const escaped = value.replace(/[\p{Cc}"\\]/gu, (char) => TOML_SHORT_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return `"${escaped}"`;
 }
 
 function sectionHeaders(key: string): string[] {
   const headers = [`[hooks.state.${tomlString(key)}]`];
-  if (!key.includes("'")) headers.push(`[hooks.state.'${key}']`);
+  // Also found as a literal string, as a person may have written it (literal strings have no escapes).
+  if (!/['\p{Cc}]/u.test(key)) headers.push(`[hooks.state.'${key}']`);
   return headers;
 }
 

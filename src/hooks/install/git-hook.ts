@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellQuote } from '../session';
+import { readRegularFile } from './file-types';
 
 export const GUARD_MARKER = '# ic-commit-guard';
 export const BACKUP_SUFFIX = '.ic-backup';
@@ -35,12 +35,10 @@ export function renderGuard(template: string, icBin: string, mode: 'exec' | 'sam
 export const GIT_HOOKS = { 'pre-commit': 'git-pre-commit.sh', 'post-commit': 'git-post-commit.sh', 'commit-msg': 'git-commit-msg.sh' } as const;
 export type GitHookName = keyof typeof GIT_HOOKS;
 
+// Never blocks and never throws: a missing, unreadable or non-regular file (a FIFO, a directory) reads as
+// none; the installer then refuses to write over it (file-types.ts, checkWritableFile).
 export function readIfExists(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readRegularFile(path);
 }
 
 export function hookPaths(hooksDir: string, name: GitHookName = 'pre-commit'): { hook: string; backup: string } {

@@ -1,12 +1,14 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
+import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, type IcCommand } from './entries';
 import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
 import { icBinPath, scriptPath } from './locate';
+import { checkWritableFile } from './file-types';
 import { findGitInfo } from '../../store/discover';
 
 export type Target = 'claude' | 'codex' | 'git';
@@ -107,7 +109,14 @@ export function planInstall(options: PlanOptions): InstallPlan {
     checkGatePattern(options.commitGate);
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
+  checkTargets(changes, env);
   return { changes, nextSteps };
+}
+
+// Every file a change writes, checked for its type before anything is written (file-types.ts).
+function checkTargets(changes: readonly Change[], env: NodeJS.ProcessEnv): void {
+  const codexHome = env.CODEX_HOME;
+  for (const change of changes) checkWritableFile(change.file, (path) => (codexHome && path === codexHome ? ' (it is $CODEX_HOME)' : ''));
 }
 
 function statuslineCommand(ic: IcCommand): string {
@@ -128,6 +137,7 @@ export function planUninstall(options: PlanOptions): Change[] {
   }
   if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
   if (options.targets.includes('git')) for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) changes.push(...planGitUninstall(projectRoot, name));
+  checkTargets(changes, options.env ?? process.env);
   return changes;
 }
 
@@ -151,18 +161,10 @@ function requireGit(projectRoot: string): string {
   return gitHooksDir(projectRoot);
 }
 
-// A pattern the gate cannot compile would refuse every commit: refused here, before anything is written.
+// A pattern the gate cannot use would refuse every commit, and one a backtracking engine explodes on would
+// hang it: the restricted syntax of core/gate-pattern.ts is checked here, before anything is written.
 function checkGatePattern(pattern: string): void {
-  let problem: string | undefined;
-  try {
-    if (pattern === '' || new RegExp(pattern).test('')) problem = 'it matches the empty string';
-  } catch (error) {
-    problem = (error as Error).message;
-  }
-  if (problem)
-    throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(pattern)}: not a usable item pattern (${problem})`, {
-      hint: 'Try: --commit-gate with a regular expression such as bd-[0-9a-z]+',
-    });
+  parseGatePattern(pattern);
 }
 
 // Our hook becomes `name`; a hook that was there is kept as `name`.ic-backup and still runs first.

@@ -1,0 +1,95 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { Lock } from '../core/lock';
+import { forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
+import { getLock, withoutBase } from '../store/locks';
+import { readTransaction, writeTransaction, type CoordContext } from './context';
+
+// The process of a `lock NAME -- CMD` run outlives a SIGKILLed ic (flock's orphan keeps its lock too), so
+// the run records its command with the lease and a lapsed lease does not free the lock while that command
+// (its whole process group) still lives on this host. Linux only (/proc); elsewhere the lease alone counts.
+
+// This machine and pid namespace: a pid means something only where it was read.
+let cachedHost: string | undefined | null = null;
+export function thisHost(): string | undefined {
+  if (cachedHost !== null) return cachedHost;
+  try {
+    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    cachedHost = `${hostname()}|${bootId}|${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    cachedHost = undefined;
+  }
+  return cachedHost;
+}
+
+// Field 22 of /proc/PID/stat (start time in clock ticks since boot), read after the last `)` since the
+// command name may hold spaces and parentheses; undefined when there is no such process.
+export function processStartTime(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return undefined; // a zombie is an ended process
+  return fields[19];
+}
+
+// The identity to record for a command just started, or undefined where it cannot be told later.
+export function identifyRunProcess(pid: number): RunProcessRow | undefined {
+  const host = thisHost();
+  const started = host === undefined ? undefined : processStartTime(pid);
+  return host === undefined || started === undefined ? undefined : { host, pid, started };
+}
+
+// Alive: the leader with the same start time, or (leader gone) any member of its process group. The
+// kernel does not reuse a pid while a group of that id exists, so a live group of that id is ours; a
+// process with that pid but another start time means our group has ended. Another host: cannot tell.
+export function runProcessState(row: RunProcessRow): 'alive' | 'ended' | 'elsewhere' {
+  if (row.host !== thisHost()) return 'elsewhere';
+  const started = processStartTime(row.pid);
+  if (started !== undefined) return started === row.started ? 'alive' : 'ended';
+  try {
+    process.kill(-row.pid, 0);
+    return 'alive';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'ended';
+  }
+}
+
+// Records the command started for the run holding `lock`; false where its identity cannot be read.
+export function recordRun(ctx: CoordContext, lock: Lock, pid: number): boolean {
+  const row = identifyRunProcess(pid);
+  if (row === undefined) return false;
+  return writeTransaction(ctx, () => {
+    const stored = getLock(ctx.db, lock.id);
+    if (stored === undefined) return false;
+    recordRunProcess(ctx.db, stored.seq, row);
+    return true;
+  });
+}
+
+export interface OrphanRun {
+  lock: Lock;
+  pid: number;
+}
+
+// A run lock on `name` whose lease lapsed but whose command still lives on this host: it still holds the
+// name. Rows of commands found ended are deleted on the way.
+export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | undefined {
+  if (thisHost() === undefined) return undefined;
+  const rows = readTransaction(ctx, (now) => lapsedRunLocks(ctx.db, ctx.scope, name, now));
+  const ended: number[] = [];
+  let alive: OrphanRun | undefined;
+  for (const row of rows) {
+    const state = runProcessState(row);
+    if (state === 'alive') {
+      alive = { lock: withoutBase(row), pid: row.pid };
+      break;
+    }
+    if (state === 'ended') ended.push(row.seq);
+  }
+  if (ended.length > 0) writeTransaction(ctx, () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
+  return alive;
+}

@@ -1,0 +1,70 @@
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { dirname } from 'node:path';
+import { IcError } from '../../core/errors';
+
+// Install and doctor read and write files people and other tools also own: .claude/, .codex/, git's hooks
+// directory, $CODEX_HOME. Each is checked for its type before it is opened, so a FIFO cannot hang ic and a
+// file where a directory belongs (or the reverse) is a clear INVALID_INPUT (65) naming the path, before
+// anything is written, never an internal error.
+
+function describe(stat: Stats): string {
+  if (stat.isFile()) return 'a file';
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isFIFO()) return 'a FIFO (named pipe)';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+// The text of a regular file, or undefined when there is none to read (missing, unreadable, not a file).
+// O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its type.
+export function readRegularFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    const buffer = Buffer.alloc(stat.size);
+    let read = 0;
+    while (read < buffer.length) {
+      const n = readSync(fd, buffer, read, buffer.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return buffer.subarray(0, read).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Throws INVALID_INPUT unless `file` can be written as a regular file: every existing ancestor a
+// directory, and the file itself, if present, a regular file (or a link to one).
+export function checkWritableFile(file: string, why: (path: string) => string = () => ''): void {
+  const stat = statIfAny(file);
+  if (stat !== undefined && !stat.isFile()) {
+    throw new IcError('INVALID_INPUT', `${file} is ${describe(stat)}, not a file, so ic cannot write its hooks there${why(file)}; move it aside and run the installer again`, { path: file });
+  }
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const parent = statIfAny(dir);
+    if (parent !== undefined && !parent.isDirectory()) {
+      throw new IcError('INVALID_INPUT', `${dir} is ${describe(parent)}, not a directory, so ic cannot write ${file}${why(dir)}; move it aside and run the installer again`, { path: dir });
+    }
+    if (parent !== undefined || dirname(dir) === dir) return;
+  }
+}
+
+// Undefined when nothing is there, including under a parent that is not a directory (ENOTDIR).
+function statIfAny(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}

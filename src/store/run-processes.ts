@@ -1,0 +1,31 @@
+import type Database from 'better-sqlite3';
+import { statement } from './statements';
+import type { StoredLock } from './locks';
+
+// The command of a `lock NAME -- CMD` run, as schema/0006_run_processes.sql records it.
+export interface RunProcessRow {
+  host: string;
+  pid: number;
+  started: string;
+}
+
+export function recordRunProcess(db: Database.Database, lockSeq: number, row: RunProcessRow): void {
+  statement(db, 'INSERT OR REPLACE INTO run_processes (lock_seq, host, pid, started) VALUES (?, ?, ?, ?)').run(lockSeq, row.host, row.pid, row.started);
+}
+
+export function forgetRunProcess(db: Database.Database, lockSeq: number): void {
+  statement(db, 'DELETE FROM run_processes WHERE lock_seq = ?').run(lockSeq);
+}
+
+// Run locks on this name whose lease lapsed (expired, or swept as expired) and whose command was recorded:
+// the ones an orphaned command may still hold. The table holds only runs not yet ended, so it is small.
+export function lapsedRunLocks(db: Database.Database, scope: string, name: string, now: number): (StoredLock & RunProcessRow)[] {
+  return statement(
+    db,
+    `SELECT l.seq, l.id, l.token, l.type, l.scope, l.pattern, l.base, l.owner, l.mode, l.reason, l.created_at, l.expires_at, l.ttl_ms, l.released_at, l.release_reason,
+            r.host, r.pid, r.started
+       FROM run_processes r JOIN locks l ON l.seq = r.lock_seq
+      WHERE l.scope = ? AND l.type = 'named' AND l.pattern = ? AND l.expires_at <= ? AND (l.released_at IS NULL OR l.release_reason = 'expired')
+      ORDER BY l.seq`,
+  ).all(scope, name, now) as (StoredLock & RunProcessRow)[];
+}
