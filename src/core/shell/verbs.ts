@@ -146,6 +146,14 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     case 'git':
       gitWrites(args, context);
       return;
+    case 'apply_patch':
+    case 'applypatch': {
+      // Codex's own patch tool through its shell: the envelope as the argument or on stdin
+      const text = args[0]?.value ?? context.stdin;
+      if (text === undefined) sink.unreadable.push('a patch ic cannot read before it runs');
+      else patchTargets(sink, text, cwd, disk, 0);
+      return;
+    }
     case 'chmod':
     case 'chown':
     case 'chgrp':

@@ -132,6 +132,8 @@ const CASES: Case[] = [
   ['patch ORIGFILE', 'patch a.txt fix.diff', ['/r/a.txt']],
   ['patch -o', 'patch -o out.txt a.txt fix.diff', ['/r/out.txt']],
   ['patch file argument', 'patch -p0 -i plain.diff', ['/r/src/b.ts']],
+  ['apply_patch heredoc (Codex)', "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Update File: a.ts\n@@\n-x\n+y\n*** End Patch\nEOF", ['/r/src/a.ts']],
+  ['apply_patch argument', "apply_patch '*** Begin Patch\n*** Add File: n.ts\n+x\n*** End Patch'", ['/r/n.ts']],
   ['chmod writes no content', 'chmod +x a.txt', []],
   ['readers write nothing', 'cat a.txt | grep x | sort | head -3', []],
   ['python writes are left to restore', "python3 -c \"open('a.txt','w').write('x')\"", []],
