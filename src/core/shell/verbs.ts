@@ -2,6 +2,7 @@ import { isAbsolute } from 'node:path';
 import { has, parseArgs, value } from './args';
 import { gitWrites } from './git';
 import type { Word } from './lex';
+import { readInlineCode } from './inline-code';
 import { patchTargets } from './patch-files';
 import { addDestination, addPath, addTree, addWordTarget, resolveDir, type Disk, type Sink } from './targets';
 
@@ -160,6 +161,7 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
       return;
   }
   if (SHELLS.has(program)) readShell(args, context);
+  else readInlineCode(program, args, sink, cwd, disk);
 }
 
 // The programs whose file arguments are writes: a hint that `xargs PROGRAM` writes files ic cannot name.
