@@ -60,7 +60,7 @@ function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv):
   } catch (error) {
     return decideFailure(error, settings.failClosed);
   }
-  if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it would change them.') };
+  if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
   snapshotBeforeShell(request, bounded);
   return decision;
 }

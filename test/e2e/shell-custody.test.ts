@@ -160,6 +160,17 @@ describe('shell hooks on the cheap path', () => {
     expect(result).toMatchObject({ exitCode: 0, stdout: '' });
   });
 
+  it('Codex: an argv array command (`bash -lc …`) in a workdir is read like a string', async () => {
+    const held = await heldRepo('ic-shell-argv-', ['held/x.txt']);
+    try {
+      const payload = JSON.stringify({ session_id: CODEX_SESSION, cwd: held.dir, tool_name: 'shell', tool_input: { command: ['bash', '-lc', "sed -i 's/a/b/' x.txt"], workdir: 'held' } });
+      const result = await ic(held, ['coord', 'hook', 'codex-pre-shell'], { input: payload });
+      expect(denyOf(result.stdout)).toContain('"held/x.txt" is reserved by');
+    } finally {
+      held.cleanup();
+    }
+  });
+
   it('bad input allows with a notice, never exit 2', async () => {
     for (const input of ['', 'not json', '{"tool_name":"Bash","tool_input":{"command":"rm x"}}']) {
       const result = await ic(repo, ['coord', 'hook', 'claude-pre-shell'], { input });
