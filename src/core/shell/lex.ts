@@ -125,8 +125,7 @@ class Lexer {
   }
 
   private redirect(op: string, fd: number | undefined): void {
-    if (fd === undefined) this.i += op.length;
-    else this.i += op.length; // the digits were consumed as the word before
+    this.i += op.length; // a file descriptor's digits were read as the word before
     while (this.s[this.i] === ' ' || this.s[this.i] === '\t') this.i++;
     const next = this.s[this.i];
     const target = next === undefined || META.has(next) ? undefined : this.word();

@@ -67,8 +67,18 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     case 'gsed': {
       const parsed = parseArgs(args, { short: 'efl', attached: 'i', long: ['expression', 'file', 'line-length'] });
       if (!has(parsed, '-i', '--in-place')) return;
-      const files = has(parsed, '-e', '-f', '--expression', '--file') ? parsed.operands : parsed.operands.slice(1);
+      // BSD's `sed -i '' 's/a/b/' f`: the empty word is -i's suffix, not the script
+      const operands = parsed.operands[0]?.value === '' && value(parsed, '-i') === '' ? parsed.operands.slice(1) : parsed.operands;
+      const files = has(parsed, '-e', '-f', '--expression', '--file') ? operands : operands.slice(1);
       for (const word of files) addWordTarget(sink, word, cwd, disk);
+      return;
+    }
+    case 'awk':
+    case 'gawk': {
+      const parsed = parseArgs(args, { short: 'ifvFlE', long: ['include', 'file', 'assign', 'field-separator', 'load'] });
+      if (!(parsed.values.get('-i') ?? parsed.values.get('--include') ?? []).includes('inplace')) return;
+      const files = has(parsed, '-f', '--file', '-E') ? parsed.operands : parsed.operands.slice(1);
+      for (const word of files) if (!(word.value ?? '').includes('=')) addWordTarget(sink, word, cwd, disk);
       return;
     }
     case 'perl': {
