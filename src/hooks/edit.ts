@@ -21,6 +21,8 @@ export interface EditRequest {
   toolUseId?: string;
   /** Added to each `conflict` event a refusal records (a shell command: `{via: "shell", command}`). */
   conflictDetail?: Record<string, unknown>;
+  /** The lock reason, when not an edit tool's (see editReason). */
+  reason?: string;
 }
 
 type Untrackable = { path: string; why: string }[];
@@ -78,7 +80,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     owner: request.owner,
     mode: 'exclusive' as const,
     ttlMs: DEFAULT_TTL_MS.file,
-    reason: editReason(request.toolUseId),
+    reason: request.reason ?? editReason(request.toolUseId),
     ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
   };
   return writeTransaction(ctx, (now) => {

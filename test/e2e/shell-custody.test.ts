@@ -122,6 +122,8 @@ describe('claude-pre-shell: what it allows runs, and what it writes is reserved 
     expect(existsSync(join(repo.dir, 'free/g11.txt'))).toBe(false); // rm ran
     const locks = (await coord(repo, ['list', '--active', '--owner', WRITER])).json.locks.map((lock: any) => lock.pattern).sort();
     expect(locks).toEqual([...Array.from({ length: 11 }, (_, i) => `free/g${i + 1}.txt`), 'moved-away.txt'].sort());
+    const first = (await coord(repo, ['list', '--active', '--owner', WRITER])).json.locks.find((lock: any) => lock.pattern === 'free/g1.txt');
+    expect(first).toMatchObject({ mode: 'exclusive', reason: 'shell command (agent hook, tool call ok-0)' }); // not an edit's: a failed command's writes stay held
     expect(await agentRuns(repo, 'claude-pre-shell', 'git stash', 'stash')).toContain(HOLDER);
     expect(readFileSync(join(repo.dir, 'held/other.txt'), 'utf8')).toBe("holder's work on held/other.txt\n");
   });

@@ -29,7 +29,24 @@ export function checkShellCommand(request: ShellRequest, env: NodeJS.ProcessEnv)
   const blocked = patterns.length > 0 ? checkPatterns(request, patterns, conflictDetail, env) : [];
   if (blocked.length > 0) return { kind: 'conflict', conflicts: blocked, untrackable: [] };
   if (files.length === 0) return { kind: 'outside', untrackable: [] };
-  return reserveEdit({ owner: request.owner, cwd: request.cwd, projectDir: request.projectDir, paths: files, ...(request.callId ? { toolUseId: request.callId } : {}), conflictDetail }, env);
+  return reserveEdit(
+    {
+      owner: request.owner,
+      cwd: request.cwd,
+      projectDir: request.projectDir,
+      paths: files,
+      ...(request.callId ? { toolUseId: request.callId } : {}),
+      conflictDetail,
+      reason: shellReason(request.callId),
+    },
+    env,
+  );
+}
+
+// Not an edit tool's reason on purpose: a shell command that failed (non-zero exit) may still have written
+// its files, so the turn-end release of failed edit calls (releaseFailedCalls) must not take these locks.
+export function shellReason(callId: string | undefined): string {
+  return callId ? `shell command (agent hook, tool call ${callId})` : 'shell command (agent hook)';
 }
 
 // Events keep the command readable but bounded: its first line(s), at most this many characters.
