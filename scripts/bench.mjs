@@ -4,7 +4,7 @@
 //
 //   npm run bench                 # everything, default run counts
 //   npm run bench -- --runs 15    # fewer process launches per figure (faster, noisier)
-//   npm run bench -- --only hook  # one group: hook | scale | throughput | concurrent | glob | writelock | bulk
+//   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
 // the named baseline; the target column says what the ratio must be and whether it is met.
@@ -499,8 +499,41 @@ function writeLockCall(ctx, owner, patterns) {
   return api.reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
 }
 
+// claude-pre-shell (#19) on 1,000 locks: a command that writes nothing visible (the path nearly every
+// command takes: no database), and one that writes an unheld file (read, then reserved, renew path).
+const shellPayload = (dir, command) => JSON.stringify({ session_id: SESSION, cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'bench' });
+const shellCmd = (dir, command) => [IC, ['coord', 'hook', 'claude-pre-shell'], { cwd: dir, input: shellPayload(dir, command), env: { ...process.env, IC_OWNER: '' } }];
+
+function benchPreShell() {
+  const dir = makeRepo();
+  seed(dir, 1000);
+  const silent = (result) => {
+    if (result.stdout !== '') throw new Error(`bench pre-shell hook did not silently allow: ${result.stdout}`);
+  };
+  const [floor, nothing, writes] = measureInterleaved([
+    { cmd: nodeFloor },
+    { cmd: () => shellCmd(dir, "git status --short && npm test 2>&1 | tail -5 && grep -rn 'TODO' src | head"), verify: silent },
+    { cmd: () => shellCmd(dir, "cd app && sed -i 's/a/b/' shell-edit.ts && echo done > out.log"), verify: silent },
+  ]);
+  const { result } = timeProcess(IC, ['coord', 'list', '--active', '--owner', `claude-${SESSION}`, '--json'], { cwd: dir });
+  if (!JSON.parse(result.stdout).locks.some((lock) => lock.pattern === 'app/shell-edit.ts')) throw new Error(`bench pre-shell hook did not reserve app/shell-edit.ts: ${result.stdout}`);
+  report('node -e 0 (pre-shell group)', floor);
+  report('hook claude-pre-shell, writes nothing visible', nothing, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
+  report('hook claude-pre-shell, writes 2 unheld files, 1,000 locks', writes, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
+  rmSync(dir, { recursive: true, force: true });
+}
+
 const fmt = (n) => (n === undefined ? '' : n < 0.1 ? n.toFixed(4) : n.toFixed(2));
-const groups = { hook: benchHook, scale: benchScale, throughput: benchThroughput, concurrent: benchConcurrent, glob: benchGlob, writelock: benchWriteLock, bulk: benchBulk };
+const groups = {
+  hook: benchHook,
+  'pre-shell': benchPreShell,
+  scale: benchScale,
+  throughput: benchThroughput,
+  concurrent: benchConcurrent,
+  glob: benchGlob,
+  writelock: benchWriteLock,
+  bulk: benchBulk,
+};
 for (const [name, fn] of Object.entries(groups)) {
   if (ONLY && ONLY !== name) continue;
   process.stderr.write(`bench: ${name}…\n`);

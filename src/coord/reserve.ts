@@ -20,6 +20,8 @@ export interface ReserveInput {
   mode: LockMode;
   ttlMs: number;
   reason: string | null;
+  /** Added to the detail of each `conflict` event a refusal records (a shell hook: the command). */
+  conflictDetail?: Record<string, unknown>;
 }
 
 // `busy`: a wait ran out while the database was busy (conflicts then are the last ones seen, if any).
@@ -196,7 +198,7 @@ function ownsAfterChanges(snapshot: Snapshot, changedIds: ReadonlySet<string>, c
 // events, recorded only for conflicts known to hold now (`recordable`).
 function commit(ctx: CoordContext, input: ReserveInput, owns: readonly Own[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
   if (conflicts.length > 0) {
-    if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now);
+    if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now, input.conflictDetail);
     return { granted: false, conflicts };
   }
   const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
@@ -280,7 +282,7 @@ export function expireLock(ctx: Pick<CoordContext, 'db'>, lock: StoredLock, now:
   return true;
 }
 
-function recordConflict(ctx: CoordContext, conflict: Conflict, owner: string, now: number): void {
+export function recordConflict(ctx: CoordContext, conflict: Conflict, owner: string, now: number, extra?: Record<string, unknown>): void {
   insertEvent(ctx.db, {
     type: 'conflict',
     lock_id: conflict.held.id,
@@ -289,6 +291,6 @@ function recordConflict(ctx: CoordContext, conflict: Conflict, owner: string, no
     pattern: conflict.pattern,
     reason: null,
     created_at: now,
-    detail: { held_owner: conflict.held.owner, held_pattern: conflict.held.pattern, state: conflict.state },
+    detail: { held_owner: conflict.held.owner, held_pattern: conflict.held.pattern, state: conflict.state, ...extra },
   });
 }

@@ -15,14 +15,80 @@ export const CODEX_SHELL_TOOLS: readonly string[] = ['Bash', 'exec_command', 'sh
 export function claudeEditEvent(payload: Payload): EditEvent {
   const tool = stringField(payload, 'tool_name');
   if (tool === undefined) return { kind: 'malformed', problem: 'the hook input has no tool_name' };
-  if (!CLAUDE_EDIT_TOOLS.includes(tool)) return { kind: 'ignore' };
   const input = objectField(payload, 'tool_input');
+  if (!CLAUDE_EDIT_TOOLS.includes(tool)) return otherToolEvent(tool, input, payload, () => claudeOwner(payload));
   const path = stringField(input, 'file_path') ?? stringField(input, 'notebook_path');
   if (path === undefined) return { kind: 'malformed', problem: `the ${tool} hook input has no tool_input.file_path` };
+  const owner = claudeOwner(payload);
+  return owner === undefined ? noSession() : editEvent(owner, payload, [path]);
+}
+
+function claudeOwner(payload: Payload): string | undefined {
   const sessionId = stringField(payload, 'session_id');
-  if (sessionId === undefined) return noSession();
-  const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
-  return editEvent(owner, payload, [path]);
+  return sessionId === undefined ? undefined : ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
+}
+
+// Any other tool (an MCP tool, say) is an edit of the files its input names, unless its name says it only
+// reads. Only the tool's own name counts (`mcp__server__read_file` → `read_file`), so a server's name
+// never makes its writing tools look like readers.
+const FILE_FIELDS = ['file_path', 'filePath', 'path', 'paths', 'filename', 'fileName', 'file_name', 'file', 'files', 'destination', 'dest', 'source', 'target', 'notebook_path'];
+const READ_ONLY_WORDS = new Set([
+  'read',
+  'list',
+  'search',
+  'get',
+  'view',
+  'find',
+  'grep',
+  'glob',
+  'stat',
+  'info',
+  'show',
+  'query',
+  'fetch',
+  'describe',
+  'lookup',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'tree',
+  'diff',
+  'status',
+  'count',
+  'exists',
+  'check',
+]);
+
+export function onlyReads(tool: string): boolean {
+  const own = tool.includes('__') ? tool.slice(tool.lastIndexOf('__') + 2) : tool;
+  const words = own
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => READ_ONLY_WORDS.has(word));
+}
+
+export function namedFiles(input: Record<string, unknown> | undefined): string[] {
+  if (input === undefined) return [];
+  const paths: string[] = [];
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && value !== '' && value.length <= 4096 && !value.includes('\n') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !paths.includes(value)) paths.push(value);
+  };
+  for (const field of FILE_FIELDS) {
+    const value = input[field];
+    if (Array.isArray(value)) value.slice(0, 1000).forEach(add);
+    else add(value);
+  }
+  return paths;
+}
+
+function otherToolEvent(tool: string, input: Record<string, unknown> | undefined, payload: Payload, owner: () => string | undefined): EditEvent {
+  if (onlyReads(tool)) return { kind: 'ignore' };
+  const paths = namedFiles(input);
+  if (paths.length === 0) return { kind: 'ignore' };
+  const who = owner();
+  return who === undefined ? noSession() : editEvent(who, payload, paths);
 }
 
 // Codex PreToolUse for apply_patch (tool_name "apply_patch", the raw patch in tool_input.command) and for
@@ -33,6 +99,7 @@ export function codexEditEvent(payload: Payload, env: NodeJS.ProcessEnv): EditEv
   const tool = stringField(payload, 'tool_name');
   if (tool === undefined) return { kind: 'malformed', problem: 'the hook input has no tool_name' };
   const input = objectField(payload, 'tool_input');
+  if (tool !== 'apply_patch' && !CODEX_SHELL_TOOLS.includes(tool) && patchPaths(tool, input) === undefined) return otherToolEvent(tool, input, payload, () => codexOwner(payload, env)); // an MCP tool
   const paths = CODEX_SHELL_TOOLS.includes(tool) ? shellPaths(input, stringField(payload, 'cwd')) : patchPaths(tool, input);
   if (paths === undefined || 'problem' in paths) return paths ?? { kind: 'ignore' };
   if (paths.length === 0) return { kind: 'ignore' };

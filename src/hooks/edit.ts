@@ -18,6 +18,10 @@ export interface EditRequest {
   paths: string[];
   /** The agent's id for this tool call: recorded in the lock's reason so a refused call can take back what it took. */
   toolUseId?: string;
+  /** Added to each `conflict` event a refusal records (a shell command: `{via: "shell", command}`). */
+  conflictDetail?: Record<string, unknown>;
+  /** The lock reason, when not an edit tool's (see editReason). */
+  reason?: string;
 }
 
 type Untrackable = { path: string; why: string }[];
@@ -69,7 +73,15 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
 // A grant also reports the open hand-off requests for the lineage's claims (same transaction), so the
 // holder hears of them in its next hook message.
 function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted'; requests: OpenRequest[] } | { kind: 'conflict'; conflicts: Conflict[] } {
-  const input = { type: 'file' as const, patterns, owner: request.owner, mode: 'exclusive' as const, ttlMs: DEFAULT_TTL_MS.file, reason: editReason(request.toolUseId) };
+  const input = {
+    type: 'file' as const,
+    patterns,
+    owner: request.owner,
+    mode: 'exclusive' as const,
+    ttlMs: DEFAULT_TTL_MS.file,
+    reason: request.reason ?? editReason(request.toolUseId),
+    ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
+  };
   return writeTransaction(ctx, (now) => {
     let outcome: ReserveOutcome;
     try {
@@ -121,7 +133,7 @@ export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>): Pro
 }
 
 // The file may not exist yet (Write of a new file, a patch adding a directory): start from what does.
-function nearestExistingDir(dir: string): string {
+export function nearestExistingDir(dir: string): string {
   for (let current = dir; ; current = dirname(current)) {
     if (existsSync(current) && statSync(current).isDirectory()) return current;
     if (dirname(current) === current) return current;

@@ -16,6 +16,9 @@ export const HOOK_NAMES = [
   'git-post-commit',
   'git-commit-msg',
   'git-index-path',
+  // Shell custody (#19): a shell command's visible writes are checked before it runs (install --no-shell omits them).
+  'claude-pre-shell',
+  'codex-pre-shell',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -12,6 +12,7 @@ import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithDeadline, hookSettings } from './settings';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
+import { runClaudePreShell, runCodexPreShell } from './shell-hook';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -71,6 +72,10 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         return runCommitGate(input, env, cwd);
       case 'git-index-path':
         return runGitIndexPath(env, cwd);
+      case 'claude-pre-shell':
+        return runClaudePreShell(input, env, cwd);
+      case 'codex-pre-shell':
+        return runCodexPreShell(input, env, cwd);
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
@@ -82,7 +87,8 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         exitCode: failClosed ? 1 : 0,
       };
     if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
-    if (name === 'claude-pre-edit' || name === 'codex-pre-edit') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
+    if (name === 'claude-pre-edit' || name === 'codex-pre-edit' || name === 'claude-pre-shell' || name === 'codex-pre-shell')
+      return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
     return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };
   }
 }

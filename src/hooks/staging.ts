@@ -49,6 +49,14 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
   return QUIET;
 }
 
+// Does this session already have a private staging area here (install --git-index seeded it at SessionStart)?
+// claude-pre-shell asks, so that one PreToolUse process on Bash also does what claude-pre-bash does.
+export function hasPrivateIndex(dir: string, owner: string): boolean {
+  const top = topOf(dir);
+  const index = top === undefined ? undefined : indexFileFor(top, owner);
+  return index !== undefined && existsSync(index);
+}
+
 // PreToolUse on Bash (installed with --git-index): before a git command, rebuild the session's index on
 // the current HEAD if another session committed meanwhile. Any other command returns at once, with no
 // database and no git process.

@@ -20,8 +20,9 @@ export interface ClaudeRun extends Run {
 }
 
 // One non-interactive Claude Code session against the mock (`claude -p`), as a user would start it.
-export async function runClaude(scratch: Scratch, mockUrl: string, prompt: string, options: { cwd?: string; args?: string[] } = {}): Promise<ClaudeRun> {
-  const env = baseEnv(scratch.home, { ANTHROPIC_BASE_URL: mockUrl, ANTHROPIC_API_KEY: API_KEY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' });
+// `env` adds to the session's environment (IS_SANDBOX=1 lets bypassPermissions run as root).
+export async function runClaude(scratch: Scratch, mockUrl: string, prompt: string, options: { cwd?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<ClaudeRun> {
+  const env = baseEnv(scratch.home, { ANTHROPIC_BASE_URL: mockUrl, ANTHROPIC_API_KEY: API_KEY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', ...options.env });
   const args = [...CLAUDE.prefix, '-p', prompt, '--output-format', 'stream-json', '--verbose', ...(options.args ?? ['--permission-mode', 'acceptEdits'])];
   const result = await run(CLAUDE.command, args, { cwd: options.cwd ?? scratch.repo, env });
   const init = result.stdout.split('\n').find((line) => line.includes('"subtype":"init"'));

@@ -40,10 +40,13 @@ describe('ic coord install / uninstall', () => {
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
     ]);
-    const edits = 'Edit|Write|MultiEdit|NotebookEdit';
+    const edits = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
     expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }],
+        PreToolUse: [
+          { matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-shell`, timeout: 10 }] },
+        ],
         PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
         PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-start`, timeout: 10 }] }],
@@ -54,7 +57,10 @@ describe('ic coord install / uninstall', () => {
     });
     expect(JSON.parse(readFileSync(codex, 'utf8'))).toEqual({
       hooks: {
-        PreToolUse: [{ matcher: 'apply_patch|Bash', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] }],
+        PreToolUse: [
+          { matcher: 'apply_patch|mcp__.*', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] },
+          { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-shell`, timeout: 10 }] },
+        ],
         SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook codex-session-end`, timeout: 3 }] }],
       },
     });

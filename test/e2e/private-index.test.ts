@@ -66,9 +66,10 @@ async function startSession(repo: TempRepo, id: string): Promise<Session> {
 }
 
 // What Claude's PreToolUse hook on Bash does before a git command.
-async function preBash(repo: TempRepo, session: Session, command: string): Promise<string> {
+// claude-pre-shell (the default install) does the same in the one PreToolUse process on Bash.
+async function preBash(repo: TempRepo, session: Session, command: string, hook = 'claude-pre-bash'): Promise<string> {
   const payload = JSON.stringify({ session_id: session.id, cwd: repo.dir, tool_name: 'Bash', tool_input: { command } });
-  const result = await ic(repo, ['coord', 'hook', 'claude-pre-bash'], { input: payload });
+  const result = await ic(repo, ['coord', 'hook', hook], { input: payload });
   expect(result.exitCode).toBe(0);
   return result.stdout;
 }
@@ -147,7 +148,7 @@ describe('private staging areas (install --git-index)', () => {
     expect(git(repo, ['status', '--porcelain'], b.env)).toBe('');
   });
 
-  it('the PreToolUse check rebuilds a stale index before a git command, and is silent for other commands', async () => {
+  it.each(['claude-pre-bash', 'claude-pre-shell'])('%s rebuilds a stale index before a git command, and is silent for other commands', async (hook) => {
     const repo = await setUp();
     const a = await startSession(repo, 'A');
     const b = await startSession(repo, 'B');
@@ -158,11 +159,11 @@ describe('private staging areas (install --git-index)', () => {
     git(repo, ['commit', '-q', '-m', 'A'], a.env);
     // Before the refresh, B's view is stale: its index would undo A's a.txt.
     expect(git(repo, ['diff', '--cached', '--name-only', 'HEAD'], b.env).split('\n').filter(Boolean).sort()).toEqual(['a.txt', 'b.txt']);
-    expect(await preBash(repo, b, 'ls -la')).toBe('');
-    const notice = await preBash(repo, b, 'cd sub && git status');
+    expect(await preBash(repo, b, 'ls -la', hook)).toBe('');
+    const notice = await preBash(repo, b, 'cd sub && git status', hook);
     expect(JSON.parse(notice).systemMessage).toMatch(/HEAD moved .* plus your 1 staged change/);
     expect(git(repo, ['diff', '--cached', '--name-only', 'HEAD'], b.env).trim()).toBe('b.txt');
-    expect(await preBash(repo, b, 'git status')).toBe(''); // fresh now: nothing to do
+    expect(await preBash(repo, b, 'git status', hook)).toBe(''); // fresh now: nothing to do
     // git commit -a after another commit: still only B's changes.
     writeFileSync(join(repo.dir, 'c.txt'), 'c.txt by B\n');
     git(repo, ['commit', '-q', '-a', '-m', 'B -a'], b.env);

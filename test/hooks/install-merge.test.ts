@@ -18,8 +18,9 @@ describe('mergeHookEntries / removeHookEntries', () => {
     const once = mergeHookEntries(userSettings, claudeEntries(bin), 'settings.json');
     const parsed = JSON.parse(once);
     expect(parsed.model).toBe('opus');
-    expect(parsed.hooks.PreToolUse).toHaveLength(2);
-    expect(parsed.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit');
+    expect(parsed.hooks.PreToolUse).toHaveLength(3);
+    expect(parsed.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|mcp__.*');
+    expect(parsed.hooks.PreToolUse[2]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: "'/opt/my tools/it'\\''s/bin/ic' coord hook claude-pre-shell", timeout: 10 }] });
     expect(parsed.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say done' }] });
     expect(parsed.hooks.Stop[1].hooks[0].command).toContain('claude-turn-end');
     expect(parsed.hooks.SessionStart[0].hooks[0].command).toContain('claude-session-start');
@@ -35,7 +36,10 @@ describe('mergeHookEntries / removeHookEntries', () => {
   it('replaces an entry whose bin path moved instead of adding a second one', () => {
     const old = mergeHookEntries(undefined, codexEntries({ kind: 'path', bin: '/old/bin/ic' }), 'hooks.json');
     const moved = JSON.parse(mergeHookEntries(old, codexEntries({ kind: 'path', bin: '/new/bin/ic' }), 'hooks.json'));
-    expect(moved.hooks.PreToolUse).toEqual([{ matcher: 'apply_patch|Bash', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] }]);
+    expect(moved.hooks.PreToolUse).toEqual([
+      { matcher: 'apply_patch|mcp__.*', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] },
+      { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-shell", timeout: 10 }] },
+    ]);
   });
 
   it("keeps the file's indent and final newline; a file it created goes away again", () => {

@@ -12,13 +12,14 @@ interface InstallOptions extends CommonOptions {
   shared?: boolean;
   trust?: boolean;
   gitIndex?: boolean;
+  shell?: boolean;
   commitGate?: string | boolean;
 }
 
 function withTargetOptions(command: Command): Command {
   return withCommonOptions(command)
     .option('--claude', 'Claude Code: .claude/settings.local.json (edits, refused edits, session start/end, subagents)')
-    .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch and Bash, SessionEnd)')
+    .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch, shell tools and MCP tools, SessionEnd)')
     .option('--git', 'git pre-commit guard in `git rev-parse --git-path hooks` (chains an existing hook)')
     .option('--dry-run', 'print what would change, write nothing');
 }
@@ -34,6 +35,7 @@ export function installCommand(emit: (reply: Reply) => void): Command {
     .description('install the hooks (no flag: all of them); running it again changes nothing')
     .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
     .option('--trust', "record Codex's trust for ic's hooks in your Codex config ($CODEX_HOME/config.toml); Codex skips untrusted hooks")
+    .option('--no-shell', "do not check agents' shell commands before they run (Claude's Bash, Codex's shell tools); edit tools stay checked")
     .option('--git-index', 'a private git staging area per agent session (GIT_INDEX_FILE), refreshed onto HEAD before it is used; adds a post-commit hook')
     .option('--commit-gate [regex]', `commit-msg hook: the message must name a work item the committer claims (default ${DEFAULT_GATE_PATTERN})`)
     .action((options: InstallOptions) => {
@@ -44,6 +46,7 @@ export function installCommand(emit: (reply: Reply) => void): Command {
         shared: Boolean(options.shared),
         trust: Boolean(options.trust),
         gitIndex: Boolean(options.gitIndex),
+        shell: options.shell !== false,
         ...(commitGate !== undefined ? { commitGate } : {}),
       });
       emit(applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps));

@@ -3,9 +3,15 @@ import type { HookEntry } from './json-hooks';
 
 export { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 
-const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
-// Codex applies patches with its apply_patch tool and also through its shell (`apply_patch <<'EOF'`).
-export const CODEX_EDIT_MATCHER = 'apply_patch|Bash';
+// Edit tools, and every MCP tool (a tool naming a file is an edit unless it only reads; the hook decides).
+// Read-only built-ins (Read, Grep, Glob, LS, …) stay out of the matcher, so they start no process.
+const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
+const CLAUDE_SHELL_MATCHER = 'Bash';
+// Codex applies patches with its apply_patch tool and also through its shell (`apply_patch <<'EOF'`); with
+// shell custody the shell hook reads those too, so the edit hook leaves Bash to it.
+export const CODEX_EDIT_MATCHER = 'apply_patch|Bash|mcp__.*';
+const CODEX_EDIT_MATCHER_WITH_SHELL = 'apply_patch|mcp__.*';
+const CODEX_SHELL_MATCHER = 'Bash|exec_command|shell|local_shell';
 // Codex caps SessionEnd hooks at 3 s.
 export const CODEX_SESSION_END_TIMEOUT_S = 3;
 
@@ -21,12 +27,17 @@ export function hookCommand(ic: IcCommand, name: string): string {
 // Stop fires every turn: its hook only gives back what refused calls took, never the session's locks.
 // With gitIndex (install --git-index): each session's private staging area is seeded and exported at
 // SessionStart, and refreshed before git commands (PreToolUse on Bash; other commands return at once).
-export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean } = {}): HookEntry[] {
+// With shell (the default; install --no-shell omits it) every Bash command is checked before it runs
+// (claude-pre-shell), and that one process also refreshes a private staging area, so claude-pre-bash is
+// not installed beside it.
+export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean; shell?: boolean } = {}): HookEntry[] {
   const entry = (event: string, name: string, timeout: number, matcher?: string): HookEntry => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
-  const staging = options.gitIndex ? [entry('SessionStart', 'claude-git-index', 10), entry('PreToolUse', 'claude-pre-bash', 10, 'Bash')] : [];
+  const shell = options.shell !== false;
+  const staging = options.gitIndex ? [entry('SessionStart', 'claude-git-index', 10), ...(shell ? [] : [entry('PreToolUse', 'claude-pre-bash', 10, 'Bash')])] : [];
   return [
     ...staging,
     entry('PreToolUse', 'claude-pre-edit', 10, CLAUDE_EDIT_MATCHER),
+    ...(shell ? [entry('PreToolUse', 'claude-pre-shell', 10, CLAUDE_SHELL_MATCHER)] : []),
     entry('PostToolUseFailure', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('PermissionDenied', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('SessionStart', 'claude-session-start', 10),
@@ -37,9 +48,17 @@ export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean } = {
 }
 
 // .codex/hooks.json (Codex hooks, same shape as Claude's; edits arrive as tool_name "apply_patch" or "Bash").
-export function codexEntries(ic: IcCommand): HookEntry[] {
+export function codexEntries(ic: IcCommand, options: { shell?: boolean } = {}): HookEntry[] {
+  const shell = options.shell !== false;
   return [
-    { event: 'PreToolUse', matcher: CODEX_EDIT_MATCHER, name: 'codex-pre-edit', command: hookCommand(ic, 'codex-pre-edit'), timeout: 10 },
+    { event: 'PreToolUse', matcher: shell ? CODEX_EDIT_MATCHER_WITH_SHELL : CODEX_EDIT_MATCHER, name: 'codex-pre-edit', command: hookCommand(ic, 'codex-pre-edit'), timeout: 10 },
+    ...(shell ? [{ event: 'PreToolUse', matcher: CODEX_SHELL_MATCHER, name: 'codex-pre-shell', command: hookCommand(ic, 'codex-pre-shell'), timeout: 10 }] : []),
     { event: 'SessionEnd', name: 'codex-session-end', command: hookCommand(ic, 'codex-session-end'), timeout: CODEX_SESSION_END_TIMEOUT_S },
   ];
+}
+
+// Our hooks an install no longer wants: the shell hooks under --no-shell; claude-pre-bash where
+// claude-pre-shell does its work.
+export function retiredHooks(options: { shell?: boolean }): { claude: string[]; codex: string[] } {
+  return options.shell !== false ? { claude: ['claude-pre-bash'], codex: [] } : { claude: ['claude-pre-shell'], codex: ['codex-pre-shell'] };
 }

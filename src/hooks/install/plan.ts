@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, type IcCommand } from './entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, retiredHooks, type IcCommand } from './entries';
 import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
@@ -34,6 +34,8 @@ export interface PlanOptions {
   trust?: boolean;
   /** Private staging areas: Claude's staging hooks and the git post-commit hook. */
   gitIndex?: boolean;
+  /** Shell custody: agents' shell commands checked before they run (default true; install --no-shell). */
+  shell?: boolean;
   /** The commit-message gate with this item pattern (a regular expression). */
   commitGate?: string;
   env?: NodeJS.ProcessEnv;
@@ -64,7 +66,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
   if (options.targets.includes('claude')) {
     const files = claudeSettingsFiles(projectRoot);
     const [target, other] = options.shared ? [files.shared, files.local] : [files.local, files.shared];
-    changes.push(...planJsonMerge(target, claudeEntries(ic, { gitIndex: Boolean(options.gitIndex) })));
+    changes.push(...planJsonMerge(target, claudeEntries(ic, { gitIndex: Boolean(options.gitIndex), shell: options.shell !== false }), retiredHooks(options).claude));
     // One place only, or every hook would run twice; a committed file keeps a teammate-safe (shared) entry.
     if (options.shared || !sharedFormOnly(readIfExists(other))) changes.push(...planJsonRemove(other, CLAUDE_HOOK_NAMES));
     nextSteps.push(
@@ -76,7 +78,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
   }
   if (options.targets.includes('codex')) {
     const file = codexHooksFile(projectRoot);
-    const merge = planJsonMerge(file, codexEntries(ic));
+    const merge = planJsonMerge(file, codexEntries(ic, { shell: options.shell !== false }), retiredHooks(options).codex);
     changes.push(...merge);
     const text = merge.length > 0 ? merge[0]!.text : readIfExists(file);
     const trusts = text === undefined ? [] : codexHookTrusts(file, text, CODEX_HOOK_NAMES);
@@ -141,9 +143,10 @@ export function planUninstall(options: PlanOptions): Change[] {
   return changes;
 }
 
-function planJsonMerge(file: string, entries: HookEntry[]): Change[] {
+function planJsonMerge(file: string, entries: HookEntry[], retire: readonly string[] = []): Change[] {
   const before = readIfExists(file);
-  const after = mergeHookEntries(before, entries, file);
+  const merged = mergeHookEntries(before, entries, file);
+  const after = retire.length > 0 ? (removeHookEntries(merged, retire, file) ?? merged) : merged;
   if (after === before) return [];
   return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }

@@ -1,0 +1,105 @@
+import { shellQuote } from '../core/shell';
+import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
+import { checkShellCommand } from './custody/pre-shell';
+import { snapshotBeforeShell } from './custody/snapshot';
+import type { ShellRequest } from './custody/types';
+import { codexOwner } from './edit-events';
+import { ownerForSession } from './identity';
+import { preToolUseOutput } from './output';
+import { objectField, parsePayload, stringField, type Payload } from './payload';
+import { envWithDeadline, hookSettings } from './settings';
+import { hasPrivateIndex, runPreBash, runsGit } from './staging';
+import type { HookInput, HookResult } from './run';
+
+// PreToolUse on an agent's shell tool (Claude's Bash; Codex's Bash / exec_command / shell / local_shell):
+// the command's visible writes are checked and reserved before it runs (see checkShellCommand); allowed,
+// the files other owners hold are snapshotted for the after-command restore.
+
+export const CODEX_SHELL_TOOL_NAMES: readonly string[] = ['Bash', 'exec_command', 'shell', 'local_shell'];
+
+// Claude: the same check; with a private staging area (install --git-index) it also refreshes that index
+// before a git command, as claude-pre-bash does, so one process serves every Bash command.
+export function runClaudePreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
+  const payload = parsed.value;
+  if (stringField(payload, 'tool_name') !== 'Bash') return reply(ALLOW);
+  const sessionId = stringField(payload, 'session_id');
+  if (sessionId === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
+  const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
+  const projectDir = env.CLAUDE_PROJECT_DIR || stringField(payload, 'cwd') || cwd;
+  const decision = decideShell(shellRequest(payload, owner, stringField(payload, 'cwd') ?? projectDir, projectDir), env);
+  if (decision.kind === 'deny') return reply(decision);
+  const staging = stagingNotice(input, payload, sessionId, env, cwd);
+  const notice = [decision.notice, staging].filter(Boolean).join('\n');
+  return reply(notice ? { kind: 'allow', notice } : ALLOW);
+}
+
+// Codex: the owner as codex-pre-edit reads it; the command from tool_input.command (a string, or an argv
+// array) or tool_input.cmd, run in tool_input.workdir when given.
+export function runCodexPreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
+  const payload = parsed.value;
+  const tool = stringField(payload, 'tool_name');
+  if (tool === undefined || !CODEX_SHELL_TOOL_NAMES.includes(tool)) return reply(ALLOW);
+  const owner = codexOwner(payload, env);
+  if (owner === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
+  const projectDir = stringField(payload, 'cwd') ?? cwd;
+  const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
+  return reply(decideShell(shellRequest(payload, owner, workdir ? resolveFrom(projectDir, workdir) : projectDir, projectDir), env));
+}
+
+function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv): Decision {
+  if (request === undefined) return ALLOW; // no command text: nothing to read
+  const settings = hookSettings(env);
+  const bounded = envWithDeadline(env, settings.timeoutMs - 1_000);
+  let decision: Decision;
+  try {
+    decision = decideEdit(checkShellCommand(request, bounded), Date.now());
+  } catch (error) {
+    return decideFailure(error, settings.failClosed);
+  }
+  if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
+  snapshotBeforeShell(request, bounded);
+  return decision;
+}
+
+function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: string): ShellRequest | undefined {
+  const toolInput = objectField(payload, 'tool_input');
+  const command = commandOf(toolInput?.command ?? toolInput?.cmd);
+  if (command === undefined || command.trim() === '') return undefined;
+  const callId = stringField(payload, 'tool_use_id') ?? stringField(payload, 'call_id');
+  const timeout = toolInput?.timeout ?? toolInput?.timeout_ms;
+  return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof timeout === 'number' && timeout > 0 ? { timeoutMs: timeout } : {}) };
+}
+
+// A string is the script; an argv array (`["bash", "-lc", "…"]`) is quoted back into one command line.
+function commandOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) return value.map((part) => shellQuote(part)).join(' ');
+  return undefined;
+}
+
+function resolveFrom(base: string, dir: string): string {
+  return dir.startsWith('/') ? dir : `${base.replace(/\/$/, '')}/${dir}`;
+}
+
+// What claude-pre-bash would say (a refreshed private index), for a git command in a session that has one.
+function stagingNotice(input: HookInput, payload: Payload, sessionId: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+  const command = stringField(objectField(payload, 'tool_input'), 'command');
+  if (command === undefined || !runsGit(command)) return undefined;
+  const dir = stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
+  if (!hasPrivateIndex(dir, ownerForSession('claude', sessionId))) return undefined;
+  const out = runPreBash(input, env, cwd).stdout;
+  if (out === '') return undefined;
+  try {
+    return (JSON.parse(out) as { systemMessage?: string }).systemMessage;
+  } catch {
+    return undefined;
+  }
+}
+
+function reply(decision: Decision): HookResult {
+  return { stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 };
+}
