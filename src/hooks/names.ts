@@ -16,6 +16,10 @@ export const HOOK_NAMES = [
   'git-post-commit',
   'git-commit-msg',
   'git-index-path',
+  // Custody after a tool call (#19): a shell command's writes to others' held files are put back; an edit
+  // tool's write becomes its holder's latest content.
+  'claude-post-tool',
+  'codex-post-tool',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -12,6 +12,7 @@ import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithDeadline, hookSettings } from './settings';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
+import { runClaudePostTool, runCodexPostTool } from './custody/post-tool';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -71,6 +72,10 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         return runCommitGate(input, env, cwd);
       case 'git-index-path':
         return runGitIndexPath(env, cwd);
+      case 'claude-post-tool':
+        return { ...runClaudePostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
+      case 'codex-post-tool':
+        return { ...runCodexPostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
