@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { ID_PATTERN } from '../../src/core/ids';
 import { IC_APPLICATION_ID } from '../../src/store/application-id';
+import { LATEST_VERSION, MIGRATIONS } from '../../src/store/migrations';
 import { coord, makeTempRepo } from '../support/cli';
 
 describe('a new database', () => {
@@ -19,8 +20,8 @@ describe('a new database', () => {
 
       const db = new Database(repo.db, { readonly: true });
       try {
-        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: '0001_init' }]);
-        expect(db.pragma('user_version', { simple: true })).toBe(1);
+        expect(db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all()).toEqual(MIGRATIONS.map(({ version, name }) => ({ version, name })));
+        expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
         expect(db.pragma('application_id', { simple: true })).toBe(IC_APPLICATION_ID);
         expect(db.pragma('page_size', { simple: true })).toBe(1024);
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

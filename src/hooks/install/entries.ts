@@ -21,7 +21,7 @@ export function hookCommand(ic: IcCommand, name: string): string {
 // Stop fires every turn: its hook only gives back what refused calls took, never the session's locks.
 // With gitIndex (install --git-index): each session's private staging area is seeded and exported at
 // SessionStart, and refreshed before git commands (PreToolUse on Bash; other commands return at once).
-export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean } = {}): HookEntry[] {
+export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean; shell?: boolean } = {}): HookEntry[] {
   const entry = (event: string, name: string, timeout: number, matcher?: string): HookEntry => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
   const staging = options.gitIndex ? [entry('SessionStart', 'claude-git-index', 10), entry('PreToolUse', 'claude-pre-bash', 10, 'Bash')] : [];
   return [
@@ -33,13 +33,27 @@ export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean } = {
     entry('Stop', 'claude-turn-end', 5),
     entry('SubagentStop', 'claude-subagent-stop', 5),
     entry('SessionEnd', 'claude-session-end', 5),
+    ...postToolEntries('claude', ic, options),
   ];
 }
 
 // .codex/hooks.json (Codex hooks, same shape as Claude's; edits arrive as tool_name "apply_patch" or "Bash").
-export function codexEntries(ic: IcCommand): HookEntry[] {
+export function codexEntries(ic: IcCommand, options: { shell?: boolean } = {}): HookEntry[] {
   return [
     { event: 'PreToolUse', matcher: CODEX_EDIT_MATCHER, name: 'codex-pre-edit', command: hookCommand(ic, 'codex-pre-edit'), timeout: 10 },
     { event: 'SessionEnd', name: 'codex-session-end', command: hookCommand(ic, 'codex-session-end'), timeout: CODEX_SESSION_END_TIMEOUT_S },
+    ...postToolEntries('codex', ic, options),
   ];
+}
+
+// Custody after a tool call (docs/custody-restore.md): one PostToolUse process per shell command (what it
+// changed in others' held files is put back) and per edit or MCP tool (the holder's latest content is
+// recorded). Installed by default; install --no-shell leaves shell custody out, this half included.
+const CLAUDE_POST_TOOL_MATCHER = 'Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
+const CODEX_POST_TOOL_MATCHER = 'Bash|exec_command|shell|local_shell|apply_patch|mcp__.*';
+
+function postToolEntries(agent: 'claude' | 'codex', ic: IcCommand, options: { shell?: boolean }): HookEntry[] {
+  if (options.shell === false) return [];
+  const name = `${agent}-post-tool`;
+  return [{ event: 'PostToolUse', matcher: agent === 'claude' ? CLAUDE_POST_TOOL_MATCHER : CODEX_POST_TOOL_MATCHER, name, command: hookCommand(ic, name), timeout: 10 }];
 }
