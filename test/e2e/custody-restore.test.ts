@@ -228,4 +228,34 @@ describe('custody after a shell command (claude-post-tool)', () => {
       expect(read(repo, `src/f${i}.ts`).startsWith(`f${i} held by agent ${i}\n`)).toBe(true);
     }
   }, 60_000);
+
+  it('codex-post-tool: a shell command’s write to a held file is put back; apply_patch of the holder is recorded as its latest', async () => {
+    seed(repo, { 'held.txt': 'v0\n' });
+    const codex = (session: string, fields: Record<string, unknown>) =>
+      ic(repo, ['coord', 'hook', 'codex-post-tool'], {
+        input: JSON.stringify({
+          session_id: session,
+          cwd: repo.dir,
+          hook_event_name: 'PostToolUse',
+          model: 'm',
+          permission_mode: 'default',
+          transcript_path: null,
+          turn_id: 't',
+          tool_response: '',
+          ...fields,
+        }),
+      });
+    const patch = '*** Begin Patch\n*** Update File: held.txt\n@@\n-v0\n+v1 by codex A\n*** End Patch\n';
+    const pre = await ic(repo, ['coord', 'hook', 'codex-pre-edit'], {
+      input: JSON.stringify({ session_id: 'cx-a', cwd: repo.dir, hook_event_name: 'PreToolUse', tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: 'p1' }),
+    });
+    expect(pre.stdout).toBe('');
+    write(repo, 'held.txt', 'v1 by codex A\n');
+    expect((await codex('cx-a', { tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: 'p1' })).stdout).toBe('');
+    bash(repo, 'echo clobbered > held.txt');
+    const post = await codex('cx-b', { tool_name: 'Bash', tool_input: { command: 'echo clobbered > held.txt' }, tool_use_id: 'b1' });
+    expect(contextOf(post.stdout)).toContain('"held.txt" is held by codex-cx-a');
+    expect(read(repo, 'held.txt')).toBe('v1 by codex A\n');
+    expect((await events(repo, 'restored'))[0]).toMatchObject({ owner: 'codex-cx-b', pattern: 'held.txt' });
+  });
 });
