@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAnthropicMock } from './mock-anthropic.mjs';
 import { prepareClaudeHome, runClaude } from './claude';
+import { startOpenAiMock } from './mock-openai.mjs';
+import { runCodex, writeCodexConfig } from './codex';
 import { events, ic, makeScratch, type Scratch } from './support';
 
 // Custody after a shell command (#19, step 3) with the real Claude Code binary: its Bash tool writes a file
@@ -42,5 +44,28 @@ describe('Claude Code, real binary: a held file written through Bash is put back
     const restored = (await events(s.repo)).filter((e) => e.type === 'restored');
     expect(restored).toHaveLength(1);
     expect(restored[0]).toMatchObject({ owner: `claude-${writer.sessionId}`, pattern: 'held.txt' });
+  });
+});
+
+describe('Codex, real binary: a held file written through its shell is put back', () => {
+  it('python3 through exec_command: the holder’s content is back, the model is told, coord events has it', async () => {
+    const s = makeScratch({ 'held.txt': 'the holder’s committed text\n' });
+    scratches.push(s);
+    const command = `python3 -c "open('held.txt','w').write('x')"`;
+    const server = await startOpenAiMock({ WRITER: [[{ shell: command }], 'done'] });
+    closers.push(server.close);
+    writeCodexConfig(s, server.url);
+    expect((await ic(s.repo, ['coord', 'install', '--codex', '--trust'], { CODEX_HOME: s.home })).code).toBe(0);
+    const holder = 'claude-holder-session';
+    expect((await ic(s.repo, ['coord', 'reserve', 'held.txt'], { IC_OWNER: holder, IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() - 30_000).toISOString() })).code).toBe(0);
+    const run = await runCodex(s, 'rewrite held.txt [[WRITER]]');
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(s.repo, 'held.txt'), 'utf8')).toBe('the holder’s committed text\n');
+    const next = server.requests.find((r) => r.conversation === 'WRITER' && r.step === 1);
+    expect(next, 'the model was asked again after the shell call').toBeDefined();
+    expect(next!.body).toContain('so it was put back');
+    const restored = (await events(s.repo)).filter((e) => e.type === 'restored');
+    expect(restored).toHaveLength(1);
+    expect(restored[0]).toMatchObject({ owner: `codex-${run.threadId}`, pattern: 'held.txt' });
   });
 });

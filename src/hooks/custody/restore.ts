@@ -50,7 +50,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
     if (plans.length === 0 && ownWrites.length === 0 && started === undefined) return report;
     // The holder's edit hook ran after its last record: its write may be on disk with its record still to
     // come. Wait a moment for that record before deciding.
-    const pending = plans.filter((plan) => editInFlight(plan, latest.get(plan.path), windowStart));
+    const pending = plans.filter((plan) => editInFlight(plan, latest.get(plan.path), windowStart, view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, latest);
 
     const moved = displacedDir(repo, view.now);
@@ -66,7 +66,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
         const record = fresh.get(first.path);
         const plan = record?.recorded_at === latest.get(first.path)?.recorded_at ? first : planFile(repo, first.path, view.others, snapshot, record, windowStart);
         if (!plan) continue;
-        if (editInFlight(plan, record, windowStart)) {
+        if (editInFlight(plan, record, windowStart, now)) {
           (report.left ??= []).push({ path: plan.path, holder: plan.held.holder });
           continue;
         }
@@ -105,10 +105,11 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
 
 const IN_FLIGHT_WAIT_MS = 1_500;
 
-// The holder took or renewed its lock during the command and after its last record: an edit of its own may
-// have written the file, with its after hook still to run.
-function editInFlight(plan: Plan, record: LatestRow | undefined, windowStart: number | undefined): boolean {
-  return plan.held.renewedAt > (record?.recorded_at ?? 0) && plan.held.renewedAt >= (windowStart ?? 0);
+// The holder took or renewed its lock during the command (or, the start unknown, in the last few seconds)
+// and after its last record: an edit of its own may have written the file, with its after hook still to run.
+const RECENT_MS = 5_000;
+function editInFlight(plan: Plan, record: LatestRow | undefined, windowStart: number | undefined, now: number): boolean {
+  return plan.held.renewedAt > (record?.recorded_at ?? 0) && plan.held.renewedAt >= (windowStart ?? now - RECENT_MS);
 }
 
 // Polls the holder records of the pending files until each has a newer record or the wait is over.
