@@ -510,8 +510,35 @@ function benchCustody() {
     note: `${((snapSmall.median / floor.median) * 100).toFixed(0)}% of node -e 0 added to the pre-shell hook`,
   });
   rows.push({ name: '  … at 100,000 files (ms)', ...snapLarge, baselineName: '10,000', ratio: snapLarge.median / snapSmall.median });
+  custodyMeasurements(large);
   rmSync(small, { recursive: true, force: true, maxRetries: 3 });
   rmSync(large, { recursive: true, force: true, maxRetries: 3 });
+}
+
+// The choices behind custody's git access (docs/custody-restore.md): reading the index in-process against
+// spawning `git ls-files -s`, and writing a loose blob in-process against `git hash-object -w`.
+function custodyMeasurements(dir) {
+  const reps = Math.max(5, Math.round(RUNS / 3));
+  const time = (fn) => {
+    const samples = [];
+    for (let i = 0; i < reps; i++) {
+      const started = process.hrtime.bigint();
+      fn(i);
+      samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+    return summary(samples);
+  };
+  const index = join(dir, '.git', 'index');
+  const inProcess = time(() => api.readIndex(index, (path) => path.startsWith('src/d7/'), ['src/d7']));
+  const spawned = time(() => execFileSync('git', ['-C', dir, 'ls-files', '-s', '--', 'src/d7/'], { maxBuffer: 1 << 30 }));
+  rows.push({ name: 'index read in-process, 100,000 entries (ms)', ...inProcess });
+  rows.push({ name: '  git ls-files -s as a process, the same (ms)', ...spawned, baselineName: 'in-process', ratio: spawned.median / inProcess.median });
+  const objects = join(dir, '.git', 'objects');
+  const blob = (i) => Buffer.from(`held content ${i} ${'x'.repeat(4000)}\n`);
+  const written = time((i) => api.writeBlob(objects, blob(i)));
+  const hashed = time((i) => execFileSync('git', ['-C', dir, 'hash-object', '-w', '--stdin'], { input: blob(i + 10_000) }));
+  rows.push({ name: 'loose blob written in-process, 4 KB (ms)', ...written });
+  rows.push({ name: '  git hash-object -w as a process, the same (ms)', ...hashed, baselineName: 'in-process', ratio: hashed.median / written.median });
 }
 
 const fmt = (n) => (n === undefined ? '' : n < 0.1 ? n.toFixed(4) : n.toFixed(2));

@@ -115,7 +115,7 @@ export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra
   const bases = globs.map((g) => literalBase(g.pattern));
   const underAnyBase = (path: string): boolean => bases.some((base) => base === '' || path === base || path.startsWith(`${base}/`));
   const matching = (path: string): HeldPattern | undefined => globs.find((g) => matchPath(g.pattern, path));
-  for (const entry of readIndex(join(repo.gitDir, 'index'), underAnyBase)) {
+  for (const entry of readIndex(join(repo.gitDir, 'index'), underAnyBase, bases)) {
     const held = matching(entry.path);
     if (held && !files.has(entry.path)) {
       files.set(entry.path, held);

@@ -13,8 +13,11 @@ export interface IndexEntry {
   ino: number;
 }
 
-// The stage-0 entries whose path `wanted` accepts; an unreadable or missing index reads as empty.
-export function readIndex(indexPath: string, wanted: (path: string) => boolean): IndexEntry[] {
+// The stage-0 entries whose path `wanted` accepts; an unreadable or missing index reads as empty. With
+// `prefixes` (directory bases, '' for all), an entry outside all of them is skipped before its path is
+// decoded: most of a large index is then never turned into strings.
+export function readIndex(indexPath: string, wanted: (path: string) => boolean, prefixes?: readonly string[]): IndexEntry[] {
+  const bytePrefixes = prefixes && !prefixes.includes('') ? prefixes.map((prefix) => Buffer.from(prefix, 'utf8')) : undefined;
   let data: Buffer;
   try {
     data = readFileSync(indexPath);
@@ -33,26 +36,32 @@ export function readIndex(indexPath: string, wanted: (path: string) => boolean):
     const flags = data.readUInt16BE(start + 60);
     let cursor = start + 62;
     if (version >= 3 && flags & 0x4000) cursor += 2; // extended flags
-    let pathBytes: Buffer;
+    let pathStart: number;
+    let pathEnd: number;
     if (version === 4) {
-      let strip = 0;
       let byte = data[cursor++]!;
-      strip = byte & 0x7f;
+      let strip = byte & 0x7f;
       while (byte & 0x80) {
         byte = data[cursor++]!;
         strip = ((strip + 1) << 7) | (byte & 0x7f);
       }
       const end = data.indexOf(0, cursor);
-      pathBytes = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, end)]);
-      previous = pathBytes;
+      previous = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, end)]);
       offset = end + 1;
+      pathStart = -1;
+      pathEnd = -1;
     } else {
-      const end = data.indexOf(0, cursor);
-      pathBytes = data.subarray(cursor, end);
-      offset = start + ((end - start + 8) & ~7); // 1 to 8 NULs pad the entry to a multiple of 8
+      const length = flags & 0xfff;
+      pathStart = cursor;
+      pathEnd = length < 0xfff ? cursor + length : data.indexOf(0, cursor);
+      offset = start + ((pathEnd - start + 8) & ~7); // 1 to 8 NULs pad the entry to a multiple of 8
     }
     if ((flags >> 12) & 3) continue; // a merge conflict's stages
-    const path = pathBytes.toString('utf8');
+    const source = pathStart < 0 ? previous : data;
+    const from = pathStart < 0 ? 0 : pathStart;
+    const to = pathStart < 0 ? previous.length : pathEnd;
+    if (bytePrefixes && !bytePrefixes.some((prefix) => startsWith(source, from, to, prefix))) continue;
+    const path = source.toString('utf8', from, to);
     if (!wanted(path)) continue;
     entries.push({
       path,
@@ -64,4 +73,10 @@ export function readIndex(indexPath: string, wanted: (path: string) => boolean):
     });
   }
   return entries;
+}
+
+function startsWith(source: Buffer, from: number, to: number, prefix: Buffer): boolean {
+  if (to - from < prefix.length) return false;
+  for (let k = 0; k < prefix.length; k++) if (source[from + k] !== prefix[k]) return false;
+  return true;
 }
