@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { CLAUDE_EDIT_TOOLS, CODEX_SHELL_TOOLS, claudeEditEvent, codexEditEvent, codexOwner } from '../edit-events';
 import { ownerForSession } from '../identity';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
@@ -67,7 +68,9 @@ export function runCodexPostTool(text: string, truncated: boolean | undefined, e
   const dir = stringField(payload, 'cwd') ?? cwd;
   const budget = envWithDeadline(env, hookSettings(env).timeoutMs - 1_000);
   // A shell command (its own writes to files the writer holds are recorded by the restore itself).
-  if (CODEX_SHELL_TOOLS.includes(tool)) return afterShell(shellRequest(payload, owner, dir, dir), budget);
+  // Run in tool_input.workdir when given, as the before hook reads it.
+  const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
+  if (CODEX_SHELL_TOOLS.includes(tool)) return afterShell(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, dir), budget);
   const event = codexEditEvent(payload, env);
   if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget);
   else if (tool.startsWith('mcp__')) {
@@ -80,7 +83,7 @@ export function runCodexPostTool(text: string, truncated: boolean | undefined, e
 function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: string): ShellRequest {
   const input = objectField(payload, 'tool_input');
   const command = commandText(input?.command ?? input?.cmd) ?? '';
-  const callId = stringField(payload, 'tool_use_id');
+  const callId = stringField(payload, 'tool_use_id') ?? stringField(payload, 'call_id'); // the key the before hook's snapshot used
   const duration = payload.duration_ms;
   return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof duration === 'number' && duration >= 0 ? { durationMs: duration } : {}) };
 }
