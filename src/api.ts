@@ -11,3 +11,8 @@ export { canonicalFilePattern } from './coord/paths';
 export { overlaps, matchPath, normalizePattern, literalBase } from './core/glob';
 export { collectWriteHolds, lastTransactionTimings, longestWriteHold, resetLongestWriteHold } from './coord/timing';
 export { WORK_LIMITS } from './core/work-limits';
+// Shell custody (#19): the snapshot a before-command hook takes and the restore after it, for benchmarks and tests.
+export { snapshotBeforeShell } from './hooks/custody/snapshot';
+export { restoreAfterShell, recordHolderWrite } from './hooks/custody/restore';
+export { readIndex } from './hooks/custody/index-file';
+export { writeBlob } from './hooks/custody/git-objects';

@@ -19,6 +19,10 @@ export const HOOK_NAMES = [
   // Shell custody (#19): a shell command's visible writes are checked before it runs (install --no-shell omits them).
   'claude-pre-shell',
   'codex-pre-shell',
+  // Custody after a tool call (#19): a shell command's writes to others' held files are put back; an edit
+  // tool's write becomes its holder's latest content.
+  'claude-post-tool',
+  'codex-post-tool',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -13,6 +13,7 @@ import { envWithDeadline, hookSettings } from './settings';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
 import { runClaudePreShell, runCodexPreShell } from './shell-hook';
+import { runClaudePostTool, runCodexPostTool } from './custody/post-tool';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -76,6 +77,10 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         return runClaudePreShell(input, env, cwd);
       case 'codex-pre-shell':
         return runCodexPreShell(input, env, cwd);
+      case 'claude-post-tool':
+        return { ...runClaudePostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
+      case 'codex-post-tool':
+        return { ...runCodexPostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.

@@ -2,8 +2,23 @@ import type Database from 'better-sqlite3';
 import { statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
-// hook, a hand-off request for a claim, and a stalled claim taken over.
-export type EventType = 'reserved' | 'renewed' | 'released' | 'force_released' | 'expired' | 'transferred' | 'conflict' | 'waited' | 'heartbeat' | 'committed' | 'handoff_requested' | 'taken_over';
+// hook, a hand-off request for a claim, and a stalled claim taken over. 0.3: a held file a shell command
+// changed, put back (restored) or, created under another owner's pattern, moved aside (displaced).
+export type EventType =
+  | 'reserved'
+  | 'renewed'
+  | 'released'
+  | 'force_released'
+  | 'expired'
+  | 'transferred'
+  | 'conflict'
+  | 'waited'
+  | 'heartbeat'
+  | 'committed'
+  | 'handoff_requested'
+  | 'taken_over'
+  | 'restored'
+  | 'displaced';
 
 export interface NewEvent {
   type: EventType;

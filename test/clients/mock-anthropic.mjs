@@ -52,7 +52,8 @@ function whenReady(turn, requests, answer) {
 }
 
 // scripts: { NAME: [turn, ...] } where turn = [{name, input}, ...] | string.
-// Returns { url, requests, close }; `requests` records {conversation, step, toolResults} for assertions.
+// Returns { url, requests, close }; `requests` records {conversation, step, toolResults, body} for assertions
+// (`body`: the request's messages as JSON text, to find what hooks added for the model).
 export async function startAnthropicMock(scripts) {
   const requests = [];
   const server = await startJsonServer((req, json, res) => {
@@ -93,7 +94,7 @@ export async function startAnthropicMock(scripts) {
       );
       return;
     }
-    requests.push({ conversation, step, tools, toolResults });
+    requests.push({ conversation, step, tools, toolResults, body: JSON.stringify(messages) });
     const answer = (turn) => {
       if (typeof turn === 'string') return reply(res, json.model, [{ type: 'text', text: turn }]);
       reply(

@@ -42,7 +42,8 @@ function sse(res, items) {
 }
 
 // scripts: { NAME: [turn, ...] }. Returns { url, requests, close }; `requests` records
-// {conversation, step, outputs} where outputs are the tool outputs Codex sent back.
+// {conversation, step, outputs, body} where outputs are the tool outputs Codex sent back and body the
+// request's input items as JSON text (to find what hooks added for the model).
 export async function startOpenAiMock(scripts) {
   const requests = [];
   const server = await startJsonServer((req, json, res) => {
@@ -59,7 +60,7 @@ export async function startOpenAiMock(scripts) {
       .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
       .map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
     const step = outputs.length;
-    requests.push({ conversation, step, outputs });
+    requests.push({ conversation, step, outputs, body: JSON.stringify(input) });
     const script = conversation ? scripts[conversation] : undefined;
     const turn = script?.[step] ?? 'done';
     if (typeof turn === 'function') return turn().then((text) => sse(res, [message(text)]));

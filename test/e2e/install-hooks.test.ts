@@ -53,6 +53,7 @@ describe('ic coord install / uninstall', () => {
         Stop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-turn-end`, timeout: 5 }] }],
         SubagentStop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-subagent-stop`, timeout: 5 }] }],
         SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-end`, timeout: 5 }] }],
+        PostToolUse: [{ matcher: 'Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*', hooks: [{ type: 'command', command: `${Q} coord hook claude-post-tool`, timeout: 10 }] }],
       },
     });
     expect(JSON.parse(readFileSync(codex, 'utf8'))).toEqual({
@@ -62,6 +63,7 @@ describe('ic coord install / uninstall', () => {
           { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-shell`, timeout: 10 }] },
         ],
         SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook codex-session-end`, timeout: 3 }] }],
+        PostToolUse: [{ matcher: 'Bash|exec_command|shell|local_shell|apply_patch|mcp__.*', hooks: [{ type: 'command', command: `${Q} coord hook codex-post-tool`, timeout: 10 }] }],
       },
     });
     const template = readFileSync(join(REPO_ROOT, 'scripts', 'git-pre-commit.sh'), 'utf8');

@@ -1,11 +1,227 @@
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { writeTransaction, type CoordContext } from '../../coord/context';
+import { commandStart, endCommand, latestFor, recordLatest, runningWriters, snapshotRows, type FileState, type LatestRow } from '../../store/custody';
+import { insertEvent } from '../../store/events';
+import { sameLineage } from '../identity';
+import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
+import { readBlob } from './git-objects';
+import { readIndex } from './index-file';
 import type { RestoreReport, ShellRequest } from './types';
+import { openView } from './view';
+
+const DAY_MS = 24 * 3_600_000;
+// Without a snapshot, a file whose mtime is this much before the command's start may still be its write
+// (coarse file-system clocks, the agent's own timing).
+const WINDOW_SLACK_MS = 1_000;
 
 // After a shell command: every file another owner holds that the command changed goes back to the holder's
-// latest content, and a file it created under another owner's pattern is moved aside. Interface stub (#19).
-export function restoreAfterShell(_request: ShellRequest, _env: NodeJS.ProcessEnv): RestoreReport {
-  return { restored: [], displaced: [] };
+// latest content, and a file it created under another owner's pattern is moved aside (never lost). The
+// writer's own held files are recorded as its latest content. Files nobody holds are never touched.
+export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv): RestoreReport {
+  const report: RestoreReport = { restored: [], displaced: [] };
+  const view = openView(request.cwd, request.owner, env);
+  if (!view) return report;
+  const { repo, ctx } = view;
+  try {
+    const callId = request.callId ?? '';
+    const started = commandStart(ctx.db, view.scope, request.owner, callId);
+    const snapshot = started === undefined ? undefined : snapshotRows(ctx.db, view.scope, request.owner, callId);
+    const windowStart = started ?? (request.durationMs !== undefined ? view.now - request.durationMs - WINDOW_SLACK_MS : undefined);
+    const otherPaths = [...view.others.files.keys()];
+    const ownPaths = [...view.own.files.keys()];
+    const latest = latestFor(ctx.db, view.scope, [...otherPaths, ...ownPaths]);
+    const busy = otherPaths.length > 0 ? runningWriters(ctx.db, view.scope, view.now - DAY_MS) : new Set<string>();
+
+    // Without a snapshot, a held file with no holder record is judged against the index (read only then).
+    const unrecorded = snapshot === undefined ? otherPaths.filter((path) => !latest.has(path) && !view.others.tracked.has(path)) : [];
+    if (unrecorded.length > 0) {
+      const wanted = new Set(unrecorded);
+      for (const entry of readIndex(join(repo.gitDir, 'index'), (path) => wanted.has(path))) view.others.tracked.set(entry.path, entry);
+    }
+    const plans: Plan[] = [];
+    for (const path of otherPaths) {
+      const plan = planFile(repo, path, view.others, snapshot, latest.get(path), windowStart);
+      if (!plan) continue;
+      if ([...busy].some((writer) => writer !== request.owner && sameLineage(writer, plan.held.holder))) (report.left ??= []).push({ path, holder: plan.held.holder });
+      else plans.push(plan);
+    }
+    const ownWrites = ownChanges(repo, view.own, latest);
+    if (plans.length === 0 && ownWrites.length === 0 && started === undefined) return report;
+    // The holder's edit hook ran after its last record: its write may be on disk with its record still to
+    // come. Wait a moment for that record before deciding.
+    const pending = plans.filter((plan) => editInFlight(plan, latest.get(plan.path), windowStart, view.now));
+    if (pending.length > 0) awaitRecords(ctx, view.scope, pending, latest);
+
+    const moved = displacedDir(repo, view.now);
+    writeTransaction(ctx, (now) => {
+      // Decided again under the write lock, against the holder's record as it is now: a holder's record
+      // written meanwhile wins, and no record can be written while a file is put back.
+      const fresh = latestFor(
+        ctx.db,
+        view.scope,
+        plans.map((plan) => plan.path),
+      );
+      for (const first of plans) {
+        const record = fresh.get(first.path);
+        const plan = record?.recorded_at === latest.get(first.path)?.recorded_at ? first : planFile(repo, first.path, view.others, snapshot, record, windowStart);
+        if (!plan) continue;
+        if (editInFlight(plan, record, windowStart, now)) {
+          (report.left ??= []).push({ path: plan.path, holder: plan.held.holder });
+          continue;
+        }
+        const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
+        if (plan.expected.blob === null) {
+          const movedTo = join(moved, plan.path);
+          moveAside(join(repo.root, plan.path), movedTo);
+          detail.moved_to = movedTo;
+          report.displaced.push({ path: plan.path, holder: plan.held.holder, movedTo });
+        } else {
+          writeContent(repo, plan.path, plan.expected);
+          report.restored.push({ path: plan.path, holder: plan.held.holder });
+          // The restored file has a new stat: the record keeps its blob and learns the stat, so the next check needs no read.
+          const state = fileState(repo, plan.path, [], false);
+          recordLatest(ctx.db, view.scope, { path: plan.path, owner: record?.owner ?? plan.held.holder, source: record?.source ?? 'seen', recorded_at: record?.recorded_at ?? now, ...state });
+        }
+        insertEvent(ctx.db, {
+          type: plan.expected.blob === null ? 'displaced' : 'restored',
+          lock_id: plan.held.lockId,
+          scope: view.scope,
+          owner: request.owner,
+          pattern: plan.path,
+          reason: null,
+          created_at: now,
+          detail,
+        });
+      }
+      for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
+      if (started !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);
+    });
+    return report;
+  } finally {
+    ctx.db.close();
+  }
+}
+
+const IN_FLIGHT_WAIT_MS = 1_500;
+
+// The holder took or renewed its lock during the command (or, the start unknown, in the last few seconds)
+// and after its last record: an edit of its own may have written the file, with its after hook still to run.
+const RECENT_MS = 5_000;
+function editInFlight(plan: Plan, record: LatestRow | undefined, windowStart: number | undefined, now: number): boolean {
+  return plan.held.renewedAt > (record?.recorded_at ?? 0) && plan.held.renewedAt >= (windowStart ?? now - RECENT_MS);
+}
+
+// Polls the holder records of the pending files until each has a newer record or the wait is over.
+function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[], latest: Map<string, LatestRow>): void {
+  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  while (Date.now() < deadline) {
+    const now = latestFor(
+      ctx.db,
+      scope,
+      pending.map((plan) => plan.path),
+    );
+    if (pending.every((plan) => (now.get(plan.path)?.recorded_at ?? 0) > (latest.get(plan.path)?.recorded_at ?? 0))) return;
+    Atomics.wait(sleeper, 0, 0, 50);
+  }
+}
+
+interface Plan {
+  path: string;
+  held: HeldPattern;
+  expected: FileState;
+}
+
+// What to do with one file another owner holds: undefined when the command did not change it, or when it
+// already holds its holder's latest content; else the content to put back (blob null: move it aside).
+function planFile(
+  repo: Repo,
+  path: string,
+  others: Covered,
+  snapshot: Map<string, import('../../store/custody').SnapshotRow> | undefined,
+  record: LatestRow | undefined,
+  windowStart: number | undefined,
+): Plan | undefined {
+  const held = others.files.get(path)!;
+  const entry = others.tracked.get(path);
+  const clean = entry && statMatchesIndex(repo, entry) ? indexState(entry) : undefined;
+  // Before the command: the snapshot's row; a glob's file the snapshot left out matched the index, or did not exist.
+  const before = snapshot === undefined ? undefined : (snapshot.get(path) ?? (entry ? indexState(entry) : ABSENT));
+  const valid = record && record.recorded_at >= held.createdAt ? record : undefined;
+  const now = clean ?? fileState(repo, path, [before, valid], false);
+  if (before !== undefined && same(now, before)) return undefined; // the command did not change it
+  if (before === undefined && !changedInWindow(repo, path, windowStart)) return undefined;
+  // Decided against the holder's latest content; else what the file was before; else the index; else, for a
+  // file git does not know that appeared during the command, absence (it is moved aside).
+  const expected = valid ?? before ?? (entry ? indexState(entry) : windowStart !== undefined ? ABSENT : undefined);
+  if (expected === undefined || same(now, expected)) return undefined;
+  return { path, held, expected };
+}
+
+function same(a: FileState, b: FileState): boolean {
+  return a.blob === b.blob && (a.blob === null || a.mode === b.mode);
+}
+
+// Without a snapshot: a file changed (or removed) during the command, as far as its times tell. Unknown
+// start: every difference counts (the index or the holder's record is then the authority).
+function changedInWindow(repo: Repo, path: string, windowStart: number | undefined): boolean {
+  if (windowStart === undefined) return true;
+  try {
+    const st = lstatSync(join(repo.root, path));
+    return Math.max(st.mtimeMs, st.ctimeMs) >= windowStart;
+  } catch {
+    return true; // removed: the holder's record or the index says whether it should exist
+  }
+}
+
+// The writer's own held files whose content differs from its record: its own shell wrote them, so they
+// become its latest content (stored as blobs).
+function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>): Omit<LatestRow, 'recorded_at'>[] {
+  const rows: Omit<LatestRow, 'recorded_at'>[] = [];
+  for (const [path, held] of own.files) {
+    const record = latest.get(path);
+    const entry = own.tracked.get(path);
+    if (!record && entry && statMatchesIndex(repo, entry)) continue;
+    const state = fileState(repo, path, [record], true);
+    if (record ? same(state, record) && record.stat === state.stat : state.blob === null || (entry !== undefined && state.blob === entry.blob)) continue;
+    rows.push({ path, owner: held.holder, source: 'write', ...state });
+  }
+  return rows;
+}
+
+// <git common dir>/ic/displaced/<time>/: one directory per after hook that moved something.
+function displacedDir(repo: Repo, now: number): string {
+  return join(repo.commonDir, 'ic', 'displaced', new Date(now).toISOString().replace(/:/g, '-'));
+}
+
+function moveAside(from: string, to: string): void {
+  mkdirSync(dirname(to), { recursive: true });
+  renameSync(from, to);
+}
+
+// Puts a blob's content back in place: written beside the file and renamed over it, so no reader sees half.
+function writeContent(repo: Repo, path: string, state: FileState): void {
+  const target = join(repo.root, path);
+  const content = readBlob(repo.objectsDir, repo.commonDir, state.blob!);
+  mkdirSync(dirname(target), { recursive: true });
+  const tmp = `${target}.ic-restore-${process.pid}`;
+  rmSync(tmp, { force: true });
+  if (state.mode === 0o120000) {
+    symlinkSync(content.toString(), tmp);
+  } else {
+    const fd = openSync(tmp, 'w', state.mode === 0o100755 ? 0o755 : 0o644);
+    try {
+      for (let offset = 0; offset < content.length;) offset += writeSync(fd, content, offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    chmodSync(tmp, state.mode === 0o100755 ? 0o755 : 0o644);
+  }
+  renameSync(tmp, target);
 }
 
 // After the holder's own write (its edit tool or its own shell command): its new content becomes what a
-// restore puts back, so the holder's own writes are never undone. Interface stub (#19).
-export function recordHolderWrite(_owner: string, _paths: readonly string[], _cwd: string, _env: NodeJS.ProcessEnv): void {}
+// restore puts back, so the holder's own writes are never undone. Only files the owner's lineage holds.
+export { recordHolderWrite } from './holder-write';

@@ -1,5 +1,54 @@
+import { writeTransaction } from '../../coord/context';
+import { latestFor, purgeCommands, purgeLatest, recordLatest, runningWriters, startCommand, type LatestRow, type SnapshotRow } from '../../store/custody';
+import { fileState, statMatchesIndex } from './files';
 import type { ShellRequest } from './types';
+import { openView } from './view';
 
-// Before a shell command: remember the content of every file another owner holds (as git blobs), so the
-// after-command hook can put back what the command changed anyway. Interface stub (#19).
-export function snapshotBeforeShell(_request: ShellRequest, _env: NodeJS.ProcessEnv): void {}
+const DAY_MS = 24 * 3_600_000;
+
+// Before a shell command: remember the content of every file another owner holds, so the after-command
+// hook can put back what the command changed anyway. A file that matches the index needs nothing (the
+// index names its blob); any other content is written to git's object store as a blob (once: objects are
+// content-addressed). The holder's latest content is seeded from the file when the holder has not
+// written it through a hook yet, and refreshed when no other command is running (a person's own edit
+// between commands is the holder's).
+export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEnv): void {
+  const view = openView(request.cwd, request.owner, env);
+  if (!view) return;
+  const { repo, ctx, others } = view;
+  try {
+    if (others.files.size === 0) return;
+    const paths = [...others.files.keys()];
+    const latest = latestFor(ctx.db, view.scope, paths);
+    const rows: SnapshotRow[] = [];
+    const seen: LatestRow[] = [];
+    for (const path of paths) {
+      const held = others.files.get(path)!;
+      const entry = others.tracked.get(path);
+      const record = latest.get(path);
+      // A glob's tracked file that matches the index needs nothing: the index names its blob. A literal file
+      // always gets a row (and a holder record), so the after hook needs no index for it.
+      if (entry && !record && statMatchesIndex(repo, entry)) continue;
+      const state = fileState(repo, path, [record], true);
+      if (entry && !record && state.blob === entry.blob) continue;
+      rows.push({ path, holder: held.holder, ...state });
+      const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
+      if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
+    }
+    writeTransaction(ctx, (now) => {
+      const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
+      busy.delete(request.owner);
+      for (const row of seen) {
+        const record = latest.get(row.path);
+        // Another command is running: what the file holds now may be that command's write, not the holder's.
+        if (record && record.recorded_at >= others.files.get(row.path)!.createdAt && busy.size > 0) continue;
+        recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
+      }
+      startCommand(ctx.db, view.scope, request.owner, request.callId ?? '', now, rows);
+      purgeCommands(ctx.db, now - DAY_MS);
+      purgeLatest(ctx.db, now - DAY_MS);
+    });
+  } finally {
+    ctx.db.close();
+  }
+}

@@ -13,6 +13,9 @@ export interface ShellRequest {
   callId?: string;
   /** The command's own timeout as the agent set it, in milliseconds, when known. */
   timeoutMs?: number;
+  /** After the command: how long it ran, when the agent says (Claude's PostToolUse duration_ms). Without a
+   * snapshot from the before hook, only a file changed within that time is taken for the command's write. */
+  durationMs?: number;
 }
 
 // What the after-command hook did: files put back to their holder's content, and files the command
@@ -20,4 +23,6 @@ export interface ShellRequest {
 export interface RestoreReport {
   restored: { path: string; holder: string }[];
   displaced: { path: string; holder: string; movedTo: string }[];
+  /** Changed files left alone because their holder's own command was running at the same time. */
+  left?: { path: string; holder: string }[];
 }

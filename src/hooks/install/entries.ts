@@ -44,6 +44,7 @@ export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean; shel
     entry('Stop', 'claude-turn-end', 5),
     entry('SubagentStop', 'claude-subagent-stop', 5),
     entry('SessionEnd', 'claude-session-end', 5),
+    ...postToolEntries('claude', ic, options),
   ];
 }
 
@@ -54,11 +55,24 @@ export function codexEntries(ic: IcCommand, options: { shell?: boolean } = {}): 
     { event: 'PreToolUse', matcher: shell ? CODEX_EDIT_MATCHER_WITH_SHELL : CODEX_EDIT_MATCHER, name: 'codex-pre-edit', command: hookCommand(ic, 'codex-pre-edit'), timeout: 10 },
     ...(shell ? [{ event: 'PreToolUse', matcher: CODEX_SHELL_MATCHER, name: 'codex-pre-shell', command: hookCommand(ic, 'codex-pre-shell'), timeout: 10 }] : []),
     { event: 'SessionEnd', name: 'codex-session-end', command: hookCommand(ic, 'codex-session-end'), timeout: CODEX_SESSION_END_TIMEOUT_S },
+    ...postToolEntries('codex', ic, options),
   ];
 }
 
 // Our hooks an install no longer wants: the shell hooks under --no-shell; claude-pre-bash where
 // claude-pre-shell does its work.
 export function retiredHooks(options: { shell?: boolean }): { claude: string[]; codex: string[] } {
-  return options.shell !== false ? { claude: ['claude-pre-bash'], codex: [] } : { claude: ['claude-pre-shell'], codex: ['codex-pre-shell'] };
+  return options.shell !== false ? { claude: ['claude-pre-bash'], codex: [] } : { claude: ['claude-pre-shell', 'claude-post-tool'], codex: ['codex-pre-shell', 'codex-post-tool'] };
+}
+
+// Custody after a tool call (docs/custody-restore.md): one PostToolUse process per shell command (what it
+// changed in others' held files is put back) and per edit or MCP tool (the holder's latest content is
+// recorded). Installed by default; install --no-shell leaves shell custody out, this half included.
+const CLAUDE_POST_TOOL_MATCHER = 'Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
+const CODEX_POST_TOOL_MATCHER = 'Bash|exec_command|shell|local_shell|apply_patch|mcp__.*';
+
+function postToolEntries(agent: 'claude' | 'codex', ic: IcCommand, options: { shell?: boolean }): HookEntry[] {
+  if (options.shell === false) return [];
+  const name = `${agent}-post-tool`;
+  return [{ event: 'PostToolUse', matcher: agent === 'claude' ? CLAUDE_POST_TOOL_MATCHER : CODEX_POST_TOOL_MATCHER, name, command: hookCommand(ic, name), timeout: 10 }];
 }

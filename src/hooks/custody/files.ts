@@ -1,0 +1,162 @@
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { isLiteral, literalBase, matchPath, unescapeLiteral } from '../../core/glob';
+import type { FileState } from '../../store/custody';
+import { blobId, writeBlob } from './git-objects';
+import { readIndex, type IndexEntry } from './index-file';
+
+// The files of one git work tree as custody sees them: where git keeps its index and objects, the state
+// of a file (its blob id, found from its stat data when a known state has the same stat), and the files
+// a lock's pattern covers.
+
+export interface Repo {
+  root: string;
+  /** This work tree's git dir (its index); a linked worktree has its own. */
+  gitDir: string;
+  commonDir: string;
+  objectsDir: string;
+}
+
+export function repoAt(root: string, commonDir: string): Repo {
+  const dotGit = join(root, '.git');
+  let gitDir = dotGit;
+  try {
+    if (!statSync(dotGit).isDirectory()) {
+      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+      if (pointer) gitDir = resolve(root, pointer[1]!.trim());
+    }
+  } catch {
+    gitDir = commonDir;
+  }
+  return { root, gitDir, commonDir, objectsDir: join(commonDir, 'objects') };
+}
+
+export const ABSENT: FileState = { blob: null, mode: 0, stat: '' };
+
+function signature(st: Stats): string {
+  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+}
+
+// git's modes: a symlink, an executable file, a plain file.
+function gitMode(st: Stats): number {
+  if (st.isSymbolicLink()) return 0o120000;
+  return st.mode & 0o111 ? 0o100755 : 0o100644;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+// The file's state now. `known` states (a snapshot, the holder's record) with the same stat give the blob
+// without reading the file; otherwise it is read and hashed, and with `store` also kept as a blob.
+export function fileState(repo: Repo, path: string, known: readonly (FileState | undefined)[], store: boolean): FileState {
+  const absolute = join(repo.root, path);
+  const st = lstatOrNull(absolute);
+  if (st === null || !(st.isFile() || st.isSymbolicLink())) return ABSENT;
+  const stat = signature(st);
+  const mode = gitMode(st);
+  for (const state of known) if (state && state.blob !== null && state.stat === stat && state.mode === mode) return { blob: state.blob, mode, stat };
+  let content: Buffer;
+  try {
+    content = st.isSymbolicLink() ? Buffer.from(readlinkSync(absolute)) : readFileSync(absolute);
+  } catch {
+    return ABSENT;
+  }
+  const blob = store ? writeBlob(repo.objectsDir, content) : blobId(content);
+  return { blob, mode, stat };
+}
+
+// The index entry as a state: its stat data is git's (seconds and inode only), so it never equals a
+// signature; a clean file is recognised by comparing blob ids instead.
+export function indexState(entry: IndexEntry): FileState {
+  return { blob: entry.blob, mode: entry.mode, stat: `index:${entry.size}:${entry.mtimeMs}:${entry.ino}` };
+}
+
+// Whether the file still matches its index entry by stat alone (size, mtime to the ms, inode): git's own
+// cheap test. A mismatch only means "maybe changed"; the caller then hashes.
+export function statMatchesIndex(repo: Repo, entry: IndexEntry): boolean {
+  const st = lstatOrNull(join(repo.root, entry.path));
+  return st !== null && st.size === entry.size && Math.floor(st.mtimeMs) === entry.mtimeMs && (st.ino & 0xffffffff) >>> 0 === entry.ino;
+}
+
+export interface HeldPattern {
+  pattern: string;
+  holder: string;
+  lockId: string;
+  createdAt: number;
+  /** When the holder last took or renewed the lock (its edit hook renews it before every write). */
+  renewedAt: number;
+}
+
+// A pattern's files: a literal pattern names one; a glob covers the tracked files it matches (read from
+// the index), recorded files below its base, and the untracked files under its base directory.
+export interface Covered {
+  /** Path → the pattern that covers it (the first one, in lock order). */
+  files: Map<string, HeldPattern>;
+  /** Tracked files under the globs, with their index entries. */
+  tracked: Map<string, IndexEntry>;
+}
+
+export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra: (base: string) => string[]): Covered {
+  const files = new Map<string, HeldPattern>();
+  const tracked = new Map<string, IndexEntry>();
+  const globs: HeldPattern[] = [];
+  for (const held of patterns) {
+    if (isLiteral(held.pattern)) {
+      const path = unescapeLiteral(held.pattern);
+      if (!files.has(path)) files.set(path, held);
+    } else globs.push(held);
+  }
+  if (globs.length === 0) return { files, tracked };
+  const bases = globs.map((g) => literalBase(g.pattern));
+  const underAnyBase = (path: string): boolean => bases.some((base) => base === '' || path === base || path.startsWith(`${base}/`));
+  const matching = (path: string): HeldPattern | undefined => globs.find((g) => matchPath(g.pattern, path));
+  for (const entry of readIndex(join(repo.gitDir, 'index'), underAnyBase, bases)) {
+    const held = matching(entry.path);
+    if (held && !files.has(entry.path)) {
+      files.set(entry.path, held);
+      tracked.set(entry.path, entry);
+    }
+  }
+  for (const base of new Set(bases)) {
+    for (const path of [...extra(base), ...untrackedUnder(repo, base, tracked)]) {
+      const held = matching(path);
+      if (held && !files.has(path)) files.set(path, held);
+    }
+  }
+  return { files, tracked };
+}
+
+// Files under a directory that the index does not know: what a command may have created there. `.git`
+// and nested repositories are skipped. Bounded by the glob's base directory, never the whole tree unless
+// the glob has no base.
+function untrackedUnder(repo: Repo, base: string, tracked: Map<string, IndexEntry>): string[] {
+  const found: string[] = [];
+  const start = base === '' ? repo.root : join(repo.root, base);
+  let st: Stats | null = lstatOrNull(start);
+  if (st === null) return found;
+  if (!st.isDirectory()) return tracked.has(base) ? [] : [base];
+  const walk = (dir: string, rel: string): void => {
+    let names: import('node:fs').Dirent[];
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of names) {
+      if (entry.name === '.git') continue;
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (existsSync(join(dir, entry.name, '.git'))) continue;
+        walk(join(dir, entry.name), childRel);
+      } else if (!tracked.has(childRel)) found.push(childRel);
+    }
+  };
+  walk(start, base);
+  st = null;
+  return found;
+}

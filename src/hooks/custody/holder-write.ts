@@ -1,0 +1,47 @@
+import { writeTransaction } from '../../coord/context';
+import { listLocks } from '../../store/locks';
+import { recordLatest, type LatestRow } from '../../store/custody';
+import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
+import { groupByProject } from '../edit';
+import { projectRelative } from '../project-paths';
+import { sameLineage } from '../identity';
+import { findGitInfo } from '../../store/discover';
+import { createContext } from '../../coord/context';
+import { fileState, repoAt } from './files';
+import { writeBlob } from './git-objects';
+import { isAbsolute, join, normalize } from 'node:path';
+
+// After the holder's own write (its edit tool, an MCP tool that writes, its own shell command): the file's
+// new content is stored as a blob and becomes the holder's latest, which a restore puts back, so the
+// holder's own writes are never undone. Only files a lock of the owner's lineage covers are recorded: an
+// edit of a file nobody holds has nothing to protect, and one another owner holds is not the holder's.
+// `written`: the whole content the tool wrote, when its input says (Claude's Write): recorded as given, so a
+// write by someone else between the tool and this hook is not taken for the holder's.
+export function recordHolderWrite(owner: string, paths: readonly string[], cwd: string, env: NodeJS.ProcessEnv, written?: { path: string; content: string }): void {
+  for (const group of groupByProject({ cwd, paths: [...paths] })) {
+    const git = findGitInfo(group.startDir);
+    if (!git) continue;
+    const repo = repoAt(git.root, git.commonDir);
+    const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
+    try {
+      writeTransaction(ctx, (now) => {
+        const mine = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).filter((lock) => sameLineage(lock.owner, owner));
+        if (mine.length === 0) return;
+        const rows: LatestRow[] = [];
+        for (const path of group.paths) {
+          const rel = projectRelative(ctx.scope, cwd, path);
+          if (rel === undefined) continue;
+          const covered = mine.some((lock) => (isLiteral(lock.pattern) ? unescapeLiteral(lock.pattern) === rel : matchPath(lock.pattern, rel)));
+          if (!covered) continue;
+          const state = fileState(repo, rel, [], true);
+          const given = written && normalize(isAbsolute(written.path) ? written.path : join(cwd, written.path)) === normalize(isAbsolute(path) ? path : join(cwd, path)) ? written.content : undefined;
+          const blob = given === undefined || state.blob === null ? state.blob : writeBlob(repo.objectsDir, Buffer.from(given, 'utf8'));
+          rows.push({ path: rel, owner, source: 'write', recorded_at: now, ...state, blob, stat: blob === state.blob ? state.stat : '' });
+        }
+        for (const row of rows) recordLatest(ctx.db, ctx.scope, row);
+      });
+    } finally {
+      ctx.db.close();
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import { resolve } from 'node:path';
+import { CLAUDE_EDIT_TOOLS, CODEX_SHELL_TOOLS, claudeEditEvent, codexEditEvent, codexOwner } from '../edit-events';
+import { ownerForSession } from '../identity';
+import { objectField, parsePayload, stringField, type Payload } from '../payload';
+import { envWithDeadline, hookSettings } from '../settings';
+import { commandText } from '../shell-patch';
+import { recordHolderWrite, restoreAfterShell } from './restore';
+import type { RestoreReport, ShellRequest } from './types';
+
+// PostToolUse, one process per tool call (Claude Code and Codex): after a shell command, what it changed
+// in files other agents hold is put back and the writer's model is told; after an edit tool (built-in or
+// MCP), the file's new content becomes its holder's latest, which no restore undoes.
+
+export interface PostToolResult {
+  stdout: string;
+  stderr: string;
+}
+
+const QUIET: PostToolResult = { stdout: '', stderr: '' };
+
+// Paths an MCP tool's input names (issue #19, "Other tools are edits too"); a tool whose name says it only
+// reads writes nothing.
+const PATH_KEYS = ['file_path', 'path', 'paths', 'filename', 'destination', 'source', 'target'];
+const READS_ONLY = /(^|_)(read|list|search|get|view|find|stat|info|glob|grep)/i;
+
+export function mcpPaths(tool: string, input: Record<string, unknown> | undefined): string[] {
+  const name = tool.split('__').pop() ?? tool;
+  if (READS_ONLY.test(name) || input === undefined) return [];
+  const paths: string[] = [];
+  for (const key of PATH_KEYS) {
+    const value = input[key];
+    for (const item of Array.isArray(value) ? value : [value]) if (typeof item === 'string' && item !== '') paths.push(item);
+  }
+  return paths;
+}
+
+export function runClaudePostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string): PostToolResult {
+  const parsed = parsePayload(text, truncated);
+  if (!parsed.ok) return { stdout: '', stderr: `ic: tool result not checked: ${parsed.problem}\n` };
+  const payload = parsed.value;
+  const tool = stringField(payload, 'tool_name');
+  const sessionId = stringField(payload, 'session_id');
+  if (tool === undefined || sessionId === undefined) return QUIET;
+  const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
+  const dir = stringField(payload, 'cwd') ?? env.CLAUDE_PROJECT_DIR ?? cwd;
+  const budget = envWithDeadline(env, hookSettings(env).timeoutMs - 1_000);
+  if (tool === 'Bash') return afterShell(shellRequest(payload, owner, dir, env.CLAUDE_PROJECT_DIR || dir), budget);
+  if (CLAUDE_EDIT_TOOLS.includes(tool)) {
+    const event = claudeEditEvent(payload);
+    const content = tool === 'Write' ? stringField(objectField(payload, 'tool_input'), 'content') : undefined;
+    if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget, content === undefined ? undefined : { path: event.paths[0]!, content });
+    return QUIET;
+  }
+  if (tool.startsWith('mcp__')) {
+    const paths = mcpPaths(tool, objectField(payload, 'tool_input'));
+    if (paths.length > 0) recordHolderWrite(owner, paths, dir, budget);
+  }
+  return QUIET;
+}
+
+export function runCodexPostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string): PostToolResult {
+  const parsed = parsePayload(text, truncated);
+  if (!parsed.ok) return { stdout: '', stderr: `ic: tool result not checked: ${parsed.problem}\n` };
+  const payload = parsed.value;
+  const tool = stringField(payload, 'tool_name');
+  const owner = codexOwner(payload, env);
+  if (tool === undefined || owner === undefined) return QUIET;
+  const dir = stringField(payload, 'cwd') ?? cwd;
+  const budget = envWithDeadline(env, hookSettings(env).timeoutMs - 1_000);
+  // A shell command (its own writes to files the writer holds are recorded by the restore itself).
+  // Run in tool_input.workdir when given, as the before hook reads it.
+  const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
+  if (CODEX_SHELL_TOOLS.includes(tool)) return afterShell(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, dir), budget);
+  const event = codexEditEvent(payload, env);
+  if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget);
+  else if (tool.startsWith('mcp__')) {
+    const paths = mcpPaths(tool, objectField(payload, 'tool_input'));
+    if (paths.length > 0) recordHolderWrite(owner, paths, dir, budget);
+  }
+  return QUIET;
+}
+
+function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: string): ShellRequest {
+  const input = objectField(payload, 'tool_input');
+  const command = commandText(input?.command ?? input?.cmd) ?? '';
+  const callId = stringField(payload, 'tool_use_id') ?? stringField(payload, 'call_id'); // the key the before hook's snapshot used
+  const duration = payload.duration_ms;
+  return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof duration === 'number' && duration >= 0 ? { durationMs: duration } : {}) };
+}
+
+function afterShell(request: ShellRequest, env: NodeJS.ProcessEnv): PostToolResult {
+  const report = restoreAfterShell(request, env);
+  const message = restoreMessage(report);
+  return message === undefined ? QUIET : { stdout: postToolUseOutput(message), stderr: '' };
+}
+
+// What the writer's model reads: which files went back and who holds them, where moved files are, and
+// what to do instead.
+export function restoreMessage(report: RestoreReport): string | undefined {
+  const lines: string[] = [];
+  for (const { path, holder } of report.restored) lines.push(`${JSON.stringify(path)} is held by ${holder}: your command changed it, so it was put back to ${holder}'s content.`);
+  for (const { path, holder, movedTo } of report.displaced)
+    lines.push(`${JSON.stringify(path)} was created by your command under a pattern ${holder} holds: it was moved to ${JSON.stringify(movedTo)} (nothing is lost).`);
+  for (const { path, holder } of report.left ?? []) lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder}'s own command was running, so ic left it as it is.`);
+  if (lines.length === 0) return undefined;
+  const holders = [...new Set([...report.restored, ...report.displaced].map((r) => r.holder))];
+  const next =
+    holders.length === 0
+      ? []
+      : [
+          `Another agent is working on ${report.restored.length + report.displaced.length === 1 ? 'this file' : 'these files'}: do not change ${report.restored.length + report.displaced.length === 1 ? 'it' : 'them'} now. Work on something else, or ask ${holders.join(', ')} to release (\`coord who\` shows who holds what).`,
+        ];
+  return ['ic: your shell command wrote to files other agents hold.', ...lines, ...next].join('\n');
+}
+
+// PostToolUse output both clients read: additionalContext reaches the model (Claude Code; Codex 0.169's
+// PostToolUseHookSpecificOutputWire), systemMessage shows the person. The tool has already run: nothing is blocked.
+export function postToolUseOutput(message: string): string {
+  return `${JSON.stringify({ systemMessage: message, hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: message } })}\n`;
+}

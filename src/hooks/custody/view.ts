@@ -1,0 +1,45 @@
+import { createContext, readTransaction, resolveProject, type CoordContext } from '../../coord/context';
+import { listLocks } from '../../store/locks';
+import { findGitInfo } from '../../store/discover';
+import { sameLineage } from '../identity';
+import { coveredFiles, repoAt, type Covered, type HeldPattern, type Repo } from './files';
+import { latestUnder } from '../../store/custody';
+
+// What one shell command's custody works on: the repository its cwd is in, the database, and the files
+// held by other owners (and by the writer's own lineage), as of one read of the lock table.
+export interface CustodyView {
+  repo: Repo;
+  ctx: CoordContext;
+  scope: string;
+  writer: string;
+  others: Covered;
+  own: Covered;
+  now: number;
+}
+
+// Undefined outside git (custody keeps contents in git's object store) or when no database exists yet.
+export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): CustodyView | undefined {
+  const git = findGitInfo(cwd);
+  if (!git) return undefined;
+  const project = resolveProject(cwd);
+  const ctx = createContext({ cwd, env, write: true, project });
+  try {
+    const repo = repoAt(git.root, git.commonDir);
+    const { others, own, now } = readTransaction(ctx, (now) => {
+      const locks = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now });
+      const theirs: HeldPattern[] = [];
+      const mine: HeldPattern[] = [];
+      for (const lock of locks)
+        (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at, renewedAt: lock.expires_at - lock.ttl_ms });
+      const recorded = (base: string): string[] => latestUnder(ctx.db, ctx.scope, base).map((row) => row.path);
+      const ownCovered = coveredFiles(repo, mine, recorded);
+      const otherCovered = coveredFiles(repo, theirs, recorded);
+      for (const path of ownCovered.files.keys()) otherCovered.files.delete(path); // held by both (shared): the writer's
+      return { others: otherCovered, own: ownCovered, now };
+    });
+    return { repo, ctx, scope: ctx.scope, writer, others, own, now };
+  } catch (error) {
+    ctx.db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,96 @@
+import type Database from 'better-sqlite3';
+import { statement } from './statements';
+
+// Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
+// command's files were before it ran. Contents are git blob ids.
+
+export interface FileState {
+  /** The blob id, or null when the file does not exist. */
+  blob: string | null;
+  mode: number;
+  /** "size:mtime:ctime:inode" when the blob was taken ('' for a missing file). */
+  stat: string;
+}
+
+export interface LatestRow extends FileState {
+  path: string;
+  owner: string;
+  source: 'write' | 'seen';
+  recorded_at: number;
+}
+
+export interface SnapshotRow extends FileState {
+  path: string;
+  holder: string;
+}
+
+export function latestFor(db: Database.Database, scope: string, paths: readonly string[]): Map<string, LatestRow> {
+  const found = new Map<string, LatestRow>();
+  const select = statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path = ?');
+  for (const path of paths) {
+    const row = select.get(scope, path) as LatestRow | undefined;
+    if (row) found.set(path, row);
+  }
+  return found;
+}
+
+// The recorded paths below a directory prefix ('' for all): files a glob covers that the index does not know.
+export function latestUnder(db: Database.Database, scope: string, prefix: string): LatestRow[] {
+  if (prefix === '') return statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope) as LatestRow[];
+  return statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path >= ? AND path < ?').all(
+    scope,
+    `${prefix}/`,
+    `${prefix}0`,
+  ) as LatestRow[];
+}
+
+export function recordLatest(db: Database.Database, scope: string, row: LatestRow): void {
+  statement(
+    db,
+    'INSERT INTO custody_latest (scope, path, owner, blob, mode, stat, source, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, blob = excluded.blob, mode = excluded.mode, stat = excluded.stat, source = excluded.source, recorded_at = excluded.recorded_at',
+  ).run(scope, row.path, row.owner, row.blob, row.mode, row.stat, row.source, row.recorded_at);
+}
+
+// Records older than the longest lock (24 h) describe no live holder any more.
+export function purgeLatest(db: Database.Database, before: number): number {
+  return statement(db, 'DELETE FROM custody_latest WHERE recorded_at < ?').run(before).changes;
+}
+
+export function startCommand(db: Database.Database, scope: string, writer: string, callId: string, now: number, rows: readonly SnapshotRow[]): void {
+  statement(db, 'DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
+  statement(db, 'INSERT INTO custody_commands (scope, writer, call_id, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, writer, call_id) DO UPDATE SET started_at = excluded.started_at').run(
+    scope,
+    writer,
+    callId,
+    now,
+  );
+  const insert = statement(db, 'INSERT INTO custody_snapshots (scope, writer, call_id, path, holder, blob, mode, stat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  for (const row of rows) insert.run(scope, writer, callId, row.path, row.holder, row.blob, row.mode, row.stat);
+}
+
+export function commandStart(db: Database.Database, scope: string, writer: string, callId: string): number | undefined {
+  const row = statement(db, 'SELECT started_at FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').get(scope, writer, callId) as { started_at: number } | undefined;
+  return row?.started_at;
+}
+
+export function snapshotRows(db: Database.Database, scope: string, writer: string, callId: string): Map<string, SnapshotRow> {
+  const rows = statement(db, 'SELECT path, holder, blob, mode, stat FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').all(scope, writer, callId) as SnapshotRow[];
+  return new Map(rows.map((row) => [row.path, row]));
+}
+
+export function endCommand(db: Database.Database, scope: string, writer: string, callId: string): void {
+  statement(db, 'DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
+  statement(db, 'DELETE FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
+}
+
+// Commands whose after hook never came (killed, timed out): dropped once older than the cutoff.
+export function purgeCommands(db: Database.Database, startedBefore: number): void {
+  const stale = statement(db, 'SELECT scope, writer, call_id FROM custody_commands WHERE started_at < ?').all(startedBefore) as { scope: string; writer: string; call_id: string }[];
+  for (const c of stale) endCommand(db, c.scope, c.writer, c.call_id);
+}
+
+// Other writers' commands running now (started, not yet ended): their writes to files they hold are theirs.
+export function runningWriters(db: Database.Database, scope: string, since: number): Set<string> {
+  const rows = statement(db, 'SELECT DISTINCT writer FROM custody_commands WHERE scope = ? AND started_at >= ?').all(scope, since) as { writer: string }[];
+  return new Set(rows.map((r) => r.writer));
+}
