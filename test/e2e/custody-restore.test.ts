@@ -211,7 +211,13 @@ describe('custody after a shell command (claude-post-tool)', () => {
     ]);
     for (let w = holders; w < holders + writers; w++) expect(read(repo, `free/${w}.txt`)).toBe(`agent ${w} own work\n`);
     for (let i = 0; i < holders; i++) expect(read(repo, `src/f${i}.ts`)).toBe(`f${i} edited again by agent ${i}\n`);
-    expect((await events(repo, 'restored')).length).toBeGreaterThanOrEqual(holders);
+    // How many appends needed putting back depends on how the holders' writes interleaved with them (a holder's
+    // write after an append makes it moot), so the count is not fixed; every restore must be of a held file,
+    // by one of the writers, for its holder.
+    for (const event of await events(repo, 'restored')) {
+      expect(event.pattern).toMatch(/^src\/f[0-2]\.ts$/);
+      expect(event.owner).toMatch(/^claude-agent-[3-7]$/);
+    }
   }, 60_000);
 
   it('concurrency: agents that hold files also run commands at once; each holder’s content survives and unheld work stays', async () => {

@@ -1,6 +1,7 @@
 import { createContext, readTransaction, resolveProject, type CoordContext } from '../../coord/context';
 import { listLocks } from '../../store/locks';
-import { findGitInfo } from '../../store/discover';
+import { existsSync } from 'node:fs';
+import { findGitInfo, locateDb } from '../../store/discover';
 import { sameLineage } from '../identity';
 import { coveredFiles, repoAt, type Covered, type HeldPattern, type Repo } from './files';
 import { latestUnder } from '../../store/custody';
@@ -22,6 +23,7 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
   const git = findGitInfo(cwd);
   if (!git) return undefined;
   const project = resolveProject(cwd);
+  if (!existsSync(locateDb({ env, cwd, projectDb: project.db }).path)) return undefined; // no database: nobody holds anything, and none is created
   const ctx = createContext({ cwd, env, write: true, project });
   try {
     const repo = repoAt(git.root, git.commonDir);
