@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { ic, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
 import { LATEST_VERSION } from '../../src/store/migrations';
 import { isNetworkFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
+import { LATEST_VERSION } from '../../src/store/migrations';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -151,7 +152,7 @@ describe('broken files', () => {
 describe('directories', () => {
   it('an explicit database in a missing directory: refused (69), nothing created; the default directory is made on first write', async () => {
     const db = join(repo.dir, 'deep', 'er', 'ic.db');
-    expect((await ic(repo, ['coord', 'list'], { env: { IC_DB: db } })).exitCode).toBe(0);
+    expectUnavailable(await ic(repo, ['coord', 'list'], { env: { IC_DB: db } }), /no database at .*named by --db or IC_DB/); // a named path is never read as empty
     expect(existsSync(join(repo.dir, 'deep'))).toBe(false);
     expect((await ic(repo, ['doctor'], { env: { IC_DB: db } })).json).toMatchObject({ ok: true, db: { exists: false } });
     expectUnavailable(await ic(repo, ['coord', 'reserve', 'a'], as('alice', { IC_DB: db })), /does not exist.*never creates/);
