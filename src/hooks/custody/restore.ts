@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { writeTransaction, type CoordContext } from '../../coord/context';
 import { commandStart, endCommand, latestFor, recordLatest, runningWriters, snapshotRows, type FileState, type LatestRow } from '../../store/custody';
 import { insertEvent } from '../../store/events';
+import { getLock } from '../../store/locks';
 import { sameLineage } from '../identity';
 import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
 import { readBlob } from './git-objects';
@@ -64,7 +65,11 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
       );
       for (const first of plans) {
         const record = fresh.get(first.path);
-        const plan = record?.recorded_at === latest.get(first.path)?.recorded_at ? first : planFile(repo, first.path, view.others, snapshot, record, windowStart);
+        // The holder's lock as it is now: its edit hook renews it before it writes, so a renewal read here
+        // is never later than the write it announces.
+        const lock = getLock(ctx.db, first.held.lockId);
+        if (lock) view.others.files.set(first.path, { ...first.held, renewedAt: lock.expires_at - lock.ttl_ms });
+        const plan = planFile(repo, first.path, view.others, snapshot, record, windowStart);
         if (!plan) continue;
         if (editInFlight(plan, record, windowStart, now)) {
           (report.left ??= []).push({ path: plan.path, holder: plan.held.holder });
@@ -103,7 +108,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
   }
 }
 
-const IN_FLIGHT_WAIT_MS = 1_500;
+const IN_FLIGHT_WAIT_MS = 3_000;
 
 // The holder took or renewed its lock during the command (or, the start unknown, in the last few seconds)
 // and after its last record: an edit of its own may have written the file, with its after hook still to run.
