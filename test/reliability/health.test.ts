@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import { ic, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
 import { LATEST_VERSION } from '../../src/store/migrations';
 import { isNetworkFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
-import { LATEST_VERSION } from '../../src/store/migrations';
 
 let repo: TempRepo;
 beforeEach(() => {
