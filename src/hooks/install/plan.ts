@@ -8,8 +8,9 @@ import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, re
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
 import { icBinPath, scriptPath } from './locate';
 import { findGitInfo } from '../../store/discover';
+import { planAgentInstall, planAgentUninstall, type AgentTarget } from './agents';
 
-export type Target = 'claude' | 'codex' | 'git';
+export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
 export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
 
 export type Action = 'created' | 'updated' | 'removed' | 'restored' | 'backed_up';
@@ -107,6 +108,9 @@ export function planInstall(options: PlanOptions): InstallPlan {
     checkGatePattern(options.commitGate);
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
+  const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: Boolean(options.trust), env }); // Gemini, Copilot, OpenCode
+  changes.push(...agents.changes);
+  nextSteps.push(...agents.nextSteps);
   return { changes, nextSteps };
 }
 
@@ -128,17 +132,18 @@ export function planUninstall(options: PlanOptions): Change[] {
   }
   if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
   if (options.targets.includes('git')) for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) changes.push(...planGitUninstall(projectRoot, name));
+  changes.push(...planAgentUninstall(projectRoot, options.targets));
   return changes;
 }
 
-function planJsonMerge(file: string, entries: HookEntry[]): Change[] {
+export function planJsonMerge(file: string, entries: HookEntry[]): Change[] {
   const before = readIfExists(file);
   const after = mergeHookEntries(before, entries, file);
   if (after === before) return [];
   return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }
 
-function planJsonRemove(file: string, names: readonly string[]): Change[] {
+export function planJsonRemove(file: string, names: readonly string[]): Change[] {
   const before = readIfExists(file);
   const after = removeHookEntries(before, names, file);
   if (after === undefined || after === before) return [];
@@ -195,7 +200,7 @@ function planGitUninstall(projectRoot: string, name: GitHookName): Change[] {
 
 // Written beside the target and renamed over it: a reader (Claude Code, Codex, git) never sees half a
 // settings file or hook, and a crash mid-write leaves the old file whole.
-function writeText(target: string, text: string, mode?: number): void {
+export function writeText(target: string, text: string, mode?: number): void {
   mkdirSync(dirname(target), { recursive: true });
   const file = existsSync(target) ? realpathSync(target) : target; // a symlinked settings file stays a link
   const temp = `${file}.ic-${process.pid}.tmp`;
