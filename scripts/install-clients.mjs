@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Installs the pinned real Claude Code and Codex (test/clients/versions.json) for `npm run test:clients`,
+// Installs the pinned real agent clients (test/clients/versions.json: Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode) for `npm run test:clients`,
 // into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): about 400 MB
 // each, so they are not devDependencies and `npm ci` stays light. A version already there is reused.
 import { execFileSync } from 'node:child_process';
@@ -21,4 +21,17 @@ for (const { package: name, version } of Object.values(versions)) {
   }
   console.log(`${name}@${version}: installing into ${prefix} (about 400 MB)`);
   execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${name}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+// OpenCode npm-installs its plugin SDK into every config directory it loads (~/.config/opencode, a
+// project's .opencode/) at start-up, which takes a minute or more through a registry proxy: the tests
+// pre-fill those directories from this one copy (test/clients/opencode.ts).
+if (versions.opencode) {
+  const { version } = versions.opencode;
+  const prefix = join(cache, `opencode-plugin@${version}`);
+  if (existsSync(join(prefix, 'node_modules', '@opencode-ai', 'plugin', 'package.json'))) console.log(`@opencode-ai/plugin@${version}: cached in ${prefix}`);
+  else {
+    console.log(`@opencode-ai/plugin@${version}: installing into ${prefix}`);
+    execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `@opencode-ai/plugin@${version}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+  }
 }

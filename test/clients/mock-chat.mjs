@@ -1,8 +1,8 @@
 // A scripted OpenAI chat/completions API (streamed) for driving the real Copilot CLI and OpenCode offline
 // (127.0.0.1 only). Each conversation is named by a marker `[[NAME]]` in a user message; the turn to
 // answer is the number of `tool` messages already in the request. A turn is a list of calls {name, args}
-// or a final text. Requests without tools (titles, summaries) get a plain text answer.
-import { startJsonServer } from './mock-server.mjs';
+// or a final text, or {until, then} (see whenReady). Requests without tools (titles, summaries) get a plain text answer.
+import { startJsonServer, whenReady } from './mock-server.mjs';
 
 function textOf(content) {
   if (typeof content === 'string') return content;
@@ -55,7 +55,6 @@ export async function startChatMock(scripts) {
     const step = outputs.length;
     requests.push({ conversation, step, outputs, tools });
     const script = conversation ? scripts[conversation] : undefined;
-    const turn = script?.[step] ?? 'done';
     if (json.stream === false) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
@@ -70,7 +69,7 @@ export async function startChatMock(scripts) {
       );
       return;
     }
-    sse(res, turn, conversation, step);
+    whenReady(script?.[step] ?? 'done', requests, (turn) => sse(res, turn, conversation, step));
   });
   return { url: `${server.origin}/v1`, requests, close: server.close };
 }

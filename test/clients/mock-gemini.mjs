@@ -1,9 +1,9 @@
 // A scripted Gemini API for driving the real Gemini CLI offline (127.0.0.1 only). Each conversation is
 // named by a marker `[[NAME]]` in its first user text; the turn to answer is the number of functionResponse
 // parts already in the request's contents. A turn is a list of calls {name, args} (write_file, replace,
-// run_shell_command, …) or a final text. Answers `:streamGenerateContent?alt=sse` as SSE, and the model
+// run_shell_command, …) or a final text, or {until, then} (see whenReady). Answers `:streamGenerateContent?alt=sse` as SSE, and the model
 // routing side call (`:generateContent`) with a plain text choice.
-import { startJsonServer } from './mock-server.mjs';
+import { startJsonServer, whenReady } from './mock-server.mjs';
 
 const usage = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
 
@@ -20,7 +20,8 @@ export async function startGeminiMock(scripts) {
     const parts = contents.flatMap((c) => (Array.isArray(c.parts) ? c.parts : []));
     if (!req.url.includes(':streamGenerateContent')) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: '{"reasoning":"mock","model_choice":"flash"}' }] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage }));
+      const choice = JSON.stringify({ reasoning: 'mock', model_choice: 'flash', complexity_reasoning: 'mock', complexity_score: 1 });
+      res.end(JSON.stringify({ candidates: [{ content: { role: 'model', parts: [{ text: choice }] }, finishReason: 'STOP', index: 0 }], usageMetadata: usage }));
       return;
     }
     const marker = parts.map((p) => (typeof p.text === 'string' ? /\[\[([A-Za-z0-9_-]+)\]\]/.exec(p.text) : null)).find(Boolean);
@@ -29,10 +30,11 @@ export async function startGeminiMock(scripts) {
     const step = outputs.length;
     requests.push({ conversation, step, outputs });
     const script = conversation ? scripts[conversation] : undefined;
-    const turn = script?.[step] ?? 'done';
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: partsOf(turn) }, finishReason: 'STOP', index: 0 }], usageMetadata: usage })}\n\n`);
-    res.end();
+    whenReady(script?.[step] ?? 'done', requests, (turn) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts: partsOf(turn) }, finishReason: 'STOP', index: 0 }], usageMetadata: usage })}\n\n`);
+      res.end();
+    });
   });
   return { url: server.origin, requests, close: server.close };
 }
