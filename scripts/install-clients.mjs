@@ -3,7 +3,7 @@
 // into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): about 400 MB
 // each, so they are not devDependencies and `npm ci` stays light. A version already there is reused.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,14 +24,18 @@ for (const { package: name, version } of Object.values(versions)) {
 }
 
 // OpenCode npm-installs its plugin SDK into every config directory it loads (~/.config/opencode, a
-// project's .opencode/) at start-up, which takes a minute or more through a registry proxy: the tests
-// pre-fill those directories from this one copy (test/clients/opencode.ts).
+// project's .opencode/) at start-up unless it is there, which takes a minute or more through a registry
+// proxy: this makes one such directory, as OpenCode itself leaves it, for the tests to copy
+// (test/clients/agents.ts, prepareOpencode).
 if (versions.opencode) {
   const { version } = versions.opencode;
-  const prefix = join(cache, `opencode-plugin@${version}`);
-  if (existsSync(join(prefix, 'node_modules', '@opencode-ai', 'plugin', 'package.json'))) console.log(`@opencode-ai/plugin@${version}: cached in ${prefix}`);
+  const dir = join(cache, `opencode-plugin@${version}`);
+  if (existsSync(join(dir, 'node_modules', '@opencode-ai', 'plugin', 'package.json'))) console.log(`@opencode-ai/plugin@${version}: cached in ${dir}`);
   else {
-    console.log(`@opencode-ai/plugin@${version}: installing into ${prefix}`);
-    execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `@opencode-ai/plugin@${version}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+    console.log(`@opencode-ai/plugin@${version}: installing into ${dir}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ dependencies: { '@opencode-ai/plugin': version } }, null, 2)}\n`);
+    writeFileSync(join(dir, '.gitignore'), 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n');
+    execFileSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
   }
 }

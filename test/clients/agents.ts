@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { baseEnv, cache, COPILOT, GEMINI, OPENCODE, run, type Run, type Scratch } from './support';
 
@@ -28,12 +29,11 @@ export async function runCopilot(scratch: Scratch, mockUrl: string, prompt: stri
 export function prepareOpencode(scratch: Scratch, mockUrl: string): void {
   const provider = { npm: '@ai-sdk/openai-compatible', name: 'mock', options: { baseURL: mockUrl, apiKey: 'x' }, models: { 'mock-model': { name: 'mock', tool_call: true } } };
   writeFileSync(join(scratch.repo, 'opencode.json'), JSON.stringify({ model: 'mock/mock-model', provider: { mock: provider } }));
-  const sdk = join(cache, `opencode-plugin@${OPENCODE.version}`, 'node_modules');
+  const template = join(cache, `opencode-plugin@${OPENCODE.version}`);
   for (const dir of [join(scratch.home, '.config', 'opencode'), join(scratch.repo, '.opencode')]) {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ dependencies: { '@opencode-ai/plugin': OPENCODE.version } }, null, 2)}\n`);
-    writeFileSync(join(dir, '.gitignore'), 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n');
-    symlinkSync(sdk, join(dir, 'node_modules'));
+    for (const file of ['package.json', 'package-lock.json', '.gitignore']) copyFileSync(join(template, file), join(dir, file));
+    execFileSync('cp', ['-al', join(template, 'node_modules'), join(dir, 'node_modules')]); // hard links: 64 MB in a blink
   }
   mkdirSync(join(scratch.root, 'bin'), { recursive: true });
   writeFileSync(join(scratch.root, 'bin', 'rg'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
@@ -43,7 +43,7 @@ export async function runOpencode(scratch: Scratch, prompt: string, env: Record<
   const h = scratch.home;
   const xdg = { XDG_CONFIG_HOME: join(h, '.config'), XDG_DATA_HOME: join(h, '.local', 'share'), XDG_CACHE_HOME: join(h, '.cache'), XDG_STATE_HOME: join(h, '.local', 'state') };
   const openEnv = { ...xdg, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', PATH: `${join(scratch.root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, ...env };
-  return run(OPENCODE.command, [...OPENCODE.prefix, 'run', prompt], { cwd: scratch.repo, env: baseEnv(h, openEnv), timeoutMs: 120_000 });
+  return run(OPENCODE.command, [...OPENCODE.prefix, 'run', prompt], { cwd: scratch.repo, env: baseEnv(h, openEnv), timeoutMs: 300_000 });
 }
 
 // Polls until the condition holds (a held-open session reached its step), at most 60 s.
