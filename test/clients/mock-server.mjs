@@ -20,10 +20,11 @@ export async function startJsonServer(handle) {
 }
 
 // A turn may be held back until the test says so: {until: (requests) => boolean, then: turn}. Checked every
-// 25 ms for at most 60 s (then answered anyway, so a broken scenario fails instead of hanging).
+// 25 ms for at most 5 minutes (then answered anyway, so a broken scenario fails instead of hanging); a
+// held OpenCode session waits through a whole other OpenCode run, which can take minutes on a busy machine.
 export function whenReady(turn, requests, answer) {
   if (turn === null || typeof turn !== 'object' || Array.isArray(turn)) return answer(turn);
-  const giveUpAt = Date.now() + 60_000;
+  const giveUpAt = Date.now() + 300_000;
   const poll = () => (turn.until(requests) || Date.now() > giveUpAt ? answer(turn.then) : setTimeout(poll, 25));
   poll();
 }
