@@ -20,9 +20,12 @@ afterEach(async () => {
 
 const deniedByIc = (text: string) => text.includes('ic: another agent is working on this file');
 
-async function setup(files: Record<string, string>, scripts: { claude: Record<string, unknown[]>; gemini: Record<string, unknown[]>; chat: Record<string, unknown[]> }) {
+type Scripts = { claude: Record<string, unknown[]>; gemini: Record<string, unknown[]>; chat: Record<string, unknown[]> };
+
+async function setup(files: Record<string, string>, scriptsFor: (s: Scratch) => Scripts) {
   const s = makeScratch(files);
   scratches.push(s);
+  const scripts = scriptsFor(s);
   const claude = await startAnthropicMock(scripts.claude);
   const gemini = await startGeminiMock(scripts.gemini);
   const chat = await startChatMock(scripts.chat); // Copilot and OpenCode: the same chat/completions wire
@@ -39,10 +42,11 @@ describe('cross-client, real binaries', () => {
   it('Claude Code holds a file: Gemini CLI, Copilot CLI and OpenCode are denied it; they hold files: Claude Code is denied each', async () => {
     let othersDone = false;
     let claudeDone = false;
-    const file = (name: string) => join(scratches.at(-1)!.repo, name);
-    const { s, claude, gemini, chat } = await setup(
-      { 'a.txt': 'alpha\n', 'g.txt': 'g\n', 'c.txt': 'c\n', 'o.txt': 'o\n' },
-      {
+    let repo = '';
+    const file = (name: string) => join(repo, name);
+    const { s, claude, gemini, chat } = await setup({ 'a.txt': 'alpha\n', 'g.txt': 'g\n', 'c.txt': 'c\n', 'o.txt': 'o\n' }, (scratch) => {
+      repo = scratch.repo;
+      return {
         claude: {
           HOLD: [
             [{ name: 'Read', input: { file_path: file('a.txt') } }],
@@ -51,7 +55,11 @@ describe('cross-client, real binaries', () => {
           ],
           TRY: [
             ['g.txt', 'c.txt', 'o.txt'].map((f) => ({ name: 'Read', input: { file_path: file(f) } })),
-            ['g.txt', 'c.txt', 'o.txt'].map((f) => ({ name: 'Edit', input: { file_path: file(f), old_string: f[0], new_string: 'claude' } })),
+            [
+              ['g.txt', 'gemini'],
+              ['c.txt', 'copilot'],
+              ['o.txt', 'opencode'],
+            ].map(([f, text]) => ({ name: 'Edit', input: { file_path: file(f!), old_string: text, new_string: 'claude' } })),
             'done',
           ],
         },
@@ -65,8 +73,8 @@ describe('cross-client, real binaries', () => {
           COPILOT_HOLD: [[{ name: 'edit', args: { path: file('c.txt'), old_str: 'c', new_str: 'copilot' } }], { until: () => claudeDone, then: 'done' }],
           OPENCODE_HOLD: [[{ name: 'write', args: { filePath: file('o.txt'), content: 'opencode\n' } }], { until: () => claudeDone, then: 'done' }],
         },
-      },
-    );
+      };
+    });
     const chatOutputs = (conversation: string) =>
       chat.requests
         .filter((r) => r.conversation === conversation)

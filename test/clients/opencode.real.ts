@@ -94,7 +94,7 @@ describe('OpenCode, real binary', () => {
     expect(log.filter((e) => e.type === 'released').map((e) => [e.owner, e.pattern, e.reason])).toEqual([[firstOwner, 'a.txt', 'session ended']]);
     expect(await activeLocks(s.repo)).toEqual([]);
     // OpenCode's own files in .opencode/ ignore themselves; the plugin is in .git/info/exclude.
-    expect(execFileSync('git', ['-C', s.repo, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' })).toBe('?? opencode.json\n');
+    expect(execFileSync('git', ['-C', s.repo, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' })).toBe(' M a.txt\n?? opencode.json\n?? other.txt\n');
   });
 
   // Needs checkShellCommand from the custody work (#19, branch custody-pre); main has its interface stub.
