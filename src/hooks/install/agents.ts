@@ -64,11 +64,14 @@ export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]
     const before = readIfExists(file);
     if (target === 'gemini') changes.push(...planJsonMerge(file, geminiEntries(ic)));
     else changes.push(...planOwnedFile(file, target === 'copilot' ? renderCopilotHooks(ic) : renderOpencodePlugin(ic), target === 'copilot' ? 'coord hook copilot-' : OPENCODE_PLUGIN_MARKER));
-    // A settings file that was there before is the user's: only files install creates are excluded.
-    if (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file)) excluded.push(excludeEntry(projectRoot, file));
+    // A settings file that was there before is the user's: only files install creates are excluded. With
+    // --shared (ic from PATH, no machine's path) the files are for committing: nothing is excluded.
+    if (ic.kind === 'path' && (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file))) excluded.push(excludeEntry(projectRoot, file));
   }
   if (chosen.includes('gemini')) nextSteps.push(trustStep('gemini', projectRoot, options, changes));
   if (chosen.includes('copilot')) nextSteps.push(trustStep('copilot', projectRoot, options, changes));
+  if (ic.kind === 'on-path' && chosen.length > 0)
+    nextSteps.push(`Gemini/Copilot/OpenCode (--shared): commit ${chosen.map((t) => relative(projectRoot, files[t])).join(', ')}; they call \`ic\` from PATH.`);
   if (chosen.includes('opencode'))
     nextSteps.push(
       'OpenCode: the plugin .opencode/plugin/ic.js loads at its next start (no trust step). OpenCode has no session-end event in `opencode run`: the plugin releases at process exit, else locks lapse by TTL.',
