@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Installs the pinned real Claude Code and Codex (test/clients/versions.json) for `npm run test:clients`,
+// Installs the pinned real agent clients (test/clients/versions.json: Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode) for `npm run test:clients`,
 // into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): about 400 MB
 // each, so they are not devDependencies and `npm ci` stays light. A version already there is reused.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,4 +21,21 @@ for (const { package: name, version } of Object.values(versions)) {
   }
   console.log(`${name}@${version}: installing into ${prefix} (about 400 MB)`);
   execFileSync('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${name}@${version}`], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+// OpenCode npm-installs its plugin SDK into every config directory it loads (~/.config/opencode, a
+// project's .opencode/) at start-up unless it is there, which takes a minute or more through a registry
+// proxy: this makes one such directory, as OpenCode itself leaves it, for the tests to copy
+// (test/clients/agents.ts, prepareOpencode).
+if (versions.opencode) {
+  const { version } = versions.opencode;
+  const dir = join(cache, `opencode-plugin@${version}`);
+  if (existsSync(join(dir, 'node_modules', '@opencode-ai', 'plugin', 'package.json'))) console.log(`@opencode-ai/plugin@${version}: cached in ${dir}`);
+  else {
+    console.log(`@opencode-ai/plugin@${version}: installing into ${dir}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ dependencies: { '@opencode-ai/plugin': version } }, null, 2)}\n`);
+    writeFileSync(join(dir, '.gitignore'), 'node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore\n');
+    execFileSync('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+  }
 }

@@ -23,6 +23,16 @@ export const HOOK_NAMES = [
   // tool's write becomes its holder's latest content.
   'claude-post-tool',
   'codex-post-tool',
+  // Gemini CLI, GitHub Copilot CLI and OpenCode: one adapter each in src/hooks/agents/ (see docs/agents.md).
+  'gemini-pre-tool',
+  'gemini-post-tool',
+  'gemini-session-end',
+  'copilot-pre-tool',
+  'copilot-post-tool',
+  'copilot-session-end',
+  'opencode-pre-tool',
+  'opencode-post-tool',
+  'opencode-session-end',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -14,6 +14,8 @@ import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexSt
 import { runCommitGate } from './commit-gate';
 import { runClaudePreShell, runCodexPreShell } from './shell-hook';
 import { runClaudePostTool, runCodexPostTool } from './custody/post-tool';
+import { agentHookOf, isAgentHookName } from './agents';
+import { runAgentHook } from './agents/run-agent';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -43,6 +45,10 @@ export function isHookName(name: string): name is HookName {
 // the entry point) reads stdin, calls this, and writes the result.
 export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
   const env = withAbsoluteDb(hookEnv, cwd);
+  if (isAgentHookName(name)) {
+    const { adapter, phase } = agentHookOf(name); // Gemini CLI, Copilot CLI, OpenCode: src/hooks/agents
+    return runAgentHook(adapter, phase, input.text, Boolean(input.truncated), env, cwd);
+  }
   try {
     switch (name) {
       case 'claude-pre-edit':

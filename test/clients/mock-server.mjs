@@ -18,3 +18,13 @@ export async function startJsonServer(handle) {
   const { port } = server.address();
   return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
+
+// A turn may be held back until the test says so: {until: (requests) => boolean, then: turn}. Checked every
+// 25 ms for at most 5 minutes (then answered anyway, so a broken scenario fails instead of hanging); a
+// held OpenCode session waits through a whole other OpenCode run, which can take minutes on a busy machine.
+export function whenReady(turn, requests, answer) {
+  if (turn === null || typeof turn !== 'object' || Array.isArray(turn)) return answer(turn);
+  const giveUpAt = Date.now() + 300_000;
+  const poll = () => (turn.until(requests) || Date.now() > giveUpAt ? answer(turn.then) : setTimeout(poll, 25));
+  poll();
+}

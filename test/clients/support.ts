@@ -5,10 +5,11 @@ import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const IC_BIN = join(REPO_ROOT, 'bin', 'ic');
-const versions = JSON.parse(readFileSync(join(__dirname, 'versions.json'), 'utf8')) as Record<'claude' | 'codex', { package: string; version: string }>;
-const cache = process.env.IC_CLIENTS_DIR || join(homedir(), '.cache', 'ic-real-clients');
+type Client = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode';
+const versions = JSON.parse(readFileSync(join(__dirname, 'versions.json'), 'utf8')) as Record<Client, { package: string; version: string }>;
+export const cache = process.env.IC_CLIENTS_DIR || join(homedir(), '.cache', 'ic-real-clients');
 
-function packageDir(client: 'claude' | 'codex'): string {
+function packageDir(client: Client): string {
   const { package: name, version } = versions[client];
   return join(cache, `${name.split('/').pop()}@${version}`, 'node_modules', ...name.split('/'));
 }
@@ -16,6 +17,9 @@ function packageDir(client: 'claude' | 'codex'): string {
 // The real binaries, as scripts/install-clients.mjs installed them.
 export const CLAUDE = { command: join(packageDir('claude'), 'bin', 'claude.exe'), prefix: [] as string[], version: versions.claude.version };
 export const CODEX = { command: process.execPath, prefix: [join(packageDir('codex'), 'bin', 'codex.js')], version: versions.codex.version };
+export const GEMINI = { command: process.execPath, prefix: [join(packageDir('gemini'), 'bundle', 'gemini.js')], version: versions.gemini.version };
+export const COPILOT = { command: process.execPath, prefix: [join(packageDir('copilot'), 'npm-loader.js')], version: versions.copilot.version };
+export const OPENCODE = { command: join(packageDir('opencode'), 'bin', 'opencode.exe'), prefix: [] as string[], version: versions.opencode.version };
 
 export interface Scratch {
   root: string;

@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     root: new URL('../..', import.meta.url).pathname,
     include: ['test/clients/**/*.real.ts'],
-    testTimeout: 180_000,
+    testTimeout: 600_000,
     hookTimeout: 60_000,
     pool: 'forks',
     fileParallelism: false,

@@ -7,6 +7,7 @@ import { readIfExists } from './git-hook';
 import { hooksObjectOf, isOurHandler } from './json-hooks';
 import { claudeSettingsFiles, codexHooksFile } from './plan';
 import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
+import { agentHookChecks } from './agent-doctor';
 
 // `ic doctor`'s look at the installed agent hooks: does each one name an ic that runs here, and has Codex
 // been told to trust its hooks (it skips untrusted ones without a word)? Files without our hooks add nothing.
@@ -24,6 +25,7 @@ export function hookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
     checks.push(commandCheck('codex_hooks', codexFile, codexCommands, env));
     checks.push(codexTrustCheck(codexFile, codexText, env));
   }
+  checks.push(...agentHookChecks(projectRoot, env)); // Gemini CLI, Copilot CLI, OpenCode
   const staging = stagingCheck(projectRoot);
   if (staging) checks.push(staging);
   return checks;
@@ -81,7 +83,7 @@ function runnable(program: string, env: NodeJS.ProcessEnv): boolean {
   });
 }
 
-function commandCheck(name: string, file: string, commands: string[], env: NodeJS.ProcessEnv): HealthCheck {
+export function commandCheck(name: string, file: string, commands: string[], env: NodeJS.ProcessEnv): HealthCheck {
   const broken = [...new Set(commands.map(commandProgram))].filter((program) => !runnable(program, env));
   if (broken.length === 0) return { name, ok: true, detail: `${file}: the hooks call a working ic` };
   const onPath = broken.every((program) => !program.includes('/'));

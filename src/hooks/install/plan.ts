@@ -10,8 +10,9 @@ import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hook
 import { icBinPath, scriptPath } from './locate';
 import { checkWritableFile } from './file-types';
 import { findGitInfo } from '../../store/discover';
+import { planAgentInstall, planAgentUninstall, type AgentTarget } from './agents';
 
-export type Target = 'claude' | 'codex' | 'git';
+export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
 export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
 
 export type Action = 'created' | 'updated' | 'removed' | 'restored' | 'backed_up';
@@ -111,6 +112,9 @@ export function planInstall(options: PlanOptions): InstallPlan {
     checkGatePattern(options.commitGate);
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
+  const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: Boolean(options.trust), env }); // Gemini, Copilot, OpenCode
+  changes.push(...agents.changes);
+  nextSteps.push(...agents.nextSteps);
   checkTargets(changes, env);
   return { changes, nextSteps };
 }
@@ -139,11 +143,12 @@ export function planUninstall(options: PlanOptions): Change[] {
   }
   if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
   if (options.targets.includes('git')) for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) changes.push(...planGitUninstall(projectRoot, name));
+  changes.push(...planAgentUninstall(projectRoot, options.targets));
   checkTargets(changes, options.env ?? process.env);
   return changes;
 }
 
-function planJsonMerge(file: string, entries: HookEntry[], retire: readonly string[] = []): Change[] {
+export function planJsonMerge(file: string, entries: HookEntry[], retire: readonly string[] = []): Change[] {
   const before = readIfExists(file);
   const merged = mergeHookEntries(before, entries, file);
   const after = retire.length > 0 ? (removeHookEntries(merged, retire, file) ?? merged) : merged;
@@ -151,7 +156,7 @@ function planJsonMerge(file: string, entries: HookEntry[], retire: readonly stri
   return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }
 
-function planJsonRemove(file: string, names: readonly string[]): Change[] {
+export function planJsonRemove(file: string, names: readonly string[]): Change[] {
   const before = readIfExists(file);
   const after = removeHookEntries(before, names, file);
   if (after === undefined || after === before) return [];
@@ -200,7 +205,7 @@ function planGitUninstall(projectRoot: string, name: GitHookName): Change[] {
 
 // Written beside the target and renamed over it: a reader (Claude Code, Codex, git) never sees half a
 // settings file or hook, and a crash mid-write leaves the old file whole.
-function writeText(target: string, text: string, mode?: number): void {
+export function writeText(target: string, text: string, mode?: number): void {
   mkdirSync(dirname(target), { recursive: true });
   const file = existsSync(target) ? realpathSync(target) : target; // a symlinked settings file stays a link
   const temp = `${file}.ic-${process.pid}.tmp`;

@@ -1,0 +1,82 @@
+import type { HealthCheck } from '../../store/health';
+import { copilotConfigFile, copilotTrusts, geminiTrustFile, geminiTrusts } from './agent-trust';
+import { agentFiles, COPILOT_HOOK_NAMES, GEMINI_HOOK_NAMES } from './agents';
+import { commandCheck } from './doctor-checks';
+import { readIfExists } from './git-hook';
+import { hooksObjectOf, isOurHandler } from './json-hooks';
+import { OPENCODE_PLUGIN_MARKER } from './opencode-plugin';
+
+// `ic doctor` for Gemini CLI, Copilot CLI and OpenCode: where ic's hooks are installed, do they call an ic
+// that runs here, and (Gemini, Copilot) is the folder trusted, without which the client skips them silently?
+export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck[] {
+  const files = agentFiles(projectRoot);
+  const checks: HealthCheck[] = [];
+  const gemini = geminiCommands(readIfExists(files.gemini));
+  if (gemini.length > 0) {
+    checks.push(commandCheck('gemini_hooks', files.gemini, gemini, env));
+    checks.push(geminiTrustCheck(projectRoot, env));
+  }
+  const copilotText = readIfExists(files.copilot);
+  const copilot = copilotText === undefined ? [] : copilotCommands(copilotText);
+  if (copilot.length > 0) {
+    checks.push(commandCheck('copilot_hooks', files.copilot, copilot, env));
+    checks.push(copilotTrustCheck(projectRoot, env));
+  }
+  const plugin = readIfExists(files.opencode);
+  const program = plugin?.includes(OPENCODE_PLUGIN_MARKER) ? /^const IC = ("(?:[^"\\]|\\.)*");$/m.exec(plugin)?.[1] : undefined;
+  if (program !== undefined) checks.push(commandCheck('opencode_plugin', files.opencode, [JSON.parse(program) as string], env));
+  return checks;
+}
+
+function geminiCommands(text: string | undefined): string[] {
+  const hooks = hooksObjectOf(text);
+  if (hooks === undefined) return [];
+  const commands = new Set<string>();
+  for (const groups of Object.values(hooks))
+    if (Array.isArray(groups))
+      for (const group of groups) {
+        const handlers = (group as { hooks?: unknown } | null)?.hooks;
+        if (Array.isArray(handlers)) for (const handler of handlers) if (isOurHandler(handler, GEMINI_HOOK_NAMES)) commands.add((handler as { command: string }).command);
+      }
+  return [...commands];
+}
+
+// Copilot's handlers name their command `bash`, not `command`.
+function copilotCommands(text: string): string[] {
+  const hooks = hooksObjectOf(text);
+  if (hooks === undefined) return [];
+  const commands = new Set<string>();
+  for (const handlers of Object.values(hooks))
+    if (Array.isArray(handlers))
+      for (const handler of handlers) {
+        const bash = (handler as { bash?: unknown } | null)?.bash;
+        if (typeof bash === 'string' && isOurHandler({ command: bash }, COPILOT_HOOK_NAMES)) commands.add(bash);
+      }
+  return [...commands];
+}
+
+function geminiTrustCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck {
+  const file = geminiTrustFile(env);
+  if (env.GEMINI_CLI_TRUST_WORKSPACE === 'true') return { name: 'gemini_trust', ok: true, detail: 'GEMINI_CLI_TRUST_WORKSPACE=true: Gemini CLI runs the project hooks' };
+  if (geminiTrusts(readIfExists(file), projectRoot) === true) return { name: 'gemini_trust', ok: true, detail: `Gemini CLI trusts ${projectRoot} (${file}), so it runs ic's hooks` };
+  return {
+    name: 'gemini_trust',
+    ok: false,
+    severity: 'warning',
+    detail: `${projectRoot} is not trusted in ${file}: Gemini CLI skips project hooks in an untrusted folder (unless its folder trust is turned off), so its edits may go unchecked`,
+    fix: 'run `ic coord install --gemini --trust`, or trust the folder in Gemini CLI',
+  };
+}
+
+function copilotTrustCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck {
+  const file = copilotConfigFile(env);
+  if (env.COPILOT_ALLOW_ALL === 'true') return { name: 'copilot_trust', ok: true, detail: 'COPILOT_ALLOW_ALL=true: Copilot CLI runs the repository hooks' };
+  if (copilotTrusts(readIfExists(file), projectRoot)) return { name: 'copilot_trust', ok: true, detail: `Copilot CLI trusts ${projectRoot} (${file}), so it runs ic's hooks` };
+  return {
+    name: 'copilot_trust',
+    ok: false,
+    severity: 'warning',
+    detail: `${projectRoot} is not among the trusted folders in ${file}: Copilot CLI skips repository hooks silently there (unless started with --trust-folder), so its edits go unchecked`,
+    fix: 'run `ic coord install --copilot --trust`, or trust the folder when Copilot CLI asks',
+  };
+}

@@ -1,0 +1,149 @@
+import { existsSync, readdirSync, rmdirSync, unlinkSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { IcError } from '../../core/errors';
+import { GEMINI_EDIT_TOOLS, GEMINI_SHELL_TOOLS } from '../agents/gemini';
+import { copilotConfigFile, geminiTrustFile, withCopilotTrust, withGeminiTrust } from './agent-trust';
+import { hookCommand, type IcCommand } from './entries';
+import { readIfExists } from './git-hook';
+import { excludeFile, withExcludes } from './git-exclude';
+import type { HookEntry } from './json-hooks';
+import { OPENCODE_PLUGIN_MARKER, renderOpencodePlugin } from './opencode-plugin';
+import { planJsonMerge, planJsonRemove, writeText, type Change } from './plan';
+
+// Install targets for the adapted clients (src/hooks/agents): Gemini CLI, GitHub Copilot CLI, OpenCode.
+// Each writes one personal file into the work tree, listed in .git/info/exclude so `git add -A` leaves it
+// alone; with --trust, Gemini and Copilot also record their folder trust (they skip untrusted project hooks).
+export type AgentTarget = 'gemini' | 'copilot' | 'opencode';
+export const AGENT_TARGETS: readonly AgentTarget[] = ['gemini', 'copilot', 'opencode'];
+
+export const GEMINI_HOOK_NAMES = ['gemini-pre-tool', 'gemini-post-tool', 'gemini-session-end'] as const;
+export const COPILOT_HOOK_NAMES = ['copilot-pre-tool', 'copilot-post-tool', 'copilot-session-end'] as const;
+
+export function agentFiles(projectRoot: string): Record<AgentTarget, string> {
+  return {
+    gemini: join(projectRoot, '.gemini', 'settings.json'),
+    copilot: join(projectRoot, '.github', 'hooks', 'ic.json'),
+    opencode: join(projectRoot, '.opencode', 'plugin', 'ic.js'),
+  };
+}
+
+// Gemini CLI reads hook timeouts in milliseconds; its matcher is a regular expression over tool names.
+export function geminiEntries(ic: IcCommand): HookEntry[] {
+  const matcher = [...GEMINI_EDIT_TOOLS, ...GEMINI_SHELL_TOOLS].join('|');
+  return [
+    { event: 'BeforeTool', matcher, name: 'gemini-pre-tool', command: hookCommand(ic, 'gemini-pre-tool'), timeout: 10_000 },
+    { event: 'AfterTool', matcher, name: 'gemini-post-tool', command: hookCommand(ic, 'gemini-post-tool'), timeout: 10_000 },
+    { event: 'SessionEnd', name: 'gemini-session-end', command: hookCommand(ic, 'gemini-session-end'), timeout: 5_000 },
+  ];
+}
+
+// .github/hooks/ic.json, all ours: Copilot's camelCase events, a `bash` command each, timeouts in seconds.
+export function renderCopilotHooks(ic: IcCommand): string {
+  const handler = (name: string, timeoutSec: number) => [{ type: 'command', bash: hookCommand(ic, name), timeoutSec }];
+  const hooks = { preToolUse: handler('copilot-pre-tool', 10), postToolUse: handler('copilot-post-tool', 10), sessionEnd: handler('copilot-session-end', 5) };
+  return `${JSON.stringify({ version: 1, hooks }, null, 2)}\n`;
+}
+
+export interface AgentPlanOptions {
+  projectRoot: string;
+  targets: readonly string[];
+  ic: IcCommand;
+  trust: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]; nextSteps: string[] } {
+  const { projectRoot, ic } = options;
+  const files = agentFiles(projectRoot);
+  const changes: Change[] = [];
+  const nextSteps: string[] = [];
+  const excluded: string[] = [];
+  const chosen = AGENT_TARGETS.filter((target) => options.targets.includes(target));
+  for (const target of chosen) {
+    const file = files[target];
+    const before = readIfExists(file);
+    if (target === 'gemini') changes.push(...planJsonMerge(file, geminiEntries(ic)));
+    else changes.push(...planOwnedFile(file, target === 'copilot' ? renderCopilotHooks(ic) : renderOpencodePlugin(ic), target === 'copilot' ? 'coord hook copilot-' : OPENCODE_PLUGIN_MARKER));
+    // A settings file that was there before is the user's: only files install creates are excluded. With
+    // --shared (ic from PATH, no machine's path) the files are for committing: nothing is excluded.
+    if (ic.kind === 'path' && (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file))) excluded.push(excludeEntry(projectRoot, file));
+  }
+  if (chosen.includes('gemini')) nextSteps.push(trustStep('gemini', projectRoot, options, changes));
+  if (chosen.includes('copilot')) nextSteps.push(trustStep('copilot', projectRoot, options, changes));
+  if (ic.kind === 'on-path' && chosen.length > 0)
+    nextSteps.push(`Gemini/Copilot/OpenCode (--shared): commit ${chosen.map((t) => relative(projectRoot, files[t])).join(', ')}; they call \`ic\` from PATH.`);
+  if (chosen.includes('opencode'))
+    nextSteps.push(
+      'OpenCode: the plugin .opencode/plugin/ic.js loads at its next start (no trust step). OpenCode has no session-end event in `opencode run`: the plugin releases at process exit, else locks lapse by TTL.',
+    );
+  changes.push(...planExclude(projectRoot, excluded, []));
+  return { changes, nextSteps };
+}
+
+export function planAgentUninstall(projectRoot: string, targets: readonly string[]): Change[] {
+  const files = agentFiles(projectRoot);
+  const changes: Change[] = [];
+  const removed: string[] = [];
+  for (const target of AGENT_TARGETS.filter((t) => targets.includes(t))) {
+    const file = files[target];
+    if (target === 'gemini') changes.push(...planJsonRemove(file, GEMINI_HOOK_NAMES));
+    else changes.push(...planOwnedRemove(file, target === 'copilot' ? 'coord hook copilot-' : OPENCODE_PLUGIN_MARKER, projectRoot));
+    removed.push(excludeEntry(projectRoot, file));
+  }
+  changes.push(...planExclude(projectRoot, [], removed));
+  return changes;
+}
+
+function trustStep(target: 'gemini' | 'copilot', projectRoot: string, options: AgentPlanOptions, changes: Change[]): string {
+  const file = target === 'gemini' ? geminiTrustFile(options.env) : copilotConfigFile(options.env);
+  const name = target === 'gemini' ? 'Gemini CLI' : 'Copilot CLI';
+  if (!options.trust)
+    return target === 'gemini'
+      ? `Gemini CLI: it skips project hooks silently until the folder is trusted. Trust it in Gemini (/permissions), run \`ic coord install --gemini --trust\` to record it in ${file}, or start Gemini with GEMINI_CLI_TRUST_WORKSPACE=true.`
+      : `Copilot CLI: it skips repository hooks silently until the folder is trusted. Trust it when Copilot asks, run \`ic coord install --copilot --trust\` to record it in ${file}, or start Copilot with --trust-folder.`;
+  const before = readIfExists(file);
+  const update = target === 'gemini' ? withGeminiTrust(before, projectRoot) : withCopilotTrust(before, projectRoot);
+  if (update.kind === 'unreadable') throw new IcError('INVALID_INPUT', `${file} is not a JSON object ic can add the trust to; fix it, then run the installer again`, { file });
+  if (update.kind === 'write') changes.push({ file, action: before === undefined ? 'created' : 'updated', text: update.text, apply: () => writeText(file, update.text) });
+  return `${name}: ${projectRoot} is trusted in ${file} (a folder trust: the client also reads the folder's other project settings). \`ic coord uninstall\` leaves that trust in place.`;
+}
+
+// A file ic owns whole: written when missing or different; another file of that name is never overwritten.
+function planOwnedFile(file: string, wanted: string, marker: string): Change[] {
+  const current = readIfExists(file);
+  if (current === wanted) return [];
+  if (current !== undefined && !current.includes(marker)) throw new IcError('INVALID_INPUT', `${file} exists and is not ic's; move it away, then run the installer again`, { file });
+  return [{ file, action: current === undefined ? 'created' : 'updated', text: wanted, apply: () => writeText(file, wanted) }];
+}
+
+// Removes a file ic owns, then each directory up to the project root that it leaves empty.
+function planOwnedRemove(file: string, marker: string, projectRoot: string): Change[] {
+  const current = readIfExists(file);
+  if (current === undefined || !current.includes(marker)) return [];
+  return [{ file, action: 'removed', apply: () => removeWithEmptyParents(file, projectRoot) }];
+}
+
+function removeWithEmptyParents(file: string, projectRoot: string): void {
+  unlinkSync(file);
+  for (let dir = dirname(file); dir !== projectRoot && dir.startsWith(projectRoot) && existsSync(dir) && readdirSync(dir).length === 0; dir = dirname(dir)) rmdirSync(dir);
+}
+
+function excludeEntry(projectRoot: string, file: string): string {
+  return `/${relative(projectRoot, file).split('\\').join('/')}`;
+}
+
+function listedInExclude(projectRoot: string, file: string): boolean {
+  const path = excludeFile(projectRoot);
+  const text = path === undefined ? undefined : readIfExists(path);
+  return text !== undefined && withExcludes(text, [], [excludeEntry(projectRoot, file)]) !== text;
+}
+
+function planExclude(projectRoot: string, add: string[], remove: string[]): Change[] {
+  const file = excludeFile(projectRoot);
+  if (file === undefined || (add.length === 0 && remove.length === 0)) return [];
+  const before = readIfExists(file);
+  const after = withExcludes(before, add, remove);
+  if (after === before) return [];
+  if (after === undefined) return [{ file, action: 'removed', apply: () => unlinkSync(file) }];
+  return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
+}

@@ -1,0 +1,111 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ic, makeTempRepo, type TempRepo } from '../support/cli';
+
+// `coord install|uninstall --gemini|--copilot|--opencode` in a real repository: the files, the
+// .git/info/exclude block, the client trust files (in a scratch HOME), and uninstall's exact reversal.
+
+let repo: TempRepo;
+let home: string;
+beforeEach(() => {
+  repo = makeTempRepo('ic-install-agents-');
+  home = mkdtempSync(join(tmpdir(), 'ic-install-agents-home-'));
+});
+afterEach(() => {
+  repo.cleanup();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const run = (args: string[]) =>
+  ic(repo, ['coord', ...args], {
+    env: { HOME: home, GEMINI_CLI_HOME: undefined, GEMINI_CLI_TRUSTED_FOLDERS_PATH: undefined, COPILOT_HOME: undefined, GEMINI_CLI_TRUST_WORKSPACE: undefined, COPILOT_ALLOW_ALL: undefined },
+  });
+const status = () => execFileSync('git', ['-C', repo.dir, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' });
+const excludePath = () => join(repo.dir, '.git', 'info', 'exclude');
+
+describe('install --gemini --copilot --opencode', () => {
+  it('writes the three files, leaves nothing for `git add -A`, and uninstall restores every byte (an existing Gemini settings file and exclude file included)', async () => {
+    const settings = `${JSON.stringify({ theme: 'dark', hooks: { Notification: [{ hooks: [{ type: 'command', command: 'notify-send hi' }] }] } }, null, 4)}\n`;
+    mkdirSync(join(repo.dir, '.gemini'));
+    writeFileSync(join(repo.dir, '.gemini', 'settings.json'), settings);
+    execFileSync('git', ['-C', repo.dir, 'add', '.gemini/settings.json']);
+    execFileSync('git', ['-C', repo.dir, 'commit', '-qm', 'settings']);
+    writeFileSync(excludePath(), '# mine\n*.log'); // no final line break
+    const install = await run(['install', '--gemini', '--copilot', '--opencode']);
+    expect(install.exitCode).toBe(0);
+    expect(install.json.changed.map((c: any) => [c.file.replace(repo.dir, '.'), c.action])).toEqual([
+      ['./.gemini/settings.json', 'updated'],
+      ['./.github/hooks/ic.json', 'created'],
+      ['./.opencode/plugin/ic.js', 'created'],
+      ['./.git/info/exclude', 'updated'],
+    ]);
+    expect(install.json.next_steps.join('\n')).toMatch(/Gemini CLI: it skips project hooks silently until the folder is trusted/);
+    const gemini = JSON.parse(readFileSync(join(repo.dir, '.gemini', 'settings.json'), 'utf8'));
+    expect(gemini.theme).toBe('dark');
+    expect(Object.keys(gemini.hooks)).toEqual(['Notification', 'BeforeTool', 'AfterTool', 'SessionEnd']);
+    expect(gemini.hooks.BeforeTool[0]).toMatchObject({ matcher: 'write_file|replace|run_shell_command', hooks: [{ type: 'command', timeout: 10000 }] });
+    expect(JSON.parse(readFileSync(join(repo.dir, '.github', 'hooks', 'ic.json'), 'utf8')).hooks.preToolUse[0].bash).toMatch(/ coord hook copilot-pre-tool$/);
+    expect(readFileSync(join(repo.dir, '.opencode', 'plugin', 'ic.js'), 'utf8')).toContain("hook('opencode-pre-tool'");
+    // The user's tracked settings file shows as modified (it is theirs); ic's own files are excluded.
+    expect(status()).toBe(' M .gemini/settings.json\n');
+    expect(readFileSync(excludePath(), 'utf8')).toContain('\n/.github/hooks/ic.json\n/.opencode/plugin/ic.js\n');
+    expect((await run(['install', '--gemini', '--copilot', '--opencode'])).json.changed).toEqual([]);
+
+    const uninstall = await run(['uninstall', '--gemini', '--copilot', '--opencode']);
+    expect(uninstall.exitCode).toBe(0);
+    expect(readFileSync(join(repo.dir, '.gemini', 'settings.json'), 'utf8')).toBe(settings);
+    expect(readFileSync(excludePath(), 'utf8')).toBe('# mine\n*.log');
+    expect(existsSync(join(repo.dir, '.github'))).toBe(false);
+    expect(existsSync(join(repo.dir, '.opencode'))).toBe(false);
+    expect(status()).toBe('');
+  });
+
+  it('a bare `install` does not add them; --trust records the folder trust of Gemini and Copilot, and doctor reports each client', async () => {
+    expect((await run(['install', '--dry-run'])).json.changed.map((c: any) => c.file).filter((f: string) => /gemini|github|opencode/.test(f))).toEqual([]);
+    const before = await run(['install', '--gemini', '--copilot', '--opencode']);
+    expect(before.exitCode).toBe(0);
+    const untrusted = await ic(repo, ['doctor'], { env: { HOME: home } });
+    expect(untrusted.json.checks.filter((c: any) => /gemini|copilot|opencode/.test(c.name)).map((c: any) => [c.name, c.ok])).toEqual([
+      ['gemini_hooks', true],
+      ['gemini_trust', false],
+      ['copilot_hooks', true],
+      ['copilot_trust', false],
+      ['opencode_plugin', true],
+    ]);
+    mkdirSync(join(home, '.copilot'));
+    writeFileSync(join(home, '.copilot', 'config.json'), '// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  "firstLaunchAt": "2026-11-26T08:34:03.795Z"\n}\n');
+    const trust = await run(['install', '--gemini', '--copilot', '--trust']);
+    expect(trust.json.changed.map((c: any) => [c.file.replace(home, '~'), c.action])).toEqual([
+      ['~/.gemini/trustedFolders.json', 'created'],
+      ['~/.copilot/config.json', 'updated'],
+    ]);
+    expect(JSON.parse(readFileSync(join(home, '.gemini', 'trustedFolders.json'), 'utf8'))).toEqual({ [repo.dir]: 'TRUST_FOLDER' });
+    const copilot = readFileSync(join(home, '.copilot', 'config.json'), 'utf8');
+    expect(copilot.startsWith('// User settings belong in settings.json.\n// This file is managed automatically.\n{')).toBe(true);
+    expect(JSON.parse(copilot.replace(/^\/\/.*$/gm, ''))).toEqual({ firstLaunchAt: '2026-11-26T08:34:03.795Z', trustedFolders: [repo.dir] });
+    const trusted = await ic(repo, ['doctor'], { env: { HOME: home } });
+    expect(trusted.json.checks.filter((c: any) => /_trust$/.test(c.name)).map((c: any) => [c.name, c.ok])).toEqual([
+      ['gemini_trust', true],
+      ['copilot_trust', true],
+    ]);
+    expect((await run(['install', '--gemini', '--copilot', '--trust'])).json.changed).toEqual([]);
+  });
+
+  it('refuses to overwrite a foreign .github/hooks/ic.json or an unreadable trust file, and writes nothing then', async () => {
+    mkdirSync(join(repo.dir, '.github', 'hooks'), { recursive: true });
+    writeFileSync(join(repo.dir, '.github', 'hooks', 'ic.json'), '{"version":1,"hooks":{}}\n');
+    const foreign = await run(['install', '--copilot', '--opencode']);
+    expect(foreign.exitCode).toBe(65);
+    expect(foreign.json.error.code).toBe('INVALID_INPUT');
+    expect(existsSync(join(repo.dir, '.opencode'))).toBe(false);
+    mkdirSync(join(home, '.gemini'));
+    writeFileSync(join(home, '.gemini', 'trustedFolders.json'), 'not json');
+    const unreadable = await run(['install', '--gemini', '--trust']);
+    expect(unreadable.exitCode).toBe(65);
+    expect(existsSync(join(repo.dir, '.gemini'))).toBe(false);
+    expect(readFileSync(join(home, '.gemini', 'trustedFolders.json'), 'utf8')).toBe('not json');
+  });
+});
