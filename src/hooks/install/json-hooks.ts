@@ -90,7 +90,7 @@ function mergeOne(text: string, entry: HookEntry, unit: string): string {
   const groups = event.elements ?? [];
   const ours = groups.filter((group) => handlersOf(text, group).some((h) => isOurHandler(h.value, [entry.name])));
   if (ours.length === 1 && JSON.stringify(JSON.parse(text.slice(ours[0]!.start, ours[0]!.end))) === JSON.stringify(wanted)) return text;
-  const without = removeOurs(text, event, [entry.name]);
+  const without = removeOurs(text, entry.event, [entry.name]);
   return insertChild(without, memberOf(memberOf(parseNode(without), 'hooks')!, entry.event)!, { value: wanted }, 3, unit);
 }
 
@@ -103,9 +103,9 @@ export function removeHookEntries(text: string | undefined, names: readonly stri
   let result = text;
   const emptied: string[] = [];
   const hooksNode = memberOf(parseNode(result), 'hooks')!;
-  for (const member of [...(hooksNode.members ?? [])].reverse()) {
+  for (const member of hooksNode.members ?? []) {
     if (!member.value.elements) continue;
-    const after = removeOurs(result, member.value, names);
+    const after = removeOurs(result, member.key, names);
     if (after === result) continue;
     result = after;
     emptied.push(member.key);
@@ -124,23 +124,20 @@ export function removeHookEntries(text: string | undefined, names: readonly stri
   return removeChild(result, top, hooksIndex);
 }
 
-// Removes our handlers from one event's groups, last first so earlier spans stay valid; a group left
-// with none of the user's handlers goes as a whole.
-function removeOurs(text: string, event: JsonNode, names: readonly string[]): string {
+// Removes our handlers from one event's groups, one at a time from the last (re-reading the spans after
+// each cut); a group left with none of the user's handlers goes as a whole.
+function removeOurs(text: string, eventKey: string, names: readonly string[]): string {
   let result = text;
-  const groups = event.elements ?? [];
-  for (let g = groups.length - 1; g >= 0; g--) {
-    const handlers = handlersOf(text, groups[g]!);
+  for (;;) {
+    const event = memberOf(memberOf(parseNode(result), 'hooks')!, eventKey)!;
+    const groups = event.elements ?? [];
+    const hits = groups.map((group, index) => (handlersOf(result, group).some((h) => isOurHandler(h.value, names)) ? index : -1));
+    const g = Math.max(...hits, -1);
+    if (g < 0) return result;
+    const handlers = handlersOf(result, groups[g]!);
     const ours = handlers.map((h, i) => (isOurHandler(h.value, names) ? i : -1)).filter((i) => i >= 0);
-    if (ours.length === 0) continue;
-    if (ours.length === handlers.length) {
-      result = removeChild(result, event, g);
-      continue;
-    }
-    const array = memberOf(groups[g]!, 'hooks')!;
-    for (const i of ours.reverse()) result = removeChild(result, array, i);
+    result = ours.length === handlers.length ? removeChild(result, event, g) : removeChild(result, memberOf(groups[g]!, 'hooks')!, ours[ours.length - 1]!);
   }
-  return result;
 }
 
 function memberOf(node: JsonNode, key: string): JsonNode | undefined {
@@ -185,11 +182,13 @@ function insertChild(text: string, container: JsonNode, child: { key?: string; v
   while (wsStart > 0 && /\s/.test(text[wsStart - 1]!)) wsStart--;
   const spacing = text.slice(wsStart, last.start);
   const lineIndent = spacing.includes('\n') ? spacing.slice(spacing.lastIndexOf('\n') + 1) : '';
-  return `${text.slice(0, last.end)},${spacing}${render(child, lineIndent, unit)}${text.slice(last.end)}`;
+  // Siblings written on one line get a one-line value too.
+  const body = spacing.includes('\n') ? render(child, lineIndent, unit) : render(child, '', '');
+  return `${text.slice(0, last.end)},${spacing}${body}${text.slice(last.end)}`;
 }
 
 function render(child: { key?: string; value: unknown }, lineIndent: string, unit: string): string {
-  const value = JSON.stringify(child.value, null, unit).split('\n').join(`\n${lineIndent}`);
+  const value = (unit === '' ? JSON.stringify(child.value) : JSON.stringify(child.value, null, unit)).split('\n').join(`\n${lineIndent}`);
   return child.key === undefined ? value : `${JSON.stringify(child.key)}: ${value}`;
 }
 
