@@ -27,7 +27,8 @@ export type NotReleasedWhy = 'not_found' | 'not_owner' | 'already_released';
 
 export interface ReleaseResult {
   released: Lock[];
-  not_released: { id: string; why: NotReleasedWhy }[];
+  /** `owner`: who holds it, for not_owner (so the refusal can say whose lock it is). */
+  not_released: { id: string; why: NotReleasedWhy; owner?: string }[];
   /** With `pattern` and nothing on exactly it: the active file locks it overlaps, to say what was meant. */
   near?: Lock[];
 }
@@ -64,7 +65,7 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
       const lock = getLock(ctx.db, id);
       if (!lock) result.not_released.push({ id, why: 'not_found' });
       else if (lock.released_at !== null) result.not_released.push({ id, why: 'already_released' });
-      else if (!mayChange(owner, lock.owner, input.force)) result.not_released.push({ id, why: 'not_owner' });
+      else if (!mayChange(owner, lock.owner, input.force)) result.not_released.push({ id, why: 'not_owner', owner: lock.owner });
       else releaseOne(lock);
     }
     const done = (lock: StoredLock) => result.released.some((released) => released.id === lock.id);
