@@ -38,7 +38,8 @@ export function chooseOutput(argv: string[], env: NodeJS.ProcessEnv, stdoutIsTty
   else if (flag !== undefined) format = checkFormat(flag, '--format');
   else if (env.IC_FORMAT !== undefined && env.IC_FORMAT !== '') format = checkFormat(env.IC_FORMAT, 'IC_FORMAT');
   else format = stdoutIsTty ? 'table' : 'json';
-  return { format, color: format === 'table' && wantsColor(flagValue(words, '--color'), env, stdoutIsTty) };
+  const color = wantsColor(flagValue(words, '--color'), env, stdoutIsTty); // a bad --color is refused in JSON mode too
+  return { format, color: format === 'table' && color };
 }
 
 const set = (value: string | undefined) => value !== undefined && value !== '';
