@@ -25,6 +25,14 @@ if [ "${IC_GATE:-}" = off ]; then
   exit 0
 fi
 
+# The package was removed before `ic coord uninstall`: one clear line instead of "exited with 127".
+if ! command -v "$ic_bin" >/dev/null 2>&1; then
+  # shellcheck disable=SC2016 # the backticks are meant literally
+  echo 'ic is not installed: run `ic coord uninstall` or reinstall' >&2
+  [ "${IC_HOOK_FAIL:-}" = closed ] && exit 1
+  exit 0
+fi
+
 status=0
 IC_GATE_PATTERN="$gate_pattern" "$ic_bin" coord hook git-commit-msg <"$1" || status=$?
 case "$status" in

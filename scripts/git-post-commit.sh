@@ -19,5 +19,12 @@ if [ -x "$previous" ]; then
 fi
 
 # A commit has happened whatever this says: never fail it.
+# The package was removed before `ic coord uninstall`: one clear line instead of "exited with 127".
+if ! command -v "$ic_bin" >/dev/null 2>&1; then
+  # shellcheck disable=SC2016 # the backticks are meant literally
+  echo 'ic is not installed: run `ic coord uninstall` or reinstall' >&2
+  exit 0
+fi
+
 "$ic_bin" coord hook git-post-commit </dev/null || echo "ic: warning: the commit was not recorded ($ic_bin exited with $?)" >&2
 exit 0

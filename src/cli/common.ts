@@ -14,6 +14,7 @@ export interface CommonOptions {
   scope?: string;
   json?: boolean;
   format?: string;
+  color?: string;
   owner?: string;
 }
 
@@ -23,7 +24,8 @@ export function withCommonOptions(command: Command): Command {
     .option('--db <path>', 'database file; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')
     .option('--scope <dir>', 'scope directory (default: the git work tree root)')
     .option('--json', 'print JSON even on a terminal (same as --format json)')
-    .option('--format <table|json>', 'table or json (default: $IC_FORMAT, else a table on a terminal and JSON on a pipe)');
+    .option('--format <table|json>', 'table or json (default: $IC_FORMAT, else a table on a terminal and JSON on a pipe)')
+    .option('--color <when>', 'colour in tables: auto, always or never (default auto: a terminal, unless NO_COLOR; FORCE_COLOR or CLICOLOR_FORCE force it)');
 }
 
 export function ownerOption(): Option {

@@ -12,10 +12,18 @@ export interface Io {
 // The only writer to stdout: one JSON document when piped or with --json/--format json/IC_FORMAT=json,
 // a human summary on a terminal or with --format table.
 export function writeReply(reply: Reply, io: Io): void {
-  if (io.json) process.stdout.write(`${JSON.stringify(reply.json)}\n`);
-  else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${humanText(reply.human())}\n`);
+  if (io.json) {
+    process.stdout.write(`${JSON.stringify(reply.json)}\n`);
+    // A person reading a pipeline (`coord list | grep x`) still sees why it failed: one line on stderr.
+    if (reply.json.ok === false) process.stderr.write(`ic: ${errorLine(reply.json)}\n`);
+  } else if (reply.exitCode === 0 || reply.json.ok === true) process.stdout.write(`${humanText(reply.human())}\n`);
   else process.stderr.write(`${humanText(reply.human())}\n`);
   process.exitCode = reply.exitCode;
+}
+
+function errorLine(json: Record<string, unknown>): string {
+  const message = (json.error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' ? (message.split('\n')[0] ?? '') : 'failed';
 }
 
 // A closed pipe (e.g. `coord list | head -1`) ends the program quietly.

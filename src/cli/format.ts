@@ -38,8 +38,22 @@ export function chooseOutput(argv: string[], env: NodeJS.ProcessEnv, stdoutIsTty
   else if (flag !== undefined) format = checkFormat(flag, '--format');
   else if (env.IC_FORMAT !== undefined && env.IC_FORMAT !== '') format = checkFormat(env.IC_FORMAT, 'IC_FORMAT');
   else format = stdoutIsTty ? 'table' : 'json';
-  const color = format === 'table' && stdoutIsTty && (env.NO_COLOR === undefined || env.NO_COLOR === '') && env.TERM !== 'dumb';
-  return { format, color };
+  const color = wantsColor(flagValue(words, '--color'), env, stdoutIsTty); // a bad --color is refused in JSON mode too
+  return { format, color: format === 'table' && color };
+}
+
+const set = (value: string | undefined) => value !== undefined && value !== '';
+
+// --color beats the environment; NO_COLOR (https://no-color.org) beats FORCE_COLOR and CLICOLOR_FORCE
+// (either, unless "0" or "false", forces colour off a terminal); else colour on a terminal that is not dumb.
+export function wantsColor(flag: string | undefined, env: NodeJS.ProcessEnv, stdoutIsTty: boolean): boolean {
+  if (flag === 'always') return true;
+  if (flag === 'never') return false;
+  if (flag !== undefined && flag !== 'auto') throw new IcError('USAGE', `--color must be auto, always or never, got "${flag}"`, { hint: 'Try: --color=always' });
+  if (set(env.NO_COLOR)) return false;
+  const forced = [env.FORCE_COLOR, env.CLICOLOR_FORCE].some((value) => set(value) && value !== '0' && value !== 'false');
+  if (forced) return true;
+  return stdoutIsTty && env.TERM !== 'dumb';
 }
 
 let chosen: OutputChoice = { format: 'json', color: false };

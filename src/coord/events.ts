@@ -12,6 +12,8 @@ export interface EventView {
   reason: string | null;
   created_at: string;
   detail: Record<string, unknown> | null;
+  /** file, named or claim: the type of the event's lock (null once the lock is purged). */
+  lock_type?: string | null;
 }
 
 export function viewEvent(event: StoredEvent): EventView {

@@ -28,7 +28,8 @@ export type NotReleasedWhy = 'not_found' | 'not_owner' | 'already_released';
 
 export interface ReleaseResult {
   released: Lock[];
-  not_released: { id: string; why: NotReleasedWhy }[];
+  /** `owner`: who holds it, for not_owner (so the refusal can say whose lock it is). */
+  not_released: { id: string; why: NotReleasedWhy; owner?: string }[];
   /** With `pattern` and nothing on exactly it: the active file locks it overlaps, to say what was meant. */
   near?: Lock[];
 }
@@ -80,7 +81,7 @@ function listTargets(ctx: CoordContext, input: ReleaseInput, owner: string, now:
   return { targets, near };
 }
 
-type TargetOutcome = { lock: Lock } | { id: string; why: NotReleasedWhy };
+type TargetOutcome = { lock: Lock } | { id: string; why: NotReleasedWhy; owner?: string };
 
 // Inside a chunk's write transaction: the row as it is now decides.
 function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: string, target: Target, now: number): TargetOutcome | undefined {
@@ -88,7 +89,7 @@ function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: string, ta
     const lock = getLock(ctx.db, target.id);
     if (!lock) return { id: target.id, why: 'not_found' };
     if (lock.released_at !== null) return { id: target.id, why: 'already_released' };
-    if (!mayChange(owner, lock.owner, input.force)) return { id: target.id, why: 'not_owner' };
+    if (!mayChange(owner, lock.owner, input.force)) return { id: target.id, why: 'not_owner', owner: lock.owner };
     return releaseRow(ctx, input, owner, lock, now);
   }
   const lock = getLockBySeq(ctx.db, target.seq);

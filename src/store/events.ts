@@ -34,6 +34,8 @@ export interface NewEvent {
 export interface StoredEvent extends Omit<NewEvent, 'detail'> {
   id: number;
   detail: string | null;
+  /** The type of the event's lock (file, named, claim), read from the locks table; null once purged. */
+  lock_type?: string | null;
 }
 
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
@@ -103,11 +105,10 @@ export interface EventQuery {
 }
 
 export function queryEvents(db: Database.Database, q: EventQuery): StoredEvent[] {
-  return statement(db, 'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id > ? AND created_at >= ? ORDER BY id LIMIT ?').all(
-    q.afterId ?? 0,
-    q.since ?? 0,
-    q.limit,
-  ) as StoredEvent[];
+  return statement(
+    db,
+    'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? ORDER BY id LIMIT ?',
+  ).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
 }
 
 export function consumerCursor(db: Database.Database, name: string): number {

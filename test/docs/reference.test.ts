@@ -13,7 +13,7 @@ const ROOT = join(__dirname, '..', '..');
 const REFERENCE = readFileSync(join(ROOT, 'docs', 'reference.md'), 'utf8');
 
 // Flags every command takes: documented once, in the "Common flags" section, not under each command.
-const COMMON_FLAGS = new Set(['--db', '--scope', '--json', '--format']);
+const COMMON_FLAGS = new Set(['--db', '--scope', '--json', '--format', '--color']);
 
 interface Section {
   heading: string;

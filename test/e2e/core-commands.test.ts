@@ -148,7 +148,7 @@ describe('release', () => {
     const refused = await coord(repo, ['release', id], as('bob'));
     expect(refused.exitCode).toBe(1);
     expect(refused.json.error.code).toBe('NOT_OWNER');
-    expect(refused.json.not_released).toEqual([{ id, why: 'not_owner' }]);
+    expect(refused.json.not_released).toEqual([{ id, why: 'not_owner', owner: 'alice' }]);
     const forced = await coord(repo, ['release', id, '--force', '--reason', 'alice is gone'], as('bob'));
     expect(forced.exitCode).toBe(0);
     expect(forced.json.released[0]).toMatchObject({ id, release_reason: 'force_released' });

@@ -4,9 +4,12 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
 import { git, writeFile, writeScript } from '../hooks/git';
+import { hookCommand } from '../../src/hooks/install/entries';
 
 const BIN = realpathSync(IC_BIN);
 const Q = `'${BIN.replace(/'/g, `'\\''`)}'`;
+// The installed command line for a hook (its ic-is-gone fallback is tested on its own below).
+const cmd = (name: string) => hookCommand({ kind: 'path', bin: BIN }, name);
 const repos: TempRepo[] = [];
 function repo(): TempRepo {
   const r = makeTempRepo('ic-install-');
@@ -16,6 +19,14 @@ function repo(): TempRepo {
 afterEach(() => {
   while (repos.length) repos.pop()!.cleanup();
 });
+
+// A HOME where Claude Code and Codex have config directories, and a PATH without either program:
+// install with no client flag finds both by their directories.
+function bothClients(r: TempRepo): Record<string, string> {
+  const home = join(r.dir, '.home');
+  execFileSync('mkdir', ['-p', join(home, '.claude'), join(home, '.codex')]);
+  return { HOME: home, CODEX_HOME: join(home, '.codex'), PATH: noIcOnPath.PATH };
+}
 
 function snapshot(files: string[]): Record<string, string | null> {
   return Object.fromEntries(files.map((f) => [f, existsSync(f) ? `${statSync(f).mode.toString(8)}:${readFileSync(f, 'utf8')}` : null]));
@@ -27,7 +38,8 @@ const noIcOnPath = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
 describe('ic coord install / uninstall', () => {
   it('writes exactly this config; installing twice changes nothing', async () => {
     const r = repo();
-    const first = await ic(r, ['coord', 'install']);
+    const env = bothClients(r);
+    const first = await ic(r, ['coord', 'install'], { env });
     expect(first.exitCode).toBe(0);
     expect(first.json).toMatchObject({ ok: true, dry_run: false });
     const settings = join(r.dir, '.claude', 'settings.local.json');
@@ -35,35 +47,38 @@ describe('ic coord install / uninstall', () => {
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
     expect(existsSync(join(r.dir, '.claude', 'settings.json'))).toBe(false);
     expect(first.json.next_steps.join('\n')).toMatch(/do not commit it[\s\S]*statusline[\s\S]*Codex runs project hooks only once you trust them[\s\S]*git-commit-verify: true/);
+    const exclude = join(r.dir, '.git', 'info', 'exclude');
+    expect(first.json.targets).toEqual(['claude', 'codex', 'git']);
     expect(first.json.changed).toEqual([
       { file: settings, action: 'created' },
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
+      { file: exclude, action: 'updated' },
     ]);
     const edits = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
     expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
       hooks: {
         PreToolUse: [
-          { matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] },
-          { matcher: 'Bash', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-shell`, timeout: 10 }] },
+          { matcher: edits, hooks: [{ type: 'command', command: cmd('claude-pre-edit'), timeout: 10 }] },
+          { matcher: 'Bash', hooks: [{ type: 'command', command: cmd('claude-pre-shell'), timeout: 10 }] },
         ],
-        PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
-        PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
-        SessionStart: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-start`, timeout: 10 }] }],
-        Stop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-turn-end`, timeout: 5 }] }],
-        SubagentStop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-subagent-stop`, timeout: 5 }] }],
-        SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-end`, timeout: 5 }] }],
-        PostToolUse: [{ matcher: 'Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*', hooks: [{ type: 'command', command: `${Q} coord hook claude-post-tool`, timeout: 10 }] }],
+        PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: cmd('claude-edit-refused'), timeout: 5 }] }],
+        PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: cmd('claude-edit-refused'), timeout: 5 }] }],
+        SessionStart: [{ hooks: [{ type: 'command', command: cmd('claude-session-start'), timeout: 10 }] }],
+        Stop: [{ hooks: [{ type: 'command', command: cmd('claude-turn-end'), timeout: 5 }] }],
+        SubagentStop: [{ hooks: [{ type: 'command', command: cmd('claude-subagent-stop'), timeout: 5 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: cmd('claude-session-end'), timeout: 5 }] }],
+        PostToolUse: [{ matcher: 'Bash|Edit|Write|MultiEdit|NotebookEdit|mcp__.*', hooks: [{ type: 'command', command: cmd('claude-post-tool'), timeout: 10 }] }],
       },
     });
     expect(JSON.parse(readFileSync(codex, 'utf8'))).toEqual({
       hooks: {
         PreToolUse: [
-          { matcher: 'apply_patch|mcp__.*', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-edit`, timeout: 10 }] },
-          { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: `${Q} coord hook codex-pre-shell`, timeout: 10 }] },
+          { matcher: 'apply_patch|mcp__.*', hooks: [{ type: 'command', command: cmd('codex-pre-edit'), timeout: 10 }] },
+          { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: cmd('codex-pre-shell'), timeout: 10 }] },
         ],
-        SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook codex-session-end`, timeout: 3 }] }],
-        PostToolUse: [{ matcher: 'Bash|exec_command|shell|local_shell|apply_patch|mcp__.*', hooks: [{ type: 'command', command: `${Q} coord hook codex-post-tool`, timeout: 10 }] }],
+        SessionEnd: [{ hooks: [{ type: 'command', command: cmd('codex-session-end'), timeout: 3 }] }],
+        PostToolUse: [{ matcher: 'Bash|exec_command|shell|local_shell|apply_patch|mcp__.*', hooks: [{ type: 'command', command: cmd('codex-post-tool'), timeout: 10 }] }],
       },
     });
     const template = readFileSync(join(REPO_ROOT, 'scripts', 'git-pre-commit.sh'), 'utf8');
@@ -71,12 +86,12 @@ describe('ic coord install / uninstall', () => {
     expect(statSync(hook).mode & 0o111).not.toBe(0);
     const before = snapshot([settings, codex, hook]);
     const mtimes = [settings, codex, hook].map((f) => statSync(f).mtimeMs);
-    const second = await ic(r, ['coord', 'install']);
+    const second = await ic(r, ['coord', 'install'], { env });
     expect(second.json).toMatchObject({ ok: true, changed: [], dry_run: false });
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
-    const gone = await ic(r, ['coord', 'uninstall']);
-    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed']);
+    const gone = await ic(r, ['coord', 'uninstall'], { env });
+    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'updated']);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
     expect(existsSync(hook)).toBe(false);
@@ -84,13 +99,13 @@ describe('ic coord install / uninstall', () => {
 
   it('--dry-run writes nothing; flags pick targets', async () => {
     const r = repo();
-    const dry = await ic(r, ['coord', 'install', '--dry-run']);
+    const dry = await ic(r, ['coord', 'install', '--dry-run'], { env: bothClients(r) });
     expect(dry.json.dry_run).toBe(true);
-    expect(dry.json.changed).toHaveLength(3);
+    expect(dry.json.changed).toHaveLength(4);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
     const codexOnly = await ic(r, ['coord', 'install', '--codex']);
-    expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json')]);
+    expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json'), join(r.dir, '.git', 'info', 'exclude')]);
   });
 
   it("--shared: the committed settings.json calls ic from PATH; keeps the user's settings and pre-existing hook; both hooks run; uninstall restores byte for byte", async () => {
@@ -112,7 +127,7 @@ describe('ic coord install / uninstall', () => {
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
     expect(merged.hooks.PreToolUse[0].hooks[0].command).toBe('echo user-hook');
-    expect(merged.hooks.PreToolUse[1].hooks[0].command).toBe('ic coord hook claude-pre-edit');
+    expect(merged.hooks.PreToolUse[1].hooks[0].command).toBe(hookCommand({ kind: 'on-path' }, 'claude-pre-edit'));
     expect(readFileSync(settings, 'utf8')).not.toContain(BIN);
     expect((await ic(r, ['coord', 'install', '--claude', '--git', '--shared'])).json.changed).toEqual([]);
 
@@ -196,21 +211,22 @@ describe('ic coord install: moving between settings files', () => {
     const r = repo();
     const shared = join(r.dir, '.claude', 'settings.json');
     const local = join(r.dir, '.claude', 'settings.local.json');
-    const old = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: `${Q} coord hook claude-pre-edit`, timeout: 10 }] }] } };
+    const old = { model: 'opus', hooks: { PreToolUse: [{ matcher: 'Edit|Write|MultiEdit|NotebookEdit', hooks: [{ type: 'command', command: cmd('claude-pre-edit'), timeout: 10 }] }] } };
     writeFile(r.dir, '.claude/settings.json', `${JSON.stringify(old, null, 2)}\n`);
     const moved = await ic(r, ['coord', 'install', '--claude']);
     expect(moved.json.changed).toEqual([
       { file: local, action: 'created' },
       { file: shared, action: 'updated' },
+      { file: join(r.dir, '.git', 'info', 'exclude'), action: 'updated' },
     ]);
     expect(JSON.parse(readFileSync(shared, 'utf8'))).toEqual({ model: 'opus' });
     // A teammate's shared install (ic from PATH) is left alone by a personal install.
     await ic(r, ['coord', 'install', '--claude', '--shared']);
-    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit || ');
     expect(existsSync(local)).toBe(false);
     const personal = await ic(r, ['coord', 'install', '--claude']);
     expect(personal.json.changed).toEqual([{ file: local, action: 'created' }]);
-    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit || ');
   });
 });
 
@@ -275,7 +291,7 @@ describe('scripts/*.sh', () => {
     const template = join(REPO_ROOT, 'scripts', 'git-pre-commit.sh');
     const missing = spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', template], { cwd: r.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
     expect(missing.status).toBe(0);
-    expect(missing.stderr).toContain('could not run');
+    expect(missing.stderr).toBe('ic is not installed: run `ic coord uninstall` or reinstall\n');
     const closed = spawnSync('bash', ['--noprofile', '--norc', '-euo', 'pipefail', template], { cwd: r.dir, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', IC_HOOK_FAIL: 'closed' } });
     expect(closed.status).toBe(1);
   });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { coord, ic, IC_BIN, makeTempRepo, runBin, type RunResult, type TempRepo } from '../support/cli';
+import { icBinFor } from '../support/reachable';
 
 const as = (owner: string, env: Record<string, string> = {}) => ({ env: { IC_OWNER: owner, ...env } });
 const digest = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -26,7 +27,11 @@ let repo: TempRepo;
 beforeEach(() => {
   repo = makeTempRepo('ic-hostile-');
 });
-afterEach(() => repo.cleanup());
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  repo.cleanup();
+  while (cleanups.length) cleanups.pop()!();
+});
 
 describe('time', () => {
   it('IC_NOW alone is ignored: a stray future clock cannot grant over a live lock', async () => {
@@ -162,22 +167,31 @@ describe('file system', () => {
     chmodSync(repo.dir, 0o755);
     chmodSync(join(repo.dir, '.git'), 0o755);
     chmodSync(dirname(repo.db), 0o700);
+    // nobody may not reach this clone (a 0700 parent): it runs a copy it can reach.
+    const reachable = icBinFor(65534);
     const asNobody = (args: string[]) =>
-      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, IC_BIN, 'coord', ...args], {
+      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, reachable.bin, 'coord', ...args], {
         cwd: repo.dir,
         env: { PATH: process.env.PATH, IC_OWNER: 'bob', HOME: tmpdir() },
         encoding: 'utf8',
       });
-    for (const args of [['check', 'src/a.ts'], ['list'], ['reserve', 'src/a.ts']]) {
-      const result = asNobody(args);
-      expectClean({ exitCode: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json: JSON.parse(result.stdout) }, 69, 'DB_UNAVAILABLE');
+    try {
+      for (const args of [['check', 'src/a.ts'], ['list'], ['reserve', 'src/a.ts']]) {
+        const result = asNobody(args);
+        expectClean({ exitCode: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json: JSON.parse(result.stdout) }, 69, 'DB_UNAVAILABLE');
+      }
+    } finally {
+      reachable.cleanup();
     }
   });
 
   // The git guard as another user: a real `git commit` by a user who cannot read the database.
   it.skipIf(process.getuid?.() !== 0)('the git guard never treats an unreadable database as "nothing held": it warns, and refuses when closed', async () => {
     writeFileSync(join(repo.dir, 'a.ts'), 'a');
-    expect((await ic(repo, ['coord', 'install', '--git'])).exitCode).toBe(0);
+    // The installed hook names the ic that installed it: one nobody can reach (a copy when the clone is private).
+    const reachable = icBinFor(65534);
+    cleanups.push(reachable.cleanup);
+    expect((await runBin(reachable.bin, ['coord', 'install', '--git'], { cwd: repo.dir })).exitCode).toBe(0);
     expect((await coord(repo, ['reserve', 'a.ts'], as('alice'))).exitCode).toBe(0);
     execFileSync('chown', ['-R', '65534:65534', repo.dir]);
     execFileSync('chown', ['-R', '0:0', dirname(repo.db)]);

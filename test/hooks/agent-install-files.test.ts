@@ -1,23 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { copilotTrusts, geminiTrusts, withCopilotTrust, withGeminiTrust } from '../../src/hooks/install/agent-trust';
-import { withExcludes } from '../../src/hooks/install/git-exclude';
+import { withExcludes as withExcludesText } from '../../src/hooks/install/excludes';
+
+// The exclude text after a change; null (nothing but our block was left) reads as no file.
+const withExcludes = (text: string | null | undefined, add: string[], remove: string[]) => withExcludesText(text ?? undefined, add, remove);
 
 describe('.git/info/exclude block', () => {
   it('adds entries in one marked block and takes them out again byte for byte, whatever the file looked like', () => {
     for (const text of [undefined, '# git ls-files --others --exclude-from=.git/info/exclude\n# *~\n', '*.log', 'a\n\nb\n']) {
-      const one = withExcludes(text, ['/.gemini/settings.json'], []);
-      const two = withExcludes(one, ['/.github/hooks/ic.json', '/.gemini/settings.json'], []);
+      const one = withExcludes(text, ['.gemini/settings.json'], []);
+      const two = withExcludes(one, ['.github/hooks/ic.json', '.gemini/settings.json'], []);
       expect(two!.match(/# >>> ic coord install/g)).toHaveLength(1);
-      expect(withExcludes(two, ['/.github/hooks/ic.json'], [])).toBe(two);
-      expect(withExcludes(two, [], ['/.github/hooks/ic.json'])).toBe(one);
-      expect(withExcludes(withExcludes(two, [], ['/.github/hooks/ic.json']), [], ['/.gemini/settings.json'])).toBe(text);
+      expect(withExcludes(two, ['.github/hooks/ic.json'], [])).toBe(two);
+      expect(withExcludes(two, [], ['.github/hooks/ic.json'])).toBe(one);
+      expect(withExcludes(withExcludes(two, [], ['.github/hooks/ic.json']), [], ['.gemini/settings.json'])).toBe(text ?? null); // null: the file held only our block
     }
   });
 
   it('keeps what follows the block, and what the user wrote after it', () => {
-    const installed = withExcludes('top\n', ['/x'], [])!;
+    const installed = withExcludes('top\n', ['x'], [])!;
     const edited = `${installed}mine\n`;
-    expect(withExcludes(edited, [], ['/x'])).toBe('top\nmine\n');
+    expect(withExcludes(edited, [], ['x'])).toBe('top\nmine\n');
   });
 });
 

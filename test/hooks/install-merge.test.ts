@@ -1,13 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand } from '../../src/hooks/install/entries';
 import { chainMode, isGuard, renderGuard } from '../../src/hooks/install/git-hook';
 import { mergeHookEntries, removeHookEntries } from '../../src/hooks/install/json-hooks';
 
+const FALLBACK = ' || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo \'ic is not installed: run `ic coord uninstall` or reinstall\' >&2; exit 1; }';
 const bin = { kind: 'path' as const, bin: "/opt/my tools/it's/bin/ic" };
 
 describe('hook entries', () => {
   it('quote the bin path for the shell', () => {
-    expect(hookCommand(bin, 'claude-pre-edit')).toBe("'/opt/my tools/it'\\''s/bin/ic' coord hook claude-pre-edit");
+    expect(hookCommand(bin, 'claude-pre-edit')).toBe("'/opt/my tools/it'\\''s/bin/ic' coord hook claude-pre-edit" + FALLBACK);
+  });
+
+  it('a hook whose ic is gone prints one clear line and exits 1 (a non-blocking hook error), and passes every other status through', () => {
+    const run = (program: string) => spawnSync('sh', ['-c', hookCommand({ kind: 'path', bin: program }, 'claude-pre-edit')], { encoding: 'utf8' });
+    const gone = run('/nowhere/bin/ic');
+    expect(gone.status).toBe(1);
+    expect(gone.stderr.split('\n').filter((line) => line.includes('ic is not installed'))).toEqual(['ic is not installed: run `ic coord uninstall` or reinstall']);
+    const blocks = join(mkdtempSync(join(tmpdir(), 'ic-fake-')), 'ic');
+    writeFileSync(blocks, '#!/bin/sh\necho blocked >&2\nexit 2\n', { mode: 0o755 });
+    expect(run(blocks)).toMatchObject({ status: 2, stderr: 'blocked\n' });
+    writeFileSync(blocks, '#!/bin/sh\necho \'{"ok":true}\'\n', { mode: 0o755 });
+    expect(run(blocks)).toMatchObject({ status: 0, stdout: '{"ok":true}\n', stderr: '' });
   });
 });
 
@@ -37,8 +54,8 @@ describe('mergeHookEntries / removeHookEntries', () => {
     const old = mergeHookEntries(undefined, codexEntries({ kind: 'path', bin: '/old/bin/ic' }), 'hooks.json');
     const moved = JSON.parse(mergeHookEntries(old, codexEntries({ kind: 'path', bin: '/new/bin/ic' }), 'hooks.json'));
     expect(moved.hooks.PreToolUse).toEqual([
-      { matcher: 'apply_patch|mcp__.*', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit", timeout: 10 }] },
-      { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-shell", timeout: 10 }] },
+      { matcher: 'apply_patch|mcp__.*', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-edit" + FALLBACK, timeout: 10 }] },
+      { matcher: 'Bash|exec_command|shell|local_shell', hooks: [{ type: 'command', command: "'/new/bin/ic' coord hook codex-pre-shell" + FALLBACK, timeout: 10 }] },
     ]);
   });
 

@@ -25,7 +25,8 @@ const canRun = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: 'i
 
 // A mountinfo in proc(5) format that puts `dir` on a file system of `type`.
 function mountinfoWith(dir: string, type: string): string {
-  const file = join(repo.dir, '..', `${repo.dir.split('/').pop()}-mountinfo`);
+  // Inside the repository's .git, so the repository's cleanup deletes it (no /tmp/ic-health-*-mountinfo left behind).
+  const file = join(repo.dir, '.git', 'test-mountinfo');
   const escaped = dir.replace(/ /g, '\\040');
   writeFileSync(file, [`27 1 254:0 / / rw,relatime - ext4 /dev/vda rw`, `99 27 0:50 / ${escaped} rw,relatime shared:1 - ${type} server:/export rw,vers=4.2`, ''].join('\n'));
   return file;

@@ -55,7 +55,7 @@ describe('store: reserve with an injected clock', () => {
   it('release by id checks the owner', () => {
     const granted = file('alice', ['a']);
     const id = granted.granted ? granted.locks[0]!.id : '';
-    expect(release(store.ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null }).not_released).toEqual([{ id, why: 'not_owner' }]);
+    expect(release(store.ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null }).not_released).toEqual([{ id, why: 'not_owner', owner: 'alice' }]);
     expect(release(store.ctx, { ids: [id], owner: 'alice', all: false, force: false, reason: null }).released).toHaveLength(1);
   });
 });

@@ -72,8 +72,22 @@ function runEventsOnce(options: EventsOptions, input: EventsInput): Reply {
 const EVENT_STYLE: Record<string, Style> = { conflict: 'red', force_released: 'red', reserved: 'green', expired: 'yellow', waited: 'yellow' };
 const EVENT_HEADERS = ['ID', 'TIME', 'TYPE', 'OWNER', 'LOCK', 'PATTERN', 'REASON'];
 
+// A claim or named lock by its kind (claim:bd-12, lock:tests), as `who` and `list` show them.
+function eventPattern(e: EventView): string {
+  if (e.pattern === null || e.pattern === undefined) return '-';
+  return e.lock_type === 'claim' || e.lock_type === 'named' ? `${e.lock_type === 'claim' ? 'claim' : 'lock'}:${e.pattern}` : e.pattern;
+}
+
+// A conflict row says whose lock stood in the way (and on what, when that differs from what was asked).
+function eventReason(e: EventView): string {
+  const detail = (e.detail ?? {}) as { held_owner?: unknown; held_pattern?: unknown };
+  if (e.type !== 'conflict' || typeof detail.held_owner !== 'string') return e.reason ?? '-';
+  const on = typeof detail.held_pattern === 'string' && detail.held_pattern !== e.pattern ? ` on ${detail.held_pattern}` : '';
+  return `held by ${shortOwner(detail.held_owner)}${on}${e.reason ? `; ${e.reason}` : ''}`;
+}
+
 function eventRow(e: EventView): string[] {
-  return [String(e.id), clockTime(e.created_at), e.type, shortOwner(e.owner), e.lock_id ?? '-', e.pattern ?? '-', e.reason ?? '-'];
+  return [String(e.id), clockTime(e.created_at), e.type, shortOwner(e.owner), e.lock_id ?? '-', eventPattern(e), eventReason(e)];
 }
 
 function eventTable(events: EventView[]): SafeText | string {

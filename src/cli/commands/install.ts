@@ -1,8 +1,14 @@
 import { Command } from 'commander';
 import { AGENT_TARGETS } from '../../hooks/install/agents';
-import { ALL_TARGETS, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
+import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ALL_TARGETS, detectTargets, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
+import { list } from '../../coord/list';
+import { locateDb } from '../../store/discover';
+import { resolveProject } from '../../coord/context';
+import { escapeForDisplay } from '../../core/names';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
-import { withCommonOptions, type CommonOptions } from '../common';
+import { openContext, withCommonOptions, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 interface InstallOptions extends CommonOptions {
@@ -18,6 +24,7 @@ interface InstallOptions extends CommonOptions {
   gitIndex?: boolean;
   shell?: boolean;
   commitGate?: string | boolean;
+  purge?: boolean;
 }
 
 function withTargetOptions(command: Command): Command {
@@ -31,15 +38,19 @@ function withTargetOptions(command: Command): Command {
     .option('--dry-run', 'print what would change, write nothing');
 }
 
-// No flag means Claude, Codex and git (the agent clients of src/hooks/agents are installed by their flag).
+function chosenTargets(options: InstallOptions): Target[] {
+  return [...ALL_TARGETS, ...AGENT_TARGETS].filter((target) => options[target]);
+}
+
+// Uninstall with no flag: every target (it only takes out what is ours).
 function targetsOf(options: InstallOptions): Target[] {
-  const chosen = [...ALL_TARGETS, ...AGENT_TARGETS].filter((target) => options[target]);
-  return chosen.length > 0 ? chosen : [...ALL_TARGETS];
+  const chosen = chosenTargets(options);
+  return chosen.length > 0 ? chosen : [...ALL_TARGETS, ...AGENT_TARGETS];
 }
 
 export function installCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('install'))
-    .description('install the hooks (no flag: all of them); running it again changes nothing')
+    .description('install the hooks (no flag: for the clients found here, and the git guard); running it again changes nothing')
     .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
     .option(
       '--trust',
@@ -50,23 +61,68 @@ export function installCommand(emit: (reply: Reply) => void): Command {
     .option('--commit-gate [regex]', `commit-msg hook: the message must name a work item the committer claims (default ${DEFAULT_GATE_PATTERN})`)
     .action((options: InstallOptions) => {
       const commitGate = options.commitGate === undefined || options.commitGate === false ? undefined : options.commitGate === true ? DEFAULT_GATE_PATTERN : options.commitGate;
+      const chosen = chosenTargets(options);
+      const detected = chosen.length === 0 ? detectTargets(process.cwd(), process.env) : undefined;
+      const targets = detected ? detected.targets : chosen;
       const plan = planInstall({
         cwd: process.cwd(),
-        targets: targetsOf(options),
+        targets,
         shared: Boolean(options.shared),
         trust: Boolean(options.trust),
         gitIndex: Boolean(options.gitIndex),
         shell: options.shell !== false,
         ...(commitGate !== undefined ? { commitGate } : {}),
       });
-      emit(applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps));
+      const reply = applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps);
+      emit(detected ? withDetection(reply, targets, detected) : { ...reply, json: { ...reply.json, targets } });
     });
+}
+
+// What install found and configured, and what it skipped with why (the JSON and the first human lines).
+function withDetection(reply: Reply, targets: Target[], detected: ReturnType<typeof detectTargets>): Reply {
+  const found = targets.map((target) => `${target} (${detected.found[target]!.why})`);
+  const skipped = detected.skipped.map((skip) => `${skip.target} (${skip.why}; add --${skip.target} to install it anyway)`);
+  const header = [`configured: ${found.length > 0 ? found.join(', ') : 'nothing (no client found)'}`, ...(skipped.length > 0 ? [`skipped: ${skipped.join(', ')}`] : [])].join('\n');
+  return { ...reply, json: { ...reply.json, targets, skipped: detected.skipped }, human: () => `${header}\n${String(reply.human())}` };
 }
 
 export function uninstallCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('uninstall'))
-    .description('remove the hooks install added and restore what they replaced')
-    .action((options: InstallOptions) => emit(applyPlan(planUninstall({ cwd: process.cwd(), targets: targetsOf(options) }), Boolean(options.dryRun), 'uninstalled')));
+    .description('remove the hooks install added and restore what they replaced (--purge: the database too)')
+    .option('--purge', 'also delete the database (after a warning on stderr that lists its live locks); for a full removal')
+    .action((options: InstallOptions) => {
+      const dryRun = Boolean(options.dryRun);
+      const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
+      if (options.purge) changes.push(...planPurge(options, dryRun));
+      emit(applyPlan(changes, dryRun, 'uninstalled'));
+    });
+}
+
+// The database and its -wal/-shm files, and its directory when nothing else is in it. Live locks are listed
+// on stderr first: whoever holds them loses them.
+function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
+  const project = resolveProject(process.cwd(), options.scope);
+  const db = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db }).path;
+  if (!existsSync(db)) return [];
+  const ctx = openContext(options, false, project);
+  const live = list(ctx, { active: true, allScopes: true });
+  ctx.db.close();
+  if (live.length > 0) {
+    const shown = live.slice(0, 20).map((lock) => `  ${lock.type} ${escapeForDisplay(lock.pattern)} held by ${escapeForDisplay(lock.owner)}`);
+    const more = live.length > shown.length ? [`  … and ${live.length - shown.length} more`] : [];
+    process.stderr.write(`ic: warning: ${dryRun ? 'would delete' : 'deleting'} ${db} with ${live.length} live lock${live.length === 1 ? '' : 's'}:\n${[...shown, ...more].join('\n')}\n`);
+  }
+  return [
+    {
+      file: db,
+      action: 'removed',
+      apply: () => {
+        for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`]) rmSync(file, { force: true });
+        const dir = dirname(db);
+        if (readdirSync(dir).length === 0) rmdirSync(dir);
+      },
+    },
+  ];
 }
 
 function applyPlan(changes: Change[], dryRun: boolean, verb: string, nextSteps: string[] = []): Reply {

@@ -6,6 +6,8 @@ import { release, type ReleaseResult } from '../../coord/release';
 import { ownerOption, projectFor, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { joinLines, lockTable } from '../render';
+import { escapeForDisplay } from '../../core/names';
+import { shellQuote } from '../../core/shell';
 
 interface ReleaseOptions extends CommonOptions {
   pattern?: string;
@@ -57,16 +59,28 @@ function runRelease(ids: string[], options: ReleaseOptions): Reply {
     const released = result.released.map(viewLock);
     const near = (result.near ?? []).map(viewLock);
     const json = { released, not_released: result.not_released, ...(result.near ? { near } : {}) };
-    const human = () => joinLines([released.length ? lockTable(released) : 'nothing released', ...result.not_released.map((n) => `  ${n.id}: ${n.why.replace('_', ' ')}`), ...nearLines(result)]);
+    const human = () => joinLines([released.length ? lockTable(released) : 'nothing released', ...result.not_released.map((n) => `  ${whyText(n)}`), ...nearLines(result)]);
     if (released.length > 0) return success(json, human);
     const whys = new Set(result.not_released.map((n) => n.why));
     const code = whys.has('not_owner') ? 'NOT_OWNER' : 'NOT_FOUND';
-    return failure(new IcError(code, nothingReleased(result, pattern)), json, human);
+    const patternLike = result.not_released.find((n) => n.why === 'not_found' && !LOCK_ID.test(n.id));
+    const hint = patternLike ? { hint: `Try: coord release --pattern ${shellQuote(patternLike.id)}` } : code === 'NOT_OWNER' ? { hint: 'Try: --force (recorded as force_released)' } : {};
+    return failure(new IcError(code, nothingReleased(result, pattern), hint), json, human);
   });
 }
 
+// One not-released id, as a person reads it: whose lock it is and how to take it anyway; a pattern
+// typed where an id goes gets pointed at --pattern.
+function whyText(n: ReleaseResult['not_released'][number]): string {
+  if (n.why === 'not_owner' && n.owner !== undefined) return `${n.id}: not owner (held by ${escapeForDisplay(n.owner)}; --force releases it anyway, recorded as force_released)`;
+  if (n.why === 'not_found' && !LOCK_ID.test(n.id)) return `${escapeForDisplay(n.id)}: not a lock ID; did you mean \`--pattern ${shellQuote(n.id)}\`?`;
+  return `${n.id}: ${n.why.replace('_', ' ')}`;
+}
+
+const LOCK_ID = /^[0-9a-z]{8}$/;
+
 function nothingReleased(result: ReleaseResult, pattern: string | undefined): string {
-  if (result.not_released.length > 0) return `nothing released: ${result.not_released.map((n) => `${n.id} ${n.why.replace('_', ' ')}`).join(', ')}`;
+  if (result.not_released.length > 0) return `nothing released: ${result.not_released.map(whyText).join(', ')}`;
   if (pattern !== undefined && result.near && result.near.length > 0) {
     return `nothing released: no lock on exactly ${pattern}; near matches: ${result.near.map((lock) => `${lock.pattern} (${lock.id}, ${lock.owner})`).join(', ')}; release by ID or give the exact pattern`;
   }

@@ -21,11 +21,12 @@ function runSweep(options: SweepOptions): Reply {
   const olderThanMs = options.olderThan !== undefined ? parseNonNegativeDuration(options.olderThan, '--older-than', 3650 * 86_400_000) : undefined;
   return withContext(options, true, (ctx) => {
     const result = sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });
-    const verb = result.dry_run ? 'would mark' : 'marked';
+    const [mark, purge, remove] = result.dry_run ? ['would mark', 'would purge', 'would delete'] : ['marked', 'purged', 'deleted'];
+    // A dry run without --older-than purges nothing by design: no "purged 0 locks" line for it.
+    const purged = result.dry_run && olderThanMs === undefined ? '' : `; ${purge} ${result.purged_locks} locks and ${result.purged_events} events`;
     return success(
       { ...result },
-      () =>
-        `${verb} ${result.expired} expired; purged ${result.purged_locks} locks and ${result.purged_events} events${result.index_files > 0 ? `; deleted ${result.index_files} idle staging areas` : ''}${result.dry_run ? ' (dry run)' : ''}`,
+      () => `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${result.index_files} idle staging areas` : ''}${result.dry_run ? ' (dry run)' : ''}`,
     );
   });
 }

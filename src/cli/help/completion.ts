@@ -23,7 +23,10 @@ function treeOf(program: Command): Tree {
         .filter(Boolean),
       '--help',
     ]);
-  const coordCommands = [...byName.keys()].filter((name) => !ROOT_COMMANDS.includes(name)).sort();
+  // Only what `coord` really has (the hidden `ic man` is not one of them).
+  const coordination = program.commands.find((command) => command.name() === 'coordination');
+  const coordCommands = (coordination?.commands ?? []).map((command) => command.name()).sort();
+  for (const name of byName.keys()) if (!coordCommands.includes(name) && !ROOT_COMMANDS.includes(name)) options.delete(name);
   return { coordCommands, rootWords: ['coord', 'coordination', ...ROOT_COMMANDS, 'help', '--version', '--help'], options };
 }
 
@@ -31,8 +34,13 @@ function optionCases(tree: Tree, indent: string, end: string): string {
   return [...tree.options].map(([name, flags]) => `${indent}${name}) opts="${flags.join(' ')}" ${end}`).join('\n');
 }
 
+// Commands whose arguments are lock IDs; `--pattern` takes a held pattern. Both come from `coord list --active`.
+const ID_COMMANDS = ['release', 'renew', 'verify'];
+const HELD = `_ic_held() { command ic coord list --active --json 2>/dev/null | grep -o "\\"$1\\":\\"[^\\"]*\\"" | cut -d'"' -f4; }`;
+
 function bash(tree: Tree): string {
   return `# ic completion for bash. Load it with:  source <(ic completion bash)
+${HELD}
 _ic_complete() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prog=\${COMP_WORDS[0]##*/} sub="" pos=1 opts=""
   if [[ $prog != coord ]]; then
@@ -50,6 +58,8 @@ _ic_complete() {
   case $sub in
 ${optionCases(tree, '    ', ';;')}
   esac
+  if [[ \${COMP_WORDS[COMP_CWORD-1]} == --pattern ]]; then COMPREPLY=($(compgen -W "$(_ic_held pattern)" -- "$cur")); return; fi
+  if [[ $cur != -* ]]; then case $sub in ${ID_COMMANDS.join('|')}) COMPREPLY=($(compgen -W "$(_ic_held id)" -- "$cur")); return ;; esac; fi
   if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "$opts" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
 }
 complete -o filenames -F _ic_complete ic coord
@@ -59,6 +69,7 @@ complete -o filenames -F _ic_complete ic coord
 function zsh(tree: Tree): string {
   return `#compdef ic coord
 # ic completion for zsh. Save it as _ic in a directory on $fpath:  ic completion zsh > ~/.zfunc/_ic
+${HELD}
 _ic() {
   local prog=\${words[1]:t} sub="" pos=2 opts=""
   if [[ $prog != coord ]]; then
@@ -76,6 +87,8 @@ _ic() {
   case $sub in
 ${optionCases(tree, '    ', ';;')}
   esac
+  if [[ \${words[CURRENT-1]} == --pattern ]]; then compadd -- \${(f)"$(_ic_held pattern)"}; return; fi
+  if [[ $PREFIX != -* ]]; then case $sub in ${ID_COMMANDS.join('|')}) compadd -- \${(f)"$(_ic_held id)"}; return ;; esac; fi
   if [[ $PREFIX == -* ]]; then compadd -- \${=opts}; else _files; fi
 }
 _ic "$@"

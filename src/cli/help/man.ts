@@ -32,7 +32,7 @@ const EXIT_CODES: [string, string][] = [
 ];
 
 // Said once, under OPTIONS OF EVERY COMMAND, rather than under each command.
-const COMMON = ['--db', '--scope', '--json', '--format'];
+const COMMON = ['--db', '--scope', '--json', '--format', '--color'];
 
 function commandSection(name: string, command: Command): string[] {
   const lines = ['.SS ' + roff(`${invocation(name)} ${command.usage()}`), roff(command.description())];

@@ -5,7 +5,7 @@ import { GEMINI_EDIT_TOOLS, GEMINI_SHELL_TOOLS } from '../agents/gemini';
 import { copilotConfigFile, geminiTrustFile, withCopilotTrust, withGeminiTrust } from './agent-trust';
 import { hookCommand, type IcCommand } from './entries';
 import { readIfExists } from './git-hook';
-import { excludeFile, withExcludes } from './git-exclude';
+import { gitExcludeFile, withExcludes } from './excludes';
 import type { HookEntry } from './json-hooks';
 import { OPENCODE_PLUGIN_MARKER, renderOpencodePlugin } from './opencode-plugin';
 import { planJsonMerge, planJsonRemove, writeText, type Change } from './plan';
@@ -52,7 +52,8 @@ export interface AgentPlanOptions {
   env: NodeJS.ProcessEnv;
 }
 
-export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]; nextSteps: string[] } {
+// `excluded`: the files to list in the repository's exclude block (plan.ts writes that block once for all targets).
+export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]; nextSteps: string[]; excluded: string[] } {
   const { projectRoot, ic } = options;
   const files = agentFiles(projectRoot);
   const changes: Change[] = [];
@@ -76,11 +77,10 @@ export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]
     nextSteps.push(
       'OpenCode: the plugin .opencode/plugin/ic.js loads at its next start (no trust step). OpenCode has no session-end event in `opencode run`: the plugin releases at process exit, else locks lapse by TTL.',
     );
-  changes.push(...planExclude(projectRoot, excluded, []));
-  return { changes, nextSteps };
+  return { changes, nextSteps, excluded };
 }
 
-export function planAgentUninstall(projectRoot: string, targets: readonly string[]): Change[] {
+export function planAgentUninstall(projectRoot: string, targets: readonly string[]): { changes: Change[]; unexcluded: string[] } {
   const files = agentFiles(projectRoot);
   const changes: Change[] = [];
   const removed: string[] = [];
@@ -90,8 +90,7 @@ export function planAgentUninstall(projectRoot: string, targets: readonly string
     else changes.push(...planOwnedRemove(file, target === 'copilot' ? 'coord hook copilot-' : OPENCODE_PLUGIN_MARKER, projectRoot));
     removed.push(excludeEntry(projectRoot, file));
   }
-  changes.push(...planExclude(projectRoot, [], removed));
-  return changes;
+  return { changes, unexcluded: removed };
 }
 
 function trustStep(target: 'gemini' | 'copilot', projectRoot: string, options: AgentPlanOptions, changes: Change[]): string {
@@ -129,21 +128,11 @@ function removeWithEmptyParents(file: string, projectRoot: string): void {
 }
 
 function excludeEntry(projectRoot: string, file: string): string {
-  return `/${relative(projectRoot, file).split('\\').join('/')}`;
+  return relative(projectRoot, file).split('\\').join('/');
 }
 
 function listedInExclude(projectRoot: string, file: string): boolean {
-  const path = excludeFile(projectRoot);
+  const path = gitExcludeFile(projectRoot);
   const text = path === undefined ? undefined : readIfExists(path);
   return text !== undefined && withExcludes(text, [], [excludeEntry(projectRoot, file)]) !== text;
-}
-
-function planExclude(projectRoot: string, add: string[], remove: string[]): Change[] {
-  const file = excludeFile(projectRoot);
-  if (file === undefined || (add.length === 0 && remove.length === 0)) return [];
-  const before = readIfExists(file);
-  const after = withExcludes(before, add, remove);
-  if (after === before) return [];
-  if (after === undefined) return [{ file, action: 'removed', apply: () => unlinkSync(file) }];
-  return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }

@@ -134,3 +134,18 @@ export function withTrustEntries(configText: string, trusts: readonly CodexHookT
   const text = lines.join('\n');
   return text === configText ? configText : text.endsWith('\n') ? text : `${text}\n`;
 }
+
+// The config text without the trust tables for `keys`: each table goes with the blank line that
+// withTrustEntries put before it, so install then uninstall gives the user's file back byte for byte.
+export function withoutTrustEntries(configText: string, keys: readonly string[]): string {
+  let lines = configText.split('\n');
+  for (const key of keys) {
+    const section = findSection(lines, key);
+    if (!section) continue;
+    const from = section.header > 0 && lines[section.header - 1]!.trim() === '' ? section.header - 1 : section.header;
+    const to = section.end === lines.length && lines[section.end - 1] === '' && section.end - 1 > section.header ? section.end - 1 : section.end;
+    lines = [...lines.slice(0, from), ...lines.slice(to)];
+  }
+  const text = lines.join('\n');
+  return text === '\n' ? '' : text;
+}

@@ -3,7 +3,8 @@ import { delimiter, join } from 'node:path';
 import type { HealthCheck } from '../../store/health';
 import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
-import { readIfExists } from './git-hook';
+import { GIT_HOOKS, gitHooksDir, hookPaths, isGuard, readIfExists, type GitHookName } from './git-hook';
+import { findGitInfo } from '../../store/discover';
 import { hooksObjectOf, isOurHandler } from './json-hooks';
 import { claudeSettingsFiles, codexHooksFile } from './plan';
 import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
@@ -26,6 +27,8 @@ export function hookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
     checks.push(codexTrustCheck(codexFile, codexText, env));
   }
   checks.push(...agentHookChecks(projectRoot, env)); // Gemini CLI, Copilot CLI, OpenCode
+  const guard = gitGuardCheck(projectRoot, env);
+  if (guard) checks.push(guard);
   const staging = stagingCheck(projectRoot);
   if (staging) checks.push(staging);
   return checks;
@@ -43,6 +46,33 @@ function stagingCheck(projectRoot: string): HealthCheck | undefined {
   return idle > 0
     ? { name: 'staging_areas', ok: false, severity: 'warning', detail, fix: 'run `coord sweep` (it deletes those whose sessions show no activity for 24 h)' }
     : { name: 'staging_areas', ok: true, detail };
+}
+
+// The git hooks install wrote (pre-commit guard, post-commit, commit-msg gate): each executable, each
+// naming an ic that runs here. Nothing when none is installed.
+function gitGuardCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck | undefined {
+  if (!findGitInfo(projectRoot)) return undefined;
+  let dir: string;
+  try {
+    dir = gitHooksDir(projectRoot);
+  } catch {
+    return undefined;
+  }
+  const problems: string[] = [];
+  const installed: string[] = [];
+  for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) {
+    const { hook } = hookPaths(dir, name);
+    const text = readIfExists(hook);
+    if (text === undefined || !isGuard(text)) continue;
+    installed.push(name);
+    const quoted = /^ic_bin=('(?:[^']|'\\'')*'|\S+)$/m.exec(text)?.[1] ?? 'ic';
+    const program = commandProgram(quoted);
+    if (!runnable(hook, env)) problems.push(`${hook} is not executable`);
+    else if (!runnable(program, env)) problems.push(`${hook} calls ${JSON.stringify(program)}, which does not run here`);
+  }
+  if (installed.length === 0) return undefined;
+  if (problems.length === 0) return { name: 'git_guard', ok: true, detail: `${installed.join(', ')} in ${dir}: call a working ic` };
+  return { name: 'git_guard', ok: false, severity: 'warning', detail: `${problems.join('; ')}: commits go unchecked`, fix: 'run `ic coord install --git` again from the ic you use now' };
 }
 
 function ourCommands(text: string | undefined, names: readonly string[]): string[] {

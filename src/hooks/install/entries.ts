@@ -19,8 +19,13 @@ export const CODEX_SESSION_END_TIMEOUT_S = 3;
 // plain `ic` from PATH, for files a team commits (`--shared`): no machine's path goes into them.
 export type IcCommand = { kind: 'path'; bin: string } | { kind: 'on-path' };
 
+// What an installed hook says when its ic is gone (the package removed before `ic coord uninstall`).
+export const MISSING_IC_LINE = 'ic is not installed: run `ic coord uninstall` or reinstall';
+
+// The hook's command line. When the shell cannot find ic (127), one clear line on stderr and exit 1: a
+// non-blocking hook error for Claude Code and Codex (never 2, which blocks); every other status passes through.
 export function hookCommand(ic: IcCommand, name: string): string {
-  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name}`;
+  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name} || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo ${shellQuote(MISSING_IC_LINE)} >&2; exit 1; }`;
 }
 
 // .claude/settings(.local).json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).

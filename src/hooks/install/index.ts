@@ -1,1 +1,1 @@
-export { ALL_TARGETS, planInstall, planUninstall, type Change, type InstallPlan, type Target } from './plan';
+export { ALL_TARGETS, DETECTORS, detectTargets, planInstall, planUninstall, type Change, type InstallPlan, type Target } from './plan';

@@ -1,5 +1,5 @@
 import { IcError } from '../../core/errors';
-import { objectSpans } from './json-spans';
+import { parseNode, type JsonNode } from './json-spans';
 
 // One hook entry as Claude Code and Codex both read it: event → [{matcher?, hooks: [{type, command, timeout}]}].
 export interface HookEntry {
@@ -59,8 +59,99 @@ function groupsOf(hooks: Json, event: string, file: string): unknown[] {
   return groups;
 }
 
-function indentOf(original: string | undefined): string {
-  const match = original ? /^([ \t]+)\S/m.exec(original) : null;
+function desiredGroup(entry: HookEntry): Json {
+  const handler = { type: 'command', command: entry.command, timeout: entry.timeout };
+  return entry.matcher === undefined ? { hooks: [handler] } : { matcher: entry.matcher, hooks: [handler] };
+}
+
+// The file with our entries present exactly once each; the same text back when they already are. Only our
+// groups are written or removed (text surgery on their spans): the user's entries keep every byte.
+export function mergeHookEntries(text: string | undefined, entries: readonly HookEntry[], file: string): string {
+  const root = parseConfig(text, file);
+  const hooks = hooksOf(root, file) ?? {};
+  for (const entry of entries) groupsOf(hooks, entry.event, file);
+  if (text === undefined || text.trim() === '') {
+    for (const entry of entries) hooks[entry.event] = [...((hooks[entry.event] as unknown[]) ?? []), desiredGroup(entry)];
+    return serialize({ ...root, hooks });
+  }
+  const unit = indentOf(text);
+  let result = text;
+  for (const entry of entries) result = mergeOne(result, entry, unit);
+  return result;
+}
+
+function mergeOne(text: string, entry: HookEntry, unit: string): string {
+  const wanted = desiredGroup(entry);
+  const root = parseNode(text);
+  const hooks = memberOf(root, 'hooks');
+  if (!hooks) return insertChild(text, root, { key: 'hooks', value: { [entry.event]: [wanted] } }, 1, unit);
+  const event = memberOf(hooks, entry.event);
+  if (!event) return insertChild(text, hooks, { key: entry.event, value: [wanted] }, 2, unit);
+  const groups = event.elements ?? [];
+  const ours = groups.filter((group) => handlersOf(text, group).some((h) => isOurHandler(h.value, [entry.name])));
+  if (ours.length === 1 && JSON.stringify(JSON.parse(text.slice(ours[0]!.start, ours[0]!.end))) === JSON.stringify(wanted)) return text;
+  const without = removeOurs(text, entry.event, [entry.name]);
+  return insertChild(without, memberOf(memberOf(parseNode(without), 'hooks')!, entry.event)!, { value: wanted }, 3, unit);
+}
+
+// The file with our entries gone (events and `hooks` emptied by that go too); null when nothing else is
+// left, so a file the installer created is deleted again. Every byte of the user's entries stays.
+export function removeHookEntries(text: string | undefined, names: readonly string[], file: string): string | null | undefined {
+  if (text === undefined) return undefined;
+  const root = parseConfig(text, file);
+  if (!hooksOf(root, file)) return text;
+  let result = text;
+  const emptied: string[] = [];
+  const hooksNode = memberOf(parseNode(result), 'hooks')!;
+  for (const member of hooksNode.members ?? []) {
+    if (!member.value.elements) continue;
+    const after = removeOurs(result, member.key, names);
+    if (after === result) continue;
+    result = after;
+    emptied.push(member.key);
+  }
+  if (result === text) return text;
+  // Events our removal left empty go, then `hooks` itself when nothing is left in it.
+  for (const key of emptied) {
+    const hooks = memberOf(parseNode(result), 'hooks')!;
+    const index = hooks.members!.findIndex((m) => m.key === key);
+    if (index >= 0 && hooks.members![index]!.value.elements?.length === 0) result = removeChild(result, hooks, index);
+  }
+  const top = parseNode(result);
+  const hooksIndex = top.members!.findIndex((m) => m.key === 'hooks');
+  if (top.members![hooksIndex]!.value.members?.length !== 0) return result;
+  if (top.members!.length === 1) return null;
+  return removeChild(result, top, hooksIndex);
+}
+
+// Removes our handlers from one event's groups, one at a time from the last (re-reading the spans after
+// each cut); a group left with none of the user's handlers goes as a whole.
+function removeOurs(text: string, eventKey: string, names: readonly string[]): string {
+  let result = text;
+  for (;;) {
+    const event = memberOf(memberOf(parseNode(result), 'hooks')!, eventKey)!;
+    const groups = event.elements ?? [];
+    const hits = groups.map((group, index) => (handlersOf(result, group).some((h) => isOurHandler(h.value, names)) ? index : -1));
+    const g = Math.max(...hits, -1);
+    if (g < 0) return result;
+    const handlers = handlersOf(result, groups[g]!);
+    const ours = handlers.map((h, i) => (isOurHandler(h.value, names) ? i : -1)).filter((i) => i >= 0);
+    result = ours.length === handlers.length ? removeChild(result, event, g) : removeChild(result, memberOf(groups[g]!, 'hooks')!, ours[ours.length - 1]!);
+  }
+}
+
+function memberOf(node: JsonNode, key: string): JsonNode | undefined {
+  return node.members?.find((m) => m.key === key)?.value;
+}
+
+// A group's handlers, parsed, with their spans.
+function handlersOf(text: string, group: JsonNode): { node: JsonNode; value: unknown }[] {
+  const array = memberOf(group, 'hooks');
+  return (array?.elements ?? []).map((node) => ({ node, value: JSON.parse(text.slice(node.start, node.end)) as unknown }));
+}
+
+function indentOf(original: string): string {
+  const match = /^([ \t]+)\S/m.exec(original);
   return match ? match[1]! : '  ';
 }
 
@@ -69,92 +160,43 @@ function serialize(root: Json): string {
   return `${JSON.stringify(root, null, 2)}\n`;
 }
 
-// The `hooks` value as it sits one level deep in the file, in the file's own indent unit.
-function hooksText(hooks: Json, indent: string): string {
-  return JSON.stringify(hooks, null, indent).split('\n').join(`\n${indent}`);
-}
-
-// Writes the new `hooks` member into the original text and leaves every other byte alone: replaced in
-// place when present, else appended after the last member (exactly what removeHooksMember undoes).
-function withHooksMember(original: string, hooks: Json): string {
-  const indent = indentOf(original);
-  const spans = objectSpans(original);
-  const existing = spans.members.find((m) => m.key === 'hooks');
-  const value = hooksText(hooks, indent);
-  if (existing) return original.slice(0, existing.valueStart) + value + original.slice(existing.valueEnd);
-  const last = spans.members[spans.members.length - 1];
-  if (!last) return `${original.slice(0, spans.open + 1)}\n${indent}"hooks": ${value}\n${original.slice(spans.close)}`;
-  return `${original.slice(0, last.valueEnd)},\n${indent}"hooks": ${value}${original.slice(last.valueEnd)}`;
-}
-
-function withoutHooksMember(original: string): string {
-  const spans = objectSpans(original);
-  const index = spans.members.findIndex((m) => m.key === 'hooks');
-  const member = spans.members[index]!;
-  const previous = spans.members[index - 1];
-  const next = spans.members[index + 1];
-  if (previous) return original.slice(0, previous.valueEnd) + original.slice(member.valueEnd);
-  if (next) return original.slice(0, member.keyStart) + original.slice(next.keyStart);
-  return original.slice(0, spans.open + 1) + original.slice(spans.close);
-}
-
-// Drops our handlers from the groups; a group left with no handler goes too.
-function withoutOurs(groups: unknown[], names: readonly string[]): unknown[] {
-  const kept: unknown[] = [];
-  for (const group of groups) {
-    const handlers = (group as { hooks?: unknown } | null)?.hooks;
-    if (!Array.isArray(handlers) || !handlers.some((h) => isOurHandler(h, names))) {
-      kept.push(group);
-      continue;
-    }
-    const rest = handlers.filter((h) => !isOurHandler(h, names));
-    if (rest.length > 0) kept.push({ ...(group as Json), hooks: rest });
+function childSpan(container: JsonNode, index: number): { start: number; end: number } {
+  if (container.members) {
+    const member = container.members[index]!;
+    return { start: member.keyStart, end: member.value.end };
   }
-  return kept;
+  const element = container.elements![index]!;
+  return { start: element.start, end: element.end };
 }
 
-function desiredGroup(entry: HookEntry): Json {
-  const handler = { type: 'command', command: entry.command, timeout: entry.timeout };
-  return entry.matcher === undefined ? { hooks: [handler] } : { matcher: entry.matcher, hooks: [handler] };
-}
-
-// The file with our entries present exactly once each; the same text back when they already are.
-export function mergeHookEntries(text: string | undefined, entries: readonly HookEntry[], file: string): string {
-  const root = parseConfig(text, file);
-  const hooks = hooksOf(root, file) ?? {};
-  let changed = false;
-  for (const entry of entries) {
-    const groups = groupsOf(hooks, entry.event, file);
-    const ours = groups.filter((g) => Array.isArray((g as { hooks?: unknown } | null)?.hooks) && ((g as Json).hooks as unknown[]).some((h) => isOurHandler(h, [entry.name])));
-    const wanted = desiredGroup(entry);
-    if (ours.length === 1 && JSON.stringify(ours[0]) === JSON.stringify(wanted)) continue;
-    hooks[entry.event] = [...withoutOurs(groups, [entry.name]), wanted];
-    changed = true;
+// Appends a member or element after the container's last one, spaced like that one (or, in an empty
+// container, on its own line at `depth`): exactly what removeChild takes out again.
+function insertChild(text: string, container: JsonNode, child: { key?: string; value: unknown }, depth: number, unit: string): string {
+  const count = container.members?.length ?? container.elements?.length ?? 0;
+  if (count === 0) {
+    const body = render(child, unit.repeat(depth), unit);
+    return `${text.slice(0, container.start + 1)}\n${unit.repeat(depth)}${body}\n${unit.repeat(depth - 1)}${text.slice(container.end - 1)}`;
   }
-  if (!changed && text !== undefined) return text;
-  if (text === undefined || text.trim() === '') return serialize({ ...root, hooks });
-  return withHooksMember(text, hooks);
+  const last = childSpan(container, count - 1);
+  let wsStart = last.start;
+  while (wsStart > 0 && /\s/.test(text[wsStart - 1]!)) wsStart--;
+  const spacing = text.slice(wsStart, last.start);
+  const lineIndent = spacing.includes('\n') ? spacing.slice(spacing.lastIndexOf('\n') + 1) : '';
+  // Siblings written on one line get a one-line value too.
+  const body = spacing.includes('\n') ? render(child, lineIndent, unit) : render(child, '', '');
+  return `${text.slice(0, last.end)},${spacing}${body}${text.slice(last.end)}`;
 }
 
-// The file with our entries gone (events and `hooks` emptied by that go too); null when nothing else is
-// left, so a file the installer created is deleted again.
-export function removeHookEntries(text: string | undefined, names: readonly string[], file: string): string | null | undefined {
-  if (text === undefined) return undefined;
-  const root = parseConfig(text, file);
-  const hooks = hooksOf(root, file);
-  if (!hooks) return text;
-  let changed = false;
-  for (const event of Object.keys(hooks)) {
-    const groups = hooks[event];
-    if (!Array.isArray(groups)) continue;
-    const kept = withoutOurs(groups, names);
-    if (kept.length === groups.length && JSON.stringify(kept) === JSON.stringify(groups)) continue;
-    changed = true;
-    if (kept.length === 0) delete hooks[event];
-    else hooks[event] = kept;
-  }
-  if (!changed) return text;
-  if (Object.keys(hooks).length > 0) return withHooksMember(text, hooks);
-  if (Object.keys(root).length === 1) return null;
-  return withoutHooksMember(text);
+function render(child: { key?: string; value: unknown }, lineIndent: string, unit: string): string {
+  const value = (unit === '' ? JSON.stringify(child.value) : JSON.stringify(child.value, null, unit)).split('\n').join(`\n${lineIndent}`);
+  return child.key === undefined ? value : `${JSON.stringify(child.key)}: ${value}`;
+}
+
+// Takes one member or element out with the comma and spacing that joined it to its neighbour.
+function removeChild(text: string, container: JsonNode, index: number): string {
+  const count = container.members?.length ?? container.elements?.length ?? 0;
+  const child = childSpan(container, index);
+  if (index > 0) return text.slice(0, childSpan(container, index - 1).end) + text.slice(child.end);
+  if (count > 1) return text.slice(0, child.start) + text.slice(childSpan(container, 1).start);
+  return text.slice(0, container.start + 1) + text.slice(container.end - 1);
 }

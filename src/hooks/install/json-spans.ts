@@ -64,3 +64,46 @@ export function objectSpans(text: string): ObjectSpans {
   }
   return { open, close: i, members };
 }
+
+// Any JSON value as spans: containers know where each member/element sits, so the installer can add or
+// drop one element and leave every other byte (the user's own entries, their formatting) as written.
+export interface JsonNode {
+  start: number;
+  end: number;
+  /** Object members (key and value); undefined for arrays and scalars. */
+  members?: { key: string; keyStart: number; value: JsonNode }[];
+  /** Array elements; undefined for objects and scalars. */
+  elements?: JsonNode[];
+}
+
+export function parseNode(text: string, at = 0): JsonNode {
+  const start = skipWhitespace(text, at);
+  const c = text[start];
+  if (c === '{') {
+    const members: NonNullable<JsonNode['members']> = [];
+    let i = skipWhitespace(text, start + 1);
+    while (text[i] === '"') {
+      const keyStart = i;
+      const keyEnd = skipString(text, i);
+      const key = JSON.parse(text.slice(keyStart, keyEnd)) as string;
+      const colon = skipWhitespace(text, keyEnd);
+      const value = parseNode(text, colon + 1);
+      members.push({ key, keyStart, value });
+      i = skipWhitespace(text, value.end);
+      if (text[i] === ',') i = skipWhitespace(text, i + 1);
+    }
+    return { start, end: i + 1, members };
+  }
+  if (c === '[') {
+    const elements: JsonNode[] = [];
+    let i = skipWhitespace(text, start + 1);
+    while (i < text.length && text[i] !== ']') {
+      const element = parseNode(text, i);
+      elements.push(element);
+      i = skipWhitespace(text, element.end);
+      if (text[i] === ',') i = skipWhitespace(text, i + 1);
+    }
+    return { start, end: i + 1, elements };
+  }
+  return { start, end: skipValue(text, start) };
+}

@@ -3,17 +3,38 @@ import { dirname, join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand, retiredHooks, type IcCommand } from './entries';
-import { codexConfigPath, codexHookTrusts, withTrustEntries } from './codex-trust';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
+import { codexConfigPath, codexHookTrusts, withoutTrustEntries, withTrustEntries } from './codex-trust';
+import { detectClaude, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, type Detection, type Detector } from './detect';
+import { gitExcludeFile, withExcludes } from './excludes';
+import { parseNode } from './json-spans';
+import { shellQuote } from '../session';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
 import { icBinPath, scriptPath } from './locate';
 import { checkWritableFile } from './file-types';
 import { findGitInfo } from '../../store/discover';
-import { planAgentInstall, planAgentUninstall, type AgentTarget } from './agents';
+import { AGENT_TARGETS, planAgentInstall, planAgentUninstall, type AgentTarget } from './agents';
 
 export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
 export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
+// How install with no client flag finds each target (detect.ts): one function per target.
+export const DETECTORS: Record<Target, Detector> = { claude: detectClaude, codex: detectCodex, git: detectGit, gemini: detectGemini, copilot: detectCopilot, opencode: detectOpencode };
+// The files each target writes that name this machine's ic (not --shared): kept out of git (excludes.ts).
+const PERSONAL_FILES: Partial<Record<Target, string>> = { claude: '.claude/settings.local.json', codex: '.codex/hooks.json' };
+
+// The targets that are there, and those skipped with why.
+export function detectTargets(cwd: string, env: NodeJS.ProcessEnv): { targets: Target[]; skipped: { target: Target; why: string }[]; found: Record<string, Detection> } {
+  const { projectRoot } = resolveProject(cwd);
+  const found: Record<string, Detection> = {};
+  const candidates = [...ALL_TARGETS, ...AGENT_TARGETS];
+  for (const target of candidates) found[target] = DETECTORS[target]({ projectRoot, env });
+  return {
+    targets: candidates.filter((target) => found[target]!.found),
+    skipped: candidates.filter((target) => !found[target]!.found).map((target) => ({ target, why: found[target]!.why })),
+    found,
+  };
+}
 
 export type Action = 'created' | 'updated' | 'removed' | 'restored' | 'backed_up';
 
@@ -115,8 +136,25 @@ export function planInstall(options: PlanOptions): InstallPlan {
   const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: Boolean(options.trust), env }); // Gemini, Copilot, OpenCode
   changes.push(...agents.changes);
   nextSteps.push(...agents.nextSteps);
+  const personal = personalFiles(options.targets);
+  changes.push(...planExcludes(projectRoot, [...(options.shared ? [] : personal), ...agents.excluded], options.shared ? personal.filter((file) => file !== PERSONAL_FILES.claude) : []));
   checkTargets(changes, env);
   return { changes, nextSteps };
+}
+
+function personalFiles(targets: readonly Target[]): string[] {
+  return targets.map((target) => PERSONAL_FILES[target]).filter((file): file is string => file !== undefined);
+}
+
+// Our lines in the repository's exclude file (excludes.ts); nothing outside git.
+function planExcludes(projectRoot: string, add: readonly string[], remove: readonly string[]): Change[] {
+  const file = gitExcludeFile(projectRoot);
+  if (file === undefined) return [];
+  const before = readIfExists(file);
+  const after = withExcludes(before, add, remove);
+  if (after === (before ?? '')) return [];
+  if (after === null) return [{ file, action: 'removed', apply: () => unlinkSync(file) }];
+  return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }
 
 // Every file a change writes, checked for its type before anything is written (file-types.ts).
@@ -126,7 +164,7 @@ function checkTargets(changes: readonly Change[], env: NodeJS.ProcessEnv): void 
 }
 
 function statuslineCommand(ic: IcCommand): string {
-  return hookCommand(ic, 'x').replace(/ coord hook x$/, ' coord statusline');
+  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord statusline`;
 }
 
 // Does this settings text hold none of our entries that name a machine's path (only `ic coord hook …`, or none)?
@@ -139,13 +177,53 @@ export function planUninstall(options: PlanOptions): Change[] {
   const changes: Change[] = [];
   if (options.targets.includes('claude')) {
     const files = claudeSettingsFiles(projectRoot);
-    changes.push(...planJsonRemove(files.local, CLAUDE_HOOK_NAMES), ...planJsonRemove(files.shared, CLAUDE_HOOK_NAMES));
+    changes.push(...planJsonRemove(files.local, CLAUDE_HOOK_NAMES, true), ...planJsonRemove(files.shared, CLAUDE_HOOK_NAMES, true));
   }
-  if (options.targets.includes('codex')) changes.push(...planJsonRemove(codexHooksFile(projectRoot), CODEX_HOOK_NAMES));
+  if (options.targets.includes('codex')) {
+    const file = codexHooksFile(projectRoot);
+    changes.push(...planTrustRemoval(file, options.env ?? process.env), ...planJsonRemove(file, CODEX_HOOK_NAMES));
+  }
   if (options.targets.includes('git')) for (const name of Object.keys(GIT_HOOKS) as GitHookName[]) changes.push(...planGitUninstall(projectRoot, name));
-  changes.push(...planAgentUninstall(projectRoot, options.targets));
+  const agents = planAgentUninstall(projectRoot, options.targets);
+  changes.push(...agents.changes);
+  changes.push(...planExcludes(projectRoot, [], [...personalFiles(options.targets), ...agents.unexcluded]));
   checkTargets(changes, options.env ?? process.env);
   return changes;
+}
+
+// The trust entries install --trust recorded for our Codex hooks (their keys come from hooks.json, so this
+// is planned before the hooks go).
+function planTrustRemoval(hooksFile: string, env: NodeJS.ProcessEnv): Change[] {
+  const text = readIfExists(hooksFile);
+  const config = codexConfigPath(env);
+  const before = readIfExists(config);
+  if (text === undefined || before === undefined) return [];
+  const after = withoutTrustEntries(
+    before,
+    codexHookTrusts(hooksFile, text, CODEX_HOOK_NAMES).map((trust) => trust.key),
+  );
+  if (after === before) return [];
+  if (after === '') return [{ file: config, action: 'removed', apply: () => unlinkSync(config) }];
+  return [{ file: config, action: 'updated', text: after, apply: () => writeText(config, after) }];
+}
+
+// The "statusLine" install's next steps suggested (an ic statusline command), taken out with its spacing.
+function withoutOurStatusLine(text: string): string {
+  let root: { statusLine?: { command?: unknown } };
+  try {
+    root = JSON.parse(text) as typeof root;
+  } catch {
+    return text;
+  }
+  const command = root?.statusLine?.command;
+  if (typeof command !== 'string' || !/(^|\s)coord(ination)? statusline$/.test(command)) return text;
+  const node = parseNode(text);
+  const index = node.members!.findIndex((m) => m.key === 'statusLine');
+  const members = node.members!;
+  const member = members[index]!;
+  if (index > 0) return text.slice(0, members[index - 1]!.value.end) + text.slice(member.value.end);
+  if (members.length > 1) return text.slice(0, member.keyStart) + text.slice(members[1]!.keyStart);
+  return text.slice(0, node.start + 1) + text.slice(node.end - 1);
 }
 
 export function planJsonMerge(file: string, entries: HookEntry[], retire: readonly string[] = []): Change[] {
@@ -156,12 +234,17 @@ export function planJsonMerge(file: string, entries: HookEntry[], retire: readon
   return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
 }
 
-export function planJsonRemove(file: string, names: readonly string[]): Change[] {
+export function planJsonRemove(file: string, names: readonly string[], statusLine = false): Change[] {
   const before = readIfExists(file);
-  const after = removeHookEntries(before, names, file);
+  const removed = removeHookEntries(before, names, file);
+  const after = statusLine && typeof removed === 'string' ? withoutOurStatusLine(removed) : removed;
   if (after === undefined || after === before) return [];
-  if (after === null) return [{ file, action: 'removed', apply: () => removeFileAndEmptyDir(file) }];
+  if (after === null || isEmptyObject(after)) return [{ file, action: 'removed', apply: () => removeFileAndEmptyDir(file) }];
   return [{ file, action: 'updated', apply: () => writeText(file, after) }];
+}
+
+function isEmptyObject(text: string): boolean {
+  return /^\s*\{\s*\}\s*$/.test(text);
 }
 
 function requireGit(projectRoot: string): string {
