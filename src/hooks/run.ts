@@ -4,7 +4,8 @@ import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { reserveEdit, type EditRequest } from './edit';
 import { claudeEditEvent, codexEditEvent, codexOwner, type EditEvent } from './edit-events';
 import { checkStaged, guardReport } from './git-guard';
-import { ownerForSession, sessionOf } from './identity';
+import { clearLiveOwners, ownerForSession, sessionOf } from './identity';
+import { observeSession, ownerOfCommand, withContext } from './liveness';
 import { noticeOutput, preToolUseOutput } from './output';
 import { parsePayload, stringField, type Payload } from './payload';
 import { releaseFailedCalls, releaseRefusedEdit } from './refused';
@@ -41,6 +42,19 @@ export function isHookName(name: string): name is HookName {
 // the entry point) reads stdin, calls this, and writes the result.
 export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
   const env = withAbsoluteDb(hookEnv, cwd);
+  // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
+  // dead clients' locks, and hand-off requests for the model.
+  let step = observeSession(name, input, env, cwd);
+  try {
+    const result = dispatchHook(name, input, env, cwd);
+    if (step?.owner === '') step = observeSession(name, input, env, cwd); // the hook created the database: register now
+    return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
+  } finally {
+    clearLiveOwners();
+  }
+}
+
+function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
   try {
     switch (name) {
       case 'claude-pre-edit':
@@ -193,7 +207,7 @@ function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): Hook
 function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
-  const owner = env.IC_OWNER ?? '';
+  const owner = ownerOfCommand(cwd, envWithDeadline(env, 1_000)) ?? '';
   const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
   // commit cannot revert what another session committed; a path both changed stops the commit.
