@@ -7,6 +7,8 @@ export const HOOK_NAMES = [
   'claude-turn-end',
   'claude-subagent-stop',
   'claude-session-end',
+  // UserPromptSubmit: liveness and hand-off requests only (src/hooks/liveness.ts does the work).
+  'claude-prompt',
   'codex-pre-edit',
   'codex-session-end',
   'git-pre-commit',

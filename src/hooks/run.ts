@@ -71,6 +71,8 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
         return runSubagentStop(input, env, cwd);
       case 'claude-session-end':
         return runSessionEnd(input, env, cwd, 'claude');
+      case 'claude-prompt':
+        return { stdout: '', stderr: '', exitCode: 0 }; // the liveness step in runHook is all it does
       case 'codex-session-end':
         return runSessionEnd(input, env, cwd, 'codex');
       case 'git-pre-commit':

@@ -47,6 +47,7 @@ describe('ic coord install / uninstall', () => {
         PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
         PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: `${Q} coord hook claude-edit-refused`, timeout: 5 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-start`, timeout: 10 }] }],
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-prompt`, timeout: 5 }] }],
         Stop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-turn-end`, timeout: 5 }] }],
         SubagentStop: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-subagent-stop`, timeout: 5 }] }],
         SessionEnd: [{ hooks: [{ type: 'command', command: `${Q} coord hook claude-session-end`, timeout: 5 }] }],

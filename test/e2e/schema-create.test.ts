@@ -1,5 +1,6 @@
 // A new database is created once when several processes open it at the same moment: one migration,
 // marked as ic's, 1 KiB pages (test/store/schema.test.ts covers the schema in-process).
+import { LATEST_VERSION } from '../../src/store/migrations';
 import { describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { ID_PATTERN } from '../../src/core/ids';
@@ -19,8 +20,11 @@ describe('a new database', () => {
 
       const db = new Database(repo.db, { readonly: true });
       try {
-        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([{ version: 1, name: '0001_init' }]);
-        expect(db.pragma('user_version', { simple: true })).toBe(1);
+        expect(db.prepare('SELECT version, name FROM schema_migrations').all()).toEqual([
+          { version: 1, name: '0001_init' },
+          { version: 3, name: '0003_sessions' },
+        ]);
+        expect(db.pragma('user_version', { simple: true })).toBe(LATEST_VERSION);
         expect(db.pragma('application_id', { simple: true })).toBe(IC_APPLICATION_ID);
         expect(db.pragma('page_size', { simple: true })).toBe(1024);
         expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

@@ -1,5 +1,6 @@
 // Database health: every broken or unusual database gives a clear DB_UNAVAILABLE (exit 69) with what to do,
 // or recovers; never INTERNAL (70), never silent data loss. `ic doctor` reports each case.
+import { LATEST_VERSION } from '../../src/store/migrations';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
@@ -283,8 +284,8 @@ describe('ic doctor', () => {
       healthy: true,
       status: 'healthy',
       db: { path: repo.db, source: 'git', exists: true },
-      schema_version: 1,
-      latest_schema_version: 1,
+      schema_version: LATEST_VERSION,
+      latest_schema_version: LATEST_VERSION,
       journal_mode: 'wal',
       integrity: 'ok',
       filesystem: { network: false },

@@ -30,6 +30,7 @@ export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean } = {
     entry('PostToolUseFailure', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('PermissionDenied', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('SessionStart', 'claude-session-start', 10),
+    entry('UserPromptSubmit', 'claude-prompt', 5), // liveness, and hand-off requests for the model (docs/sessions.md)
     entry('Stop', 'claude-turn-end', 5),
     entry('SubagentStop', 'claude-subagent-stop', 5),
     entry('SessionEnd', 'claude-session-end', 5),
