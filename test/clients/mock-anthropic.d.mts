@@ -3,6 +3,7 @@ export interface AnthropicRequest {
   step: number;
   tools: string[];
   toolResults: { id: string; is_error: boolean; text: string }[];
+  body: string;
 }
 export interface AnthropicMock {
   url: string;

@@ -2,6 +2,7 @@ export interface OpenAiRequest {
   conversation: string | undefined;
   step: number;
   outputs: { call_id: string; output: string }[];
+  body: string;
 }
 export interface OpenAiMock {
   url: string;
