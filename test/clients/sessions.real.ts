@@ -153,7 +153,7 @@ describe('hand-off that arrives: claim --ask MESSAGE reaches the holder model', 
       ],
     });
     closers.push(server.close);
-    const holder = runClaude(s, server.url, 'hold [[HOLDER]]', { args: ['--permission-mode', 'bypassPermissions'] });
+    const holder = runClaude(s, server.url, 'hold [[HOLDER]]', { args: ['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'] });
     await waitFor(() => server.requests.some((r) => r.conversation === 'HOLDER' && r.step === 3));
     expect((await activeLocks(s.repo)).find((l) => l.pattern === 'bd-1')?.owner).toMatch(/^claude-/);
     const ask = await ic(s.repo, ['coord', 'claim', 'bd-1', '--ask', MESSAGE, '--owner', 'asker']);
