@@ -18,6 +18,8 @@ export const HOOK_NAMES = [
   'git-post-commit',
   'git-commit-msg',
   'git-index-path',
+  // reference-transaction (install --git-index): no commit from a stale private index reverts another's.
+  'git-reference-transaction',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -13,6 +13,7 @@ import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithDeadline, hookSettings } from './settings';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
+import { runReferenceTransaction } from './revert-guard';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -31,7 +32,7 @@ export interface HookInput {
 
 // git runs its hooks with no payload (and stdin may be a terminal): only agent hooks read stdin.
 export function readsStdin(name: HookName): boolean {
-  return !name.startsWith('git-') || name === 'git-commit-msg'; // commit-msg: the message, piped in by its script
+  return !name.startsWith('git-') || name === 'git-commit-msg' || name === 'git-reference-transaction'; // the message / the ref updates, piped in by their scripts
 }
 
 export function isHookName(name: string): name is HookName {
@@ -87,6 +88,8 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
         return runCommitGate(input, env, cwd);
       case 'git-index-path':
         return runGitIndexPath(env, cwd);
+      case 'git-reference-transaction':
+        return runReferenceTransaction(input, env, cwd);
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
@@ -97,6 +100,8 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
         stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`,
         exitCode: failClosed ? 1 : 0,
       };
+    if (name === 'git-reference-transaction')
+      return { stdout: '', stderr: `ic: the revert check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
     if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
     if (name === 'claude-pre-edit' || name === 'codex-pre-edit') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
     return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };

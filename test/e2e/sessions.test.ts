@@ -233,3 +233,44 @@ describe('hand-off that arrives', () => {
     expect((await coord(repo, ['claim', 'bd-1', '--ask', 'one line', '--owner', 'a'])).json.handoff_requested.message).toBe('one line');
   });
 });
+
+describe('no revert, even with --no-verify', () => {
+  const gitIn = (repo: TempRepo, args: string[], env: Record<string, string> = {}) =>
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', ...args], {
+      cwd: repo.dir,
+      env: { ...process.env, IC_OWNER: '', ...env },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+
+  it("a stale private index cannot commit another session's change back, through `bash -c 'git commit --no-verify'`", async () => {
+    const repo = repoWith({ 'f.txt': 'v0\n', 'g.txt': 'g0\n' });
+    expect((await coord(repo, ['install', '--git', '--git-index'])).exitCode).toBe(0);
+    const index = (await coord(repo, ['hook', 'git-index-path'], { env: { IC_OWNER: 'A' } })).stdout.trim();
+    // B commits f.txt from the shared index; A's private index still holds f.txt at v0.
+    writeFileSync(join(repo.dir, 'f.txt'), 'v1 by B\n');
+    gitIn(repo, ['commit', '-q', '-am', 'B changes f'], { IC_OWNER: 'B' });
+    expect(gitIn(repo, ['show', ':f.txt'], { GIT_INDEX_FILE: index })).toBe('v0\n'); // the stale entry a commit would put back
+    writeFileSync(join(repo.dir, 'g.txt'), 'g1 by A\n');
+    gitIn(repo, ['add', 'g.txt'], { GIT_INDEX_FILE: index });
+    const head = gitIn(repo, ['rev-parse', 'HEAD']);
+    let refused = '';
+    try {
+      execFileSync('bash', ['-c', "git -c user.email=a@example.com -c user.name=A commit --no-verify -q -m 'A commits g'"], {
+        cwd: repo.dir,
+        env: { ...process.env, IC_OWNER: 'A', GIT_INDEX_FILE: index },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      refused = String((error as { stderr?: unknown }).stderr);
+    }
+    expect(refused).toContain('would put back the old content of');
+    expect(refused).toContain('f.txt');
+    expect(gitIn(repo, ['rev-parse', 'HEAD'])).toBe(head);
+    expect(gitIn(repo, ['show', 'HEAD:f.txt'])).toBe('v1 by B\n');
+    // Through the guard (no --no-verify) the index is brought onto HEAD first: A's commit lands, B's change stays.
+    gitIn(repo, ['commit', '-q', '-m', 'A commits g'], { IC_OWNER: 'A', GIT_INDEX_FILE: index });
+    expect(gitIn(repo, ['show', 'HEAD:f.txt'])).toBe('v1 by B\n');
+    expect(gitIn(repo, ['show', 'HEAD:g.txt'])).toBe('g1 by A\n');
+  });
+});

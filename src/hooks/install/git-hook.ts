@@ -32,7 +32,12 @@ export function renderGuard(template: string, icBin: string, mode: 'exec' | 'sam
 }
 
 // The git hooks ic installs, each from its template in scripts/.
-export const GIT_HOOKS = { 'pre-commit': 'git-pre-commit.sh', 'post-commit': 'git-post-commit.sh', 'commit-msg': 'git-commit-msg.sh' } as const;
+export const GIT_HOOKS = {
+  'pre-commit': 'git-pre-commit.sh',
+  'post-commit': 'git-post-commit.sh',
+  'commit-msg': 'git-commit-msg.sh',
+  'reference-transaction': 'git-reference-transaction.sh',
+} as const;
 export type GitHookName = keyof typeof GIT_HOOKS;
 
 export function readIfExists(path: string): string | undefined {

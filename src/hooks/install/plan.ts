@@ -101,6 +101,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
   }
   if (options.gitIndex) {
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'post-commit'));
+    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'reference-transaction')); // --no-verify cannot skip it
     nextSteps.push('Private staging areas: Claude sessions get theirs from SessionStart; other agents run `export GIT_INDEX_FILE="$(ic coord hook git-index-path)"` with IC_OWNER set.');
   }
   if (options.commitGate !== undefined) {
