@@ -105,7 +105,7 @@ describe('ic coord install / uninstall', () => {
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
     expect(merged.hooks.PreToolUse[0].hooks[0].command).toBe('echo user-hook');
-    expect(merged.hooks.PreToolUse[1].hooks[0].command).toBe('ic coord hook claude-pre-edit');
+    expect(merged.hooks.PreToolUse[1].hooks[0].command).toMatch(/^command -v ic .*; exec ic coord hook claude-pre-edit$/); // refuses edits where ic is missing (docs/sessions.md)
     expect(readFileSync(settings, 'utf8')).not.toContain(BIN);
     expect((await ic(r, ['coord', 'install', '--claude', '--git', '--shared'])).json.changed).toEqual([]);
 
@@ -199,11 +199,11 @@ describe('ic coord install: moving between settings files', () => {
     expect(JSON.parse(readFileSync(shared, 'utf8'))).toEqual({ model: 'opus' });
     // A teammate's shared install (ic from PATH) is left alone by a personal install.
     await ic(r, ['coord', 'install', '--claude', '--shared']);
-    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+    expect(readFileSync(shared, 'utf8')).toContain('exec ic coord hook claude-pre-edit"');
     expect(existsSync(local)).toBe(false);
     const personal = await ic(r, ['coord', 'install', '--claude']);
     expect(personal.json.changed).toEqual([{ file: local, action: 'created' }]);
-    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit"');
+    expect(readFileSync(shared, 'utf8')).toContain('exec ic coord hook claude-pre-edit"');
   });
 });
 

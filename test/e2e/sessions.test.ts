@@ -1,7 +1,7 @@
 // Session truth (issue #20, docs/sessions.md) through the real bin: hooks run as children of a stand-in
 // agent client process (test/support/fake-client-process.mjs), exactly as Claude Code and Codex run them.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coord, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
@@ -272,5 +272,30 @@ describe('no revert, even with --no-verify', () => {
     gitIn(repo, ['commit', '-q', '-m', 'A commits g'], { IC_OWNER: 'A', GIT_INDEX_FILE: index });
     expect(gitIn(repo, ['show', 'HEAD:f.txt'])).toBe('v1 by B\n');
     expect(gitIn(repo, ['show', 'HEAD:g.txt'])).toBe('g1 by A\n');
+  });
+});
+
+describe('shared installs on a machine without ic', () => {
+  it('the committed hooks refuse edits and say why at session start, instead of failing open; with ic on PATH they run it', async () => {
+    const repo = repoWith({ 'a.ts': 'a\n' });
+    expect((await coord(repo, ['install', '--claude', '--codex', '--shared'])).exitCode).toBe(0);
+    const settings = JSON.parse(readFileSync(join(repo.dir, '.claude', 'settings.json'), 'utf8'));
+    const preEdit = settings.hooks.PreToolUse.find((g: any) => g.hooks[0].command.includes('claude-pre-edit')).hooks[0].command as string;
+    const start = settings.hooks.SessionStart.find((g: any) => g.hooks[0].command.includes('claude-session-start')).hooks[0].command as string;
+    const codexPre = JSON.parse(readFileSync(join(repo.dir, '.codex', 'hooks.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    const noIc = { ...process.env, PATH: '/usr/bin:/bin' };
+    const runHookCommand = (command: string, payload: unknown, env: NodeJS.ProcessEnv) => execFileSync('sh', ['-c', command], { cwd: repo.dir, env, input: JSON.stringify(payload), encoding: 'utf8' });
+    for (const command of [preEdit, codexPre]) {
+      const reply = JSON.parse(runHookCommand(command, claudeEdit(repo, 'S', 'a.ts'), noIc));
+      expect(reply.hookSpecificOutput.permissionDecision).toBe('deny');
+      expect(reply.hookSpecificOutput.permissionDecisionReason).toContain('ic is not installed on this machine');
+    }
+    expect(JSON.parse(runHookCommand(start, { session_id: 'S', cwd: repo.dir }, noIc)).hookSpecificOutput.additionalContext).toContain('ic is not installed');
+    // With ic on PATH the same command is ic's hook: the edit is reserved and allowed.
+    const bin = join(repo.dir, '.git', 'bin');
+    execFileSync('mkdir', ['-p', bin]);
+    execFileSync('ln', ['-s', IC_BIN, join(bin, 'ic')]);
+    expect(runHookCommand(preEdit, claudeEdit(repo, 'S', 'a.ts'), { ...process.env, PATH: `${bin}:${process.env.PATH}`, IC_OWNER: '' })).toBe('');
+    expect((await locksOf(repo)).map((l) => l.pattern)).toEqual(['a.ts']);
   });
 });

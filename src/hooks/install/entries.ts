@@ -14,7 +14,29 @@ export const CODEX_SESSION_END_TIMEOUT_S = 3;
 export type IcCommand = { kind: 'path'; bin: string } | { kind: 'on-path' };
 
 export function hookCommand(ic: IcCommand, name: string): string {
-  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name}`;
+  if (ic.kind === 'path') return `${shellQuote(ic.bin)} coord hook ${name}`;
+  const missing = missingIcReply(name);
+  return missing === undefined ? `ic coord hook ${name}` : `command -v ic >/dev/null 2>&1 || { printf '%s\\n' ${shellQuote(missing)}; exit 0; }; exec ic coord hook ${name}`;
+}
+
+export const MISSING_IC = 'ic is not installed on this machine (no `ic` on PATH), and this repository coordinates its agents with it';
+
+// Shared installs (docs/sessions.md, "Shared installs"): on a machine without ic, an edit hook refuses the
+// edit (ic cannot tell whether another agent holds the file, and a held file is never silently editable),
+// and session start says so. Other hooks do nothing there.
+export function missingIcReply(name: string): string | undefined {
+  if (name.includes('-pre-')) {
+    const reason = `${MISSING_IC}: it cannot tell whether another agent holds this file, so the change was not made. Ask the person to install ic (npm install -g @ic-coord/ic) and retry.`;
+    return JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+      systemMessage: `${MISSING_IC}; edits are refused until it is installed.`,
+    });
+  }
+  if (name.endsWith('-session-start')) {
+    const text = `${MISSING_IC}; edits are refused until it is installed (npm install -g @ic-coord/ic).`;
+    return JSON.stringify({ systemMessage: text, hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } });
+  }
+  return undefined;
 }
 
 // .claude/settings(.local).json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).
