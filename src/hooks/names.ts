@@ -20,6 +20,8 @@ export const HOOK_NAMES = [
   'git-index-path',
   // reference-transaction (install --git-index): no commit from a stale private index reverts another's.
   'git-reference-transaction',
+  // post-checkout (install --git): a linked worktree added later gets the main work tree's agent hooks.
+  'git-post-checkout',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -18,6 +18,15 @@ import { runReferenceTransaction } from './revert-guard';
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
 
+// git-post-checkout's work (src/hooks/install/worktree.ts), registered by the full CLI; the hook bundle
+// hands that hook to the full CLI (src/cli/hook-main.ts), so the installer stays out of the edit path.
+let worktreeInstaller: ((cwd: string, env: NodeJS.ProcessEnv) => string[]) | undefined;
+export const HOOKS_OF_THE_FULL_CLI: readonly string[] = ['git-post-checkout'];
+
+export function registerWorktreeInstaller(install: (cwd: string, env: NodeJS.ProcessEnv) => string[]): void {
+  worktreeInstaller = install;
+}
+
 export interface HookResult {
   stdout: string;
   stderr: string;
@@ -90,6 +99,12 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
         return runGitIndexPath(env, cwd);
       case 'git-reference-transaction':
         return runReferenceTransaction(input, env, cwd);
+      case 'git-post-checkout': {
+        // The installer is not in the small hook bundle: the full CLI registers it (src/cli/entry.ts).
+        if (!worktreeInstaller) return { stdout: '', stderr: '', exitCode: 0 };
+        const installed = worktreeInstaller(cwd, env);
+        return { stdout: '', stderr: installed.length > 0 ? `ic: agent hooks installed in this work tree: ${installed.join(', ')}\n` : '', exitCode: 0 };
+      }
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
@@ -102,6 +117,7 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
       };
     if (name === 'git-reference-transaction')
       return { stdout: '', stderr: `ic: the revert check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    if (name === 'git-post-checkout') return { stdout: '', stderr: `ic: agent hooks were not installed in this work tree: ${describe(error)}\n`, exitCode: 0 };
     if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
     if (name === 'claude-pre-edit' || name === 'codex-pre-edit') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
     return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };

@@ -39,6 +39,7 @@ describe('ic coord install / uninstall', () => {
       { file: settings, action: 'created' },
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
+      { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' }, // worktrees added later get the agent hooks
     ]);
     const edits = 'Edit|Write|MultiEdit|NotebookEdit';
     expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({
@@ -69,7 +70,7 @@ describe('ic coord install / uninstall', () => {
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
     const gone = await ic(r, ['coord', 'uninstall']);
-    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed']);
+    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'removed']);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
     expect(existsSync(hook)).toBe(false);
@@ -79,7 +80,7 @@ describe('ic coord install / uninstall', () => {
     const r = repo();
     const dry = await ic(r, ['coord', 'install', '--dry-run']);
     expect(dry.json.dry_run).toBe(true);
-    expect(dry.json.changed).toHaveLength(3);
+    expect(dry.json.changed).toHaveLength(4);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
     const codexOnly = await ic(r, ['coord', 'install', '--codex']);
@@ -101,6 +102,7 @@ describe('ic coord install / uninstall', () => {
       { file: settings, action: 'updated' },
       { file: `${hook}.ic-backup`, action: 'backed_up' },
       { file: hook, action: 'created' },
+      { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' },
     ]);
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
@@ -121,6 +123,7 @@ describe('ic coord install / uninstall', () => {
     expect(uninstall.json.changed).toEqual([
       { file: settings, action: 'updated' },
       { file: hook, action: 'restored' },
+      { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'removed' },
     ]);
     expect(snapshot([settings, hook, `${hook}.ic-backup`])).toEqual({ ...before, [`${hook}.ic-backup`]: null });
     expect((await ic(r, ['coord', 'uninstall'])).json.changed).toEqual([]);
@@ -143,7 +146,7 @@ describe('ic coord install / uninstall', () => {
     writeScript(userHook, '#!/usr/bin/env sh\necho husky >> husky-ran\n');
     const before = snapshot([userHook]);
     const install = await ic(r, ['coord', 'install', '--git']);
-    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook]);
+    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook, join(r.dir, '.husky', 'post-checkout')]);
     await coord(r, ['reserve', 'x.ts', '--owner', 'alice']);
     writeFile(r.dir, 'x.ts');
     await git(r.dir, ['add', 'x.ts']);
@@ -177,7 +180,10 @@ describe('ic coord install / uninstall', () => {
     await git(r.dir, ['worktree', 'add', '-q', linked]);
     try {
       const result = await ic(r, ['coord', 'install', '--git'], { cwd: linked });
-      expect(result.json.changed).toEqual([{ file: join(r.dir, '.git', 'hooks', 'pre-commit'), action: 'created' }]);
+      expect(result.json.changed).toEqual([
+        { file: join(r.dir, '.git', 'hooks', 'pre-commit'), action: 'created' },
+        { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' },
+      ]);
     } finally {
       execFileSync('rm', ['-rf', linked]);
     }

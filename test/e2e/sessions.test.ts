@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { coord, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
+import { coord, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
 import { startFakeClient, type FakeClient } from '../support/fake-client';
 
 const repos: TempRepo[] = [];
@@ -297,5 +297,38 @@ describe('shared installs on a machine without ic', () => {
     execFileSync('ln', ['-s', IC_BIN, join(bin, 'ic')]);
     expect(runHookCommand(preEdit, claudeEdit(repo, 'S', 'a.ts'), { ...process.env, PATH: `${bin}:${process.env.PATH}`, IC_OWNER: '' })).toBe('');
     expect((await locksOf(repo)).map((l) => l.pattern)).toEqual(['a.ts']);
+  });
+});
+
+describe('worktrees', () => {
+  it('a linked worktree created after install gets the agent hooks (Codex trust too); doctor there says which are active', async () => {
+    const repo = repoWith({ 'a.ts': 'a\n' });
+    const codexHome = join(repo.dir, '.git', 'codex-home');
+    execFileSync('mkdir', ['-p', codexHome]);
+    expect((await coord(repo, ['install', '--trust'], { env: { CODEX_HOME: codexHome } })).exitCode).toBe(0);
+    const linked = `${repo.dir}-linked`;
+    repos.push({ dir: linked, db: '', cleanup: () => execFileSync('rm', ['-rf', linked]) });
+    execFileSync('git', ['-C', repo.dir, 'worktree', 'add', '-q', linked], { env: { ...process.env, CODEX_HOME: codexHome }, stdio: 'pipe' });
+    const settings = JSON.parse(readFileSync(join(linked, '.claude', 'settings.local.json'), 'utf8'));
+    expect(settings.hooks.PreToolUse.some((g: any) => g.hooks[0].command.endsWith('coord hook claude-pre-edit'))).toBe(true);
+    const codexHooks = readFileSync(join(linked, '.codex', 'hooks.json'), 'utf8');
+    expect(codexHooks).toContain('coord hook codex-pre-edit');
+    expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toContain(`${linked}/.codex/hooks.json:pre_tool_use`);
+    const doctor = await ic(repo, ['doctor'], { cwd: linked, env: { CODEX_HOME: codexHome } });
+    expect(doctor.json.checks.find((c: any) => c.name === 'agent_hooks')).toMatchObject({ ok: true, detail: expect.stringContaining('Claude Code, Codex') });
+    // File locks are per work tree: another agent's lock in the linked worktree binds an edit hook there.
+    await coord(repo, ['reserve', 'a.ts', '--owner', 'other-agent'], { cwd: linked });
+    const reply = await coord(repo, ['hook', 'claude-pre-edit'], { cwd: linked, input: JSON.stringify(claudeEdit({ dir: linked, db: '', cleanup: () => {} }, 'W', 'a.ts')) });
+    expect(denied(reply)).toBe(true);
+  });
+
+  it('doctor in a linked worktree without the hooks its main work tree has says so', async () => {
+    const repo = repoWith({ 'a.ts': 'a\n' });
+    const linked = `${repo.dir}-old`;
+    repos.push({ dir: linked, db: '', cleanup: () => execFileSync('rm', ['-rf', linked]) });
+    execFileSync('git', ['-C', repo.dir, 'worktree', 'add', '-q', linked], { stdio: 'pipe' }); // before install: no post-checkout yet
+    expect((await coord(repo, ['install', '--claude'])).exitCode).toBe(0);
+    const doctor = await ic(repo, ['doctor'], { cwd: linked });
+    expect(doctor.json.checks.find((c: any) => c.name === 'agent_hooks')).toMatchObject({ ok: false, detail: expect.stringContaining('has Claude Code hooks this linked worktree lacks') });
   });
 });

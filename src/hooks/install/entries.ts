@@ -16,7 +16,7 @@ export type IcCommand = { kind: 'path'; bin: string } | { kind: 'on-path' };
 export function hookCommand(ic: IcCommand, name: string): string {
   if (ic.kind === 'path') return `${shellQuote(ic.bin)} coord hook ${name}`;
   const missing = missingIcReply(name);
-  return missing === undefined ? `ic coord hook ${name}` : `command -v ic >/dev/null 2>&1 || { printf '%s\\n' ${shellQuote(missing)}; exit 0; }; exec ic coord hook ${name}`;
+  return missing === undefined ? `ic coord hook ${name}` : `command -v ic >/dev/null 2>&1 || { cat >/dev/null; printf '%s\\n' ${shellQuote(missing)}; exit 0; }; exec ic coord hook ${name}`;
 }
 
 export const MISSING_IC = 'ic is not installed on this machine (no `ic` on PATH), and this repository coordinates its agents with it';

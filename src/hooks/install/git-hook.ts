@@ -37,6 +37,7 @@ export const GIT_HOOKS = {
   'post-commit': 'git-post-commit.sh',
   'commit-msg': 'git-commit-msg.sh',
   'reference-transaction': 'git-reference-transaction.sh',
+  'post-checkout': 'git-post-checkout.sh',
 } as const;
 export type GitHookName = keyof typeof GIT_HOOKS;
 

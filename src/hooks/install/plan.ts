@@ -97,6 +97,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
   }
   if (options.targets.includes('git')) {
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath()));
+    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'post-checkout')); // worktrees added later get the agent hooks
     nextSteps.push('Aider: set `git-commit-verify: true` in .aider.conf.yml so its commits go through the guard.');
   }
   if (options.gitIndex) {
