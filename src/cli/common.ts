@@ -5,6 +5,7 @@ import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
 import { shellQuote } from '../core/shell';
 import { clockFromEnv, lockDelayFromEnv } from '../coord/context';
+import { actingOwner, releaseDeadClients } from '../coord/sessions';
 import { clockTime, relativeTime, whenText } from './render';
 import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
 import { describeRunConflict, isRunLock } from './run-lease-text';
@@ -33,12 +34,27 @@ export function ownerOption(): Option {
 }
 
 export function resolveOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string {
-  return validateOwner(options.owner ?? env.IC_OWNER);
+  return validateOwner(options.owner ?? sessionOwner(options, env));
 }
 
 export function optionalOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string | undefined {
-  const owner = options.owner ?? env.IC_OWNER;
+  const owner = options.owner ?? sessionOwner(options, env);
   return owner === undefined || owner === '' ? undefined : validateOwner(owner);
+}
+
+// Without --owner: the live agent session this command runs in (found through its parent processes), else
+// $IC_OWNER (docs/sessions.md, "Identity"). A database that cannot be read leaves it to $IC_OWNER.
+function sessionOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string | undefined {
+  try {
+    const ctx = createContext({ cwd: process.cwd(), env, dbFlag: options.db, scopeFlag: options.scope, write: false });
+    try {
+      return actingOwner(ctx, env.IC_OWNER);
+    } finally {
+      ctx.db.close();
+    }
+  } catch {
+    return env.IC_OWNER;
+  }
 }
 
 // Where the command acts, known before any database work (patterns are validated against it first).
@@ -50,7 +66,17 @@ export function projectFor(options: CommonOptions): Project {
 export function openContext(options: CommonOptions, write: boolean | 'init', project?: Project): CoordContext {
   const ctx = createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write: write !== false, init: write === 'init', readsNeedProject: true, project });
   noticeLocation(ctx);
+  if (write) releaseDeadClientsQuietly(ctx);
   return ctx;
+}
+
+// A killed agent's locks go at the next call, not at their TTL; a failure here must not fail the command.
+function releaseDeadClientsQuietly(ctx: CoordContext): void {
+  try {
+    releaseDeadClients(ctx);
+  } catch {
+    // the TTL remains the backstop
+  }
 }
 
 // Said on stderr, so that JSON on stdout stays one document: where the answer came from when it may surprise.

@@ -38,6 +38,9 @@ export function run(argv: string[]): void {
   if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector (as bin/ does)
   ignoreBrokenPipe();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
+  (require('../hooks/run') as typeof import('../hooks/run')).registerWorktreeInstaller((cwd, env) =>
+    (require('../hooks/install/worktree') as typeof import('../hooks/install/worktree')).installInWorktree(cwd, env),
+  );
   const hookCall = require('./hook-call') as typeof import('./hook-call');
   if (hookCall.isBareHookCall(argv)) return hookCall.runHookCall(argv[2]!);
   let io: Io = { json: !process.stdout.isTTY };

@@ -1,4 +1,5 @@
 import { isBareHookCall, runHookCall } from './hook-call';
+import { HOOKS_OF_THE_FULL_CLI } from '../hooks/run';
 import { reportTimingsAtExit } from './timing-report';
 
 // Entry of dist/hook.cjs, the bundle bin/ic loads for a bare `coord hook NAME`; anything else is
@@ -6,7 +7,7 @@ import { reportTimingsAtExit } from './timing-report';
 export function run(argv: string[]): void {
   ignoreInspectorSignal();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
-  if (isBareHookCall(argv)) return runHookCall(argv[2]!);
+  if (isBareHookCall(argv) && !HOOKS_OF_THE_FULL_CLI.includes(argv[2]!)) return runHookCall(argv[2]!);
   (require('./ic.cjs') as { run: (argv: string[]) => void }).run(argv);
 }
 

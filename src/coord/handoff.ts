@@ -5,6 +5,7 @@ import { viewLock, type Lock } from '../core/lock';
 import { lastActivity } from '../store/activity';
 import { insertEvent, nextEventId } from '../store/events';
 import { handoffRequests } from '../store/handoffs';
+import { markTold, sessionByOwner } from '../store/sessions';
 import { listLocks, reassign, setExpiry, withoutBase, type StoredLock } from '../store/locks';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
 
@@ -28,7 +29,12 @@ function activeClaim(ctx: CoordContext, item: string, now: number): StoredLock |
 
 function stateOf(ctx: CoordContext, claim: StoredLock, now: number): ClaimState {
   const last = Math.max(lastActivity(ctx.db, claim.owner) ?? 0, claim.created_at);
-  const requests = handoffRequests(ctx.db, [claim.id], claim.token).map((row) => ({ by: row.owner, at: row.created_at, reason: row.reason }));
+  const latest = new Map<string, { by: string; at: number; reason: string | null }>();
+  for (const row of handoffRequests(ctx.db, [claim.id], claim.token)) {
+    latest.delete(row.owner); // one per asker: its latest words
+    latest.set(row.owner, { by: row.owner, at: row.created_at, reason: row.reason });
+  }
+  const requests = [...latest.values()];
   return { claim: withoutBase(claim), last_active: last, stalled: now - last >= stallAfterMs(ctx.db), requests };
 }
 
@@ -50,6 +56,8 @@ export function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean
 }
 
 export interface OpenRequest {
+  /** The handoff_requested event. */
+  id: number;
   item: string;
   holder: string;
   by: string;
@@ -59,14 +67,33 @@ export interface OpenRequest {
 
 // Open hand-off requests for the active claims `isHolder` accepts, without judging activity (cheap: one
 // indexed look at the claims, and the log only when there are any). Call inside a transaction.
+// One request per asker and item: its latest (a repeated ask replaces its earlier words), oldest first.
 export function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => boolean, now: number): OpenRequest[] {
   const claims = listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now }).filter((claim) => isHolder(claim.owner));
   if (claims.length === 0) return [];
   const byId = new Map(claims.map((claim) => [claim.id, claim]));
   const oldest = Math.min(...claims.map((claim) => claim.token));
-  return handoffRequests(ctx.db, [...byId.keys()], oldest)
-    .filter((row) => row.id > byId.get(row.lock_id)!.token)
-    .map((row) => ({ item: row.pattern, holder: byId.get(row.lock_id)!.owner, by: row.owner, at: row.created_at, reason: row.reason }));
+  const latest = new Map<string, OpenRequest>();
+  for (const row of handoffRequests(ctx.db, [...byId.keys()], oldest)) {
+    if (row.id <= byId.get(row.lock_id)!.token) continue;
+    const key = `${row.lock_id}\0${row.owner}`;
+    latest.delete(key); // re-inserted last: the map's order is the order of each asker's latest request
+    latest.set(key, { id: row.id, item: row.pattern, holder: byId.get(row.lock_id)!.owner, by: row.owner, at: row.created_at, reason: row.reason });
+  }
+  return [...latest.values()];
+}
+
+// The requests a live session's model has not been told yet (docs/sessions.md, "Hand-off"); marks them told.
+// Reads only, unless there is something new to tell.
+export function untoldRequests(ctx: CoordContext, owner: string, isHolder: (owner: string) => boolean): OpenRequest[] {
+  const fresh = readTransaction(ctx, (now) => {
+    const told = sessionByOwner(ctx.db, owner)?.told_until;
+    if (told === undefined) return [];
+    return openRequestsIn(ctx, isHolder, now).filter((request) => request.id > told);
+  });
+  if (fresh.length === 0) return [];
+  writeTransaction(ctx, () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
+  return fresh;
 }
 
 export function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): OpenRequest[] {
@@ -102,10 +129,12 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
 
 // `claim ITEM --ask`: a visible hand-off request to the holder (its hooks and status line show it; it
 // answers with `unclaim` or `transfer`). Undefined when nobody else holds the item.
-export function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): ClaimState | undefined {
+export function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): (ClaimState & { repeated?: boolean }) | undefined {
   return writeTransaction(ctx, (now) => {
     const claim = activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
+    const mine = handoffRequests(ctx.db, [claim.id], claim.token).filter((row) => row.owner === input.owner);
+    if (mine.length > 0 && mine[mine.length - 1]!.reason === input.reason) return { ...stateOf(ctx, claim, now), repeated: true }; // asked already, in these words
     insertEvent(ctx.db, {
       type: 'handoff_requested',
       lock_id: claim.id,

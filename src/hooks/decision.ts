@@ -10,11 +10,8 @@ export const ALLOW: Decision = { kind: 'allow' };
 
 // Conflicts become a deny an agent can act on; untrackable paths become a notice, never a block.
 export function decideEdit(outcome: EditOutcome, now: number): Decision {
-  const notices = [
-    outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined,
-    outcome.kind === 'granted' && outcome.requests ? handoffNotice(outcome.requests) : undefined,
-  ].filter(Boolean);
-  const notice = notices.length > 0 ? notices.join('\n') : undefined;
+  // Hand-off requests reach the model through the liveness step (src/hooks/liveness.ts), once each.
+  const notice = outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined;
   if (outcome.kind !== 'conflict') return notice ? { kind: 'allow', notice } : ALLOW;
   return { kind: 'deny', reason: denyReason(outcome.conflicts, now), ...(notice ? { notice } : {}) };
 }
@@ -22,16 +19,6 @@ export function decideEdit(outcome: EditOutcome, now: number): Decision {
 function untrackableNotice(paths: { path: string; why: string }[]): string {
   const first = paths[0]!;
   return `ic: not reserved (ic cannot name this path: ${first.why}): ${JSON.stringify(first.path)}${paths.length > 1 ? ` and ${paths.length - 1} more` : ''}`;
-}
-
-// A hand-off request for one of the agent's claims, and how to answer it.
-function handoffNotice(requests: readonly { item: string; holder: string; by: string }[]): string {
-  return requests
-    .map(
-      ({ item, holder, by }) =>
-        `ic: ${by} asks you to hand over work item ${item}: \`coord unclaim ${item}\` to give it up, or \`coord transfer --from ${holder} --to ${by} --pattern ${item}\` to pass it on.`,
-    )
-    .join('\n');
 }
 
 // Who holds it, which pattern, until when, and what to do instead.

@@ -1,4 +1,4 @@
-import { ownerForSession } from './identity';
+import { liveOwner, ownerForSession } from './identity';
 import { isPatch, pathsFromPatch } from './patch';
 import { objectField, stringField, type Payload } from './payload';
 import { commandText, shellPatchPaths } from './shell-patch';
@@ -108,7 +108,7 @@ export function codexEditEvent(payload: Payload, env: NodeJS.ProcessEnv): EditEv
 }
 
 export function codexOwner(payload: Payload, env: NodeJS.ProcessEnv): string | undefined {
-  if (env.IC_OWNER) return env.IC_OWNER;
+  if (env.IC_OWNER) return liveOwner(env.IC_OWNER);
   const sessionId = stringField(payload, 'session_id');
   return sessionId === undefined ? undefined : ownerForSession('codex', sessionId);
 }

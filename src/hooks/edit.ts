@@ -3,7 +3,6 @@ import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
 import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
-import { openRequestsIn, type OpenRequest } from '../coord/handoff';
 import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { sameLineage } from './identity';
@@ -27,9 +26,7 @@ export interface EditRequest {
 type Untrackable = { path: string; why: string }[];
 
 export type EditOutcome =
-  | { kind: 'outside'; untrackable: Untrackable }
-  | { kind: 'granted'; patterns: string[]; untrackable: Untrackable; requests?: OpenRequest[] }
-  | { kind: 'conflict'; conflicts: Conflict[]; untrackable: Untrackable };
+  { kind: 'outside'; untrackable: Untrackable } | { kind: 'granted'; patterns: string[]; untrackable: Untrackable } | { kind: 'conflict'; conflicts: Conflict[]; untrackable: Untrackable };
 
 // The lock reason an edit hook writes; a renewal keeps the reason of the call that created the lock.
 export function editReason(toolUseId: string | undefined): string {
@@ -44,7 +41,6 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
   const groups = groupByProject(request);
   const untrackable: Untrackable = [];
   const granted: string[] = [];
-  const requests: OpenRequest[] = [];
   for (const group of groups) {
     const { patterns, untrackable: odd } = literalPatterns(group.project, request.cwd, group.paths);
     untrackable.push(...odd);
@@ -58,21 +54,18 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
       );
       if (outcome.kind === 'conflict') return { ...outcome, untrackable };
       granted.push(...patterns.map((p) => p.pattern));
-      requests.push(...outcome.requests);
     } finally {
       ctx.db.close();
     }
   }
-  return granted.length > 0 ? { kind: 'granted', patterns: granted, untrackable, ...(requests.length > 0 ? { requests } : {}) } : { kind: 'outside', untrackable };
+  return granted.length > 0 ? { kind: 'granted', patterns: granted, untrackable } : { kind: 'outside', untrackable };
 }
 
 // A lock held by the requester's own session or subagent is handed over, not refused: a subagent may edit
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
 // One transaction: the try, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
-// A grant also reports the open hand-off requests for the lineage's claims (same transaction), so the
-// holder hears of them in its next hook message.
-function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted'; requests: OpenRequest[] } | { kind: 'conflict'; conflicts: Conflict[] } {
+function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
   const input = {
     type: 'file' as const,
     patterns,
@@ -82,7 +75,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     reason: request.reason ?? editReason(request.toolUseId),
     ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
   };
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, () => {
     let outcome: ReserveOutcome;
     try {
       // A savepoint: refused only by its own lineage, the try is undone (no conflict events) and handed over.
@@ -97,7 +90,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
       outcome = reserveOnce(ctx, input);
     }
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts };
-    return { kind: 'granted' as const, requests: openRequestsIn(ctx, (owner) => sameLineage(owner, request.owner), now) };
+    return { kind: 'granted' as const };
   });
 }
 

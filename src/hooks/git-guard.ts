@@ -71,18 +71,22 @@ export function displayPath(path: string): string {
   return /[\u0000-\u001f\u007f"\\]|^\s|\s$|^-/.test(path) ? JSON.stringify(path) : path;
 }
 
-// The stderr report: path, holder, pattern, expiry, then what to do.
+// The stderr report: path, holder, pattern, expiry, then what to do. Read by agents, which do what a
+// message says: it offers waiting, asking and unstaging, never a way to switch the guard off (that is
+// documented for people in docs/, not printed here).
 export function guardReport(held: readonly HeldPath[], mode: 'block' | 'warn', owner: string): string {
   const lines = held.map(({ path, lock }) => `  ${displayPath(path)}  held by ${lock.owner} (pattern ${JSON.stringify(lock.pattern)}, lock ${lock.id}, until ${formatTime(lock.expires_at)})`);
+  const holders = [...new Set(held.map(({ lock }) => lock.owner))].join(', ');
   const head =
     mode === 'block'
-      ? `ic: commit refused: ${held.length} staged path${held.length === 1 ? ' is' : 's are'} reserved by another agent${owner ? ` (you are ${owner})` : ' (IC_OWNER is not set, so every holder counts as another agent)'}:`
-      : `ic: warning: ${held.length} staged path${held.length === 1 ? ' is' : 's are'} reserved by another agent (committing anyway, IC_GUARD=warn):`;
+      ? `ic: commit refused: ${held.length} staged path${held.length === 1 ? ' is' : 's are'} reserved by another agent${owner ? ` (you are ${owner})` : ' (ic cannot tell which agent you are, so every holder counts as another agent)'}:`
+      : `ic: warning: ${held.length} staged path${held.length === 1 ? ' is' : 's are'} reserved by another agent (committing anyway: the guard is in warn mode):`;
   const tail =
     mode === 'block'
       ? [
-          'Wait for the holder to finish, unstage these paths (git restore --staged -- PATH), or ask the holder to release them; `coord who` shows who holds what.',
-          'To commit anyway: IC_GUARD=warn git commit ... (reports only) or IC_GUARD=off (skips the check).',
+          `What to do: wait until the holder finishes (its lock ends at the time shown, or sooner when released) and commit again;`,
+          `or ask ${holders} to release ${held.length === 1 ? 'it' : 'them'} (\`coord who\` shows what it holds and works on; \`coord claim ITEM --ask "MESSAGE"\` reaches its model for a work item it claimed);`,
+          `or unstage ${held.length === 1 ? 'it' : 'them'} (git restore --staged -- PATH) and commit the rest.`,
         ]
       : [];
   return [head, ...lines, ...tail].join('\n');

@@ -8,7 +8,7 @@ import { readIndexBase, writeIndexBase } from '../coord/private-index';
 // changes (base → index); a path that HEAD also changed since the base keeps HEAD's version and must be
 // staged again. So a commit from it never reverts what another session committed meanwhile.
 
-function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: Buffer | string): Buffer {
+export function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: Buffer | string): Buffer {
   const childProcess = require('node:child_process') as typeof import('node:child_process');
   return childProcess.execFileSync('git', args, { cwd, env, input, maxBuffer: 256 * 1024 * 1024, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
 }
@@ -41,7 +41,7 @@ interface RawChange {
 }
 
 // `git diff-* -z` raw output: ":srcmode dstmode srcsha dstsha status\0path\0" per change.
-function parseRaw(out: Buffer): RawChange[] {
+export function parseRaw(out: Buffer): RawChange[] {
   const fields = out.toString('utf8').split('\0');
   const changes: RawChange[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {

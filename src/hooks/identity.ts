@@ -12,7 +12,7 @@ function ownerPart(id: string): string {
 // for a subagent of that session. Derived from the payload, never from an inherited $IC_OWNER, so parallel
 // sessions (and parallel subagents of one session) stay distinct owners.
 export function ownerForSession(agent: Agent, sessionId: string, agentId?: string): string {
-  const session = `${agent}-${ownerPart(sessionId)}`;
+  const session = liveOwner(`${agent}-${ownerPart(sessionId)}`);
   return agentId === undefined ? session : `${session}/${ownerPart(agentId)}`;
 }
 
@@ -26,4 +26,22 @@ export function sameLineage(a: string, b: string): boolean {
 export function sessionOf(owner: string): string {
   const slash = owner.indexOf('/');
   return slash < 0 ? owner : owner.slice(0, slash);
+}
+
+// The live owner of this hook's session, when it differs from the owner its payload names (a second live
+// process of one session id, or of one IC_OWNER, is `base~<pid>`; docs/sessions.md). Set once per hook
+// invocation by runHook's liveness step, so every adapter that derives its owner here gets it.
+const liveOwners = new Map<string, string>();
+
+export function liveOwner(base: string): string {
+  return liveOwners.get(base) ?? base;
+}
+
+export function setLiveOwner(base: string, owner: string): void {
+  if (owner === base) liveOwners.delete(base);
+  else liveOwners.set(base, owner);
+}
+
+export function clearLiveOwners(): void {
+  liveOwners.clear();
 }

@@ -7,6 +7,8 @@ export const HOOK_NAMES = [
   'claude-turn-end',
   'claude-subagent-stop',
   'claude-session-end',
+  // UserPromptSubmit: liveness and hand-off requests only (src/hooks/liveness.ts does the work).
+  'claude-prompt',
   'codex-pre-edit',
   'codex-session-end',
   'git-pre-commit',
@@ -33,6 +35,10 @@ export const HOOK_NAMES = [
   'opencode-pre-tool',
   'opencode-post-tool',
   'opencode-session-end',
+  // reference-transaction (install --git-index): no commit from a stale private index reverts another's.
+  'git-reference-transaction',
+  // post-checkout (install --git): a linked worktree added later gets the main work tree's agent hooks.
+  'git-post-checkout',
 ] as const;
 export type HookName = (typeof HOOK_NAMES)[number];
 

@@ -4,7 +4,8 @@ import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { reserveEdit, type EditRequest } from './edit';
 import { claudeEditEvent, codexEditEvent, codexOwner, type EditEvent } from './edit-events';
 import { checkStaged, guardReport } from './git-guard';
-import { ownerForSession, sessionOf } from './identity';
+import { clearLiveOwners, ownerForSession, sessionOf } from './identity';
+import { observeSession, ownerOfCommand, withContext } from './liveness';
 import { noticeOutput, preToolUseOutput } from './output';
 import { parsePayload, stringField, type Payload } from './payload';
 import { releaseFailedCalls, releaseRefusedEdit } from './refused';
@@ -16,9 +17,19 @@ import { runClaudePreShell, runCodexPreShell } from './shell-hook';
 import { runClaudePostTool, runCodexPostTool } from './custody/post-tool';
 import { agentHookOf, isAgentHookName } from './agents';
 import { runAgentHook } from './agents/run-agent';
+import { runReferenceTransaction } from './revert-guard';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
+
+// git-post-checkout's work (src/hooks/install/worktree.ts), registered by the full CLI; the hook bundle
+// hands that hook to the full CLI (src/cli/hook-main.ts), so the installer stays out of the edit path.
+let worktreeInstaller: ((cwd: string, env: NodeJS.ProcessEnv) => string[]) | undefined;
+export const HOOKS_OF_THE_FULL_CLI: readonly string[] = ['git-post-checkout'];
+
+export function registerWorktreeInstaller(install: (cwd: string, env: NodeJS.ProcessEnv) => string[]): void {
+  worktreeInstaller = install;
+}
 
 export interface HookResult {
   stdout: string;
@@ -34,7 +45,7 @@ export interface HookInput {
 
 // git runs its hooks with no payload (and stdin may be a terminal): only agent hooks read stdin.
 export function readsStdin(name: HookName): boolean {
-  return !name.startsWith('git-') || name === 'git-commit-msg'; // commit-msg: the message, piped in by its script
+  return !name.startsWith('git-') || name === 'git-commit-msg' || name === 'git-reference-transaction'; // the message / the ref updates, piped in by their scripts
 }
 
 export function isHookName(name: string): name is HookName {
@@ -45,6 +56,19 @@ export function isHookName(name: string): name is HookName {
 // the entry point) reads stdin, calls this, and writes the result.
 export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
   const env = withAbsoluteDb(hookEnv, cwd);
+  // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
+  // dead clients' locks, and hand-off requests for the model.
+  let step = observeSession(name, input, env, cwd);
+  try {
+    const result = dispatchHook(name, input, env, cwd);
+    if (step?.owner === '') step = observeSession(name, input, env, cwd); // the hook created the database: register now
+    return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
+  } finally {
+    clearLiveOwners();
+  }
+}
+
+function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
   if (isAgentHookName(name)) {
     const { adapter, phase } = agentHookOf(name); // Gemini CLI, Copilot CLI, OpenCode: src/hooks/agents
     return runAgentHook(adapter, phase, input.text, Boolean(input.truncated), env, cwd);
@@ -65,6 +89,8 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         return runSubagentStop(input, env, cwd);
       case 'claude-session-end':
         return runSessionEnd(input, env, cwd, 'claude');
+      case 'claude-prompt':
+        return { stdout: '', stderr: '', exitCode: 0 }; // the liveness step in runHook is all it does
       case 'codex-session-end':
         return runSessionEnd(input, env, cwd, 'codex');
       case 'git-pre-commit':
@@ -87,6 +113,14 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         return { ...runClaudePostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
       case 'codex-post-tool':
         return { ...runCodexPostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
+      case 'git-reference-transaction':
+        return runReferenceTransaction(input, env, cwd);
+      case 'git-post-checkout': {
+        // The installer is not in the small hook bundle: the full CLI registers it (src/cli/entry.ts).
+        if (!worktreeInstaller) return { stdout: '', stderr: '', exitCode: 0 };
+        const installed = worktreeInstaller(cwd, env);
+        return { stdout: '', stderr: installed.length > 0 ? `ic: agent hooks installed in this work tree: ${installed.join(', ')}\n` : '', exitCode: 0 };
+      }
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
@@ -97,6 +131,9 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
         stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`,
         exitCode: failClosed ? 1 : 0,
       };
+    if (name === 'git-reference-transaction')
+      return { stdout: '', stderr: `ic: the revert check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    if (name === 'git-post-checkout') return { stdout: '', stderr: `ic: agent hooks were not installed in this work tree: ${describe(error)}\n`, exitCode: 0 };
     if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
     if (name === 'claude-pre-edit' || name === 'codex-pre-edit' || name === 'claude-pre-shell' || name === 'codex-pre-shell')
       return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
@@ -216,7 +253,7 @@ function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): Hook
 function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
-  const owner = env.IC_OWNER ?? '';
+  const owner = ownerOfCommand(cwd, envWithDeadline(env, 1_000)) ?? '';
   const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
   // commit cannot revert what another session committed; a path both changed stops the commit.

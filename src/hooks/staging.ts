@@ -10,6 +10,7 @@ import { noticeOutput } from './output';
 import { parsePayload, stringField } from './payload';
 import { shellQuote } from './session';
 import { appendOnce } from './env-file';
+import { ownerOfCommand } from './liveness';
 import type { HookInput, HookResult } from './run';
 
 // The hooks of private staging areas (README, "Private staging areas"): seed and export a session's index,
@@ -17,9 +18,11 @@ import type { HookInput, HookResult } from './run';
 
 const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
 
-// A shell command that runs git somewhere in it (cheap test, no database): `git …`, `cd x && git …`, `(git …)`.
+// A shell command that mentions git anywhere (cheap test, no database): `git …`, `cd x && git …`, `(git …)`,
+// `bash -c 'git commit …'`, `/usr/bin/git`, `xargs git`. A false positive costs one refresh; a miss can
+// let a stale index commit, so this errs towards yes.
 export function runsGit(command: string): boolean {
-  return /(^|[\s;&|(`$])git(\s|$)/.test(command);
+  return /(^|[^A-Za-z0-9_.-])git($|[^A-Za-z0-9_-])/.test(command);
 }
 
 // The work tree holding `dir`, found on disk like `git rev-parse --show-toplevel` but without a process.
@@ -101,7 +104,7 @@ export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv): string
   try {
     refresh = refreshIndex(top, mine.index, env, mine.file);
   } catch (error) {
-    return `ic: commit refused: your private staging area could not be brought onto HEAD (${(error as Error).message.split('\n')[0]}), and committing it stale could revert another agent's commit. IC_GUARD=off skips this check.`;
+    return `ic: commit refused: your private staging area could not be brought onto HEAD (${(error as Error).message.split('\n')[0]}), and committing it stale could revert another agent's commit; look at \`git status\`, stage again, and commit.`;
   }
   if (refresh.restage.length === 0) return undefined;
   return `ic: commit refused: another session committed changes to ${refresh.restage.length === 1 ? 'a path' : 'paths'} you staged (HEAD ${refresh.base.slice(0, 8) || 'unborn'} → ${refresh.head.slice(0, 8)}):\n${refresh.restage.map((path) => `  ${path}`).join('\n')}\nYour staging area now holds the new HEAD's version of ${refresh.restage.length === 1 ? 'it' : 'them'}; look at the file${refresh.restage.length === 1 ? '' : 's'}, stage again (git add), and commit.`;
@@ -144,7 +147,7 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string): HookResul
   }
   let owner = 'unknown';
   try {
-    owner = validateOwner(env.IC_OWNER, 'IC_OWNER');
+    owner = validateOwner(ownerOfCommand(top, env), 'IC_OWNER');
   } catch {
     owner = 'unknown';
   }
@@ -160,7 +163,7 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string): HookResul
 // `coord hook git-index-path`, for agents other than Claude: seeds $IC_OWNER's index in this work tree and
 // prints its path (`export GIT_INDEX_FILE="$(ic coord hook git-index-path)"`).
 export function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string): HookResult {
-  const owner = validateOwner(env.IC_OWNER, 'IC_OWNER');
+  const owner = validateOwner(ownerOfCommand(cwd, env), 'IC_OWNER');
   const top = gitTopLevel(cwd, env);
   const index = indexFileFor(top, owner);
   if (index === undefined) return { stdout: '', stderr: 'ic: not in a git repository\n', exitCode: 1 };

@@ -1,5 +1,6 @@
 import init from '../../schema/0001_init.sql';
 import settings from '../../schema/0002_settings.sql';
+import sessions from '../../schema/0003_sessions.sql';
 import custody from '../../schema/0004_custody.sql';
 import scopeNames from '../../schema/0005_scope_names.sql';
 import runProcesses from '../../schema/0006_run_processes.sql';
@@ -8,6 +9,7 @@ import runProcesses from '../../schema/0006_run_processes.sql';
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: '0001_init', sql: init },
   { version: 2, name: '0002_settings', sql: settings },
+  { version: 3, name: '0003_sessions', sql: sessions },
   { version: 4, name: '0004_custody', sql: custody },
   { version: 5, name: '0005_scope_names', sql: scopeNames },
   { version: 6, name: '0006_run_processes', sql: runProcesses },

@@ -52,8 +52,7 @@ function whenReady(turn, requests, answer) {
 }
 
 // scripts: { NAME: [turn, ...] } where turn = [{name, input}, ...] | string.
-// Returns { url, requests, close }; `requests` records {conversation, step, toolResults, body} for assertions
-// (`body`: the request's messages as JSON text, to find what hooks added for the model).
+// Returns { url, requests, close }; `requests` records {conversation, step, toolResults, body} for assertions.
 export async function startAnthropicMock(scripts) {
   const requests = [];
   const server = await startJsonServer((req, json, res) => {
@@ -69,10 +68,12 @@ export async function startAnthropicMock(scripts) {
     }
     const messages = Array.isArray(json.messages) ? json.messages : [];
     const tools = Array.isArray(json.tools) ? json.tools.map((tool) => tool.name) : [];
-    const first = messages.find((m) => m.role === 'user');
-    const marker = /\[\[([A-Za-z0-9_-]+)\]\]/.exec(first ? textOf(first.content) : '');
+    // The last user message with a marker names the conversation (a resumed session adds a new one), and
+    // the step counts the assistant messages after it.
+    const markedAt = messages.findLastIndex((m) => m.role === 'user' && /\[\[[A-Za-z0-9_-]+\]\]/.test(textOf(m.content)));
+    const marker = markedAt < 0 ? null : /\[\[([A-Za-z0-9_-]+)\]\]/.exec(textOf(messages[markedAt].content));
     const conversation = marker?.[1];
-    const step = messages.filter((m) => m.role === 'assistant').length;
+    const step = messages.slice(markedAt + 1).filter((m) => m.role === 'assistant').length;
     const toolResults = messages
       .flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []))
       .map((b) => ({ id: b.tool_use_id, is_error: Boolean(b.is_error), text: textOf(b.content) }));
@@ -94,7 +95,7 @@ export async function startAnthropicMock(scripts) {
       );
       return;
     }
-    requests.push({ conversation, step, tools, toolResults, body: JSON.stringify(messages) });
+    requests.push({ conversation, step, tools, toolResults, body: JSON.stringify(json) });
     const answer = (turn) => {
       if (typeof turn === 'string') return reply(res, json.model, [{ type: 'text', text: turn }]);
       reply(

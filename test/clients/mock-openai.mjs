@@ -41,9 +41,17 @@ function sse(res, items) {
   res.end();
 }
 
+// A turn may be held back until the test says so: {until: (requests) => boolean, then: turn}, checked every
+// 25 ms for at most 60 s (then answered anyway, so a broken scenario fails instead of hanging).
+function whenReady(turn, requests, answer) {
+  if (turn === null || typeof turn !== 'object' || Array.isArray(turn)) return answer(turn);
+  const giveUpAt = Date.now() + 60_000;
+  const poll = () => (turn.until(requests) || Date.now() > giveUpAt ? answer(turn.then) : setTimeout(poll, 25));
+  poll();
+}
+
 // scripts: { NAME: [turn, ...] }. Returns { url, requests, close }; `requests` records
-// {conversation, step, outputs, body} where outputs are the tool outputs Codex sent back and body the
-// request's input items as JSON text (to find what hooks added for the model).
+// {conversation, step, outputs, body} where outputs are the tool outputs Codex sent back and body the raw request.
 export async function startOpenAiMock(scripts) {
   const requests = [];
   const server = await startJsonServer((req, json, res) => {
@@ -60,11 +68,11 @@ export async function startOpenAiMock(scripts) {
       .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
       .map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
     const step = outputs.length;
-    requests.push({ conversation, step, outputs, body: JSON.stringify(input) });
+    requests.push({ conversation, step, outputs, body: JSON.stringify(json) });
     const script = conversation ? scripts[conversation] : undefined;
     const turn = script?.[step] ?? 'done';
     if (typeof turn === 'function') return turn().then((text) => sse(res, [message(text)]));
-    sse(res, typeof turn === 'string' ? [message(turn)] : turn.map((call, index) => item(call, conversation, step, index)));
+    whenReady(turn, requests, (ready) => sse(res, typeof ready === 'string' ? [message(ready)] : ready.map((call, index) => item(call, conversation, step, index))));
   });
   return { url: `${server.origin}/v1`, requests, close: server.close };
 }

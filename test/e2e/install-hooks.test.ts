@@ -53,6 +53,7 @@ describe('ic coord install / uninstall', () => {
       { file: settings, action: 'created' },
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
+      { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' }, // worktrees added later get the agent hooks
       { file: exclude, action: 'updated' },
     ]);
     const edits = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
@@ -65,6 +66,7 @@ describe('ic coord install / uninstall', () => {
         PostToolUseFailure: [{ matcher: edits, hooks: [{ type: 'command', command: cmd('claude-edit-refused'), timeout: 5 }] }],
         PermissionDenied: [{ matcher: edits, hooks: [{ type: 'command', command: cmd('claude-edit-refused'), timeout: 5 }] }],
         SessionStart: [{ hooks: [{ type: 'command', command: cmd('claude-session-start'), timeout: 10 }] }],
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: cmd('claude-prompt'), timeout: 5 }] }],
         Stop: [{ hooks: [{ type: 'command', command: cmd('claude-turn-end'), timeout: 5 }] }],
         SubagentStop: [{ hooks: [{ type: 'command', command: cmd('claude-subagent-stop'), timeout: 5 }] }],
         SessionEnd: [{ hooks: [{ type: 'command', command: cmd('claude-session-end'), timeout: 5 }] }],
@@ -91,7 +93,7 @@ describe('ic coord install / uninstall', () => {
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
     const gone = await ic(r, ['coord', 'uninstall'], { env });
-    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'updated']);
+    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'removed', 'updated']);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
     expect(existsSync(hook)).toBe(false);
@@ -123,6 +125,7 @@ describe('ic coord install / uninstall', () => {
       { file: settings, action: 'updated' },
       { file: `${hook}.ic-backup`, action: 'backed_up' },
       { file: hook, action: 'created' },
+      { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' },
     ]);
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
@@ -143,6 +146,7 @@ describe('ic coord install / uninstall', () => {
     expect(uninstall.json.changed).toEqual([
       { file: settings, action: 'updated' },
       { file: hook, action: 'restored' },
+      { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'removed' },
     ]);
     expect(snapshot([settings, hook, `${hook}.ic-backup`])).toEqual({ ...before, [`${hook}.ic-backup`]: null });
     expect((await ic(r, ['coord', 'uninstall'])).json.changed).toEqual([]);
@@ -165,7 +169,7 @@ describe('ic coord install / uninstall', () => {
     writeScript(userHook, '#!/usr/bin/env sh\necho husky >> husky-ran\n');
     const before = snapshot([userHook]);
     const install = await ic(r, ['coord', 'install', '--git']);
-    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook]);
+    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook, join(r.dir, '.husky', 'post-checkout')]);
     await coord(r, ['reserve', 'x.ts', '--owner', 'alice']);
     writeFile(r.dir, 'x.ts');
     await git(r.dir, ['add', 'x.ts']);
@@ -199,7 +203,10 @@ describe('ic coord install / uninstall', () => {
     await git(r.dir, ['worktree', 'add', '-q', linked]);
     try {
       const result = await ic(r, ['coord', 'install', '--git'], { cwd: linked });
-      expect(result.json.changed).toEqual([{ file: join(r.dir, '.git', 'hooks', 'pre-commit'), action: 'created' }]);
+      expect(result.json.changed).toEqual([
+        { file: join(r.dir, '.git', 'hooks', 'pre-commit'), action: 'created' },
+        { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' },
+      ]);
     } finally {
       execFileSync('rm', ['-rf', linked]);
     }
@@ -222,11 +229,11 @@ describe('ic coord install: moving between settings files', () => {
     expect(JSON.parse(readFileSync(shared, 'utf8'))).toEqual({ model: 'opus' });
     // A teammate's shared install (ic from PATH) is left alone by a personal install.
     await ic(r, ['coord', 'install', '--claude', '--shared']);
-    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit || ');
+    expect(readFileSync(shared, 'utf8')).toContain('exec ic coord hook claude-pre-edit"');
     expect(existsSync(local)).toBe(false);
     const personal = await ic(r, ['coord', 'install', '--claude']);
     expect(personal.json.changed).toEqual([{ file: local, action: 'created' }]);
-    expect(readFileSync(shared, 'utf8')).toContain('"ic coord hook claude-pre-edit || ');
+    expect(readFileSync(shared, 'utf8')).toContain('exec ic coord hook claude-pre-edit"');
   });
 });
 

@@ -59,7 +59,10 @@ describe('stalled claims', () => {
     expect(asked.json).toMatchObject({ granted: false, handoff_requested: { item: 'bd-3', holder: 'claude-holder' }, stalled: false });
     writeFileSync(join(repo.dir, 'x.ts'), '');
     const hook = await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: claudeEdit(repo.dir, 'holder', join(repo.dir, 'x.ts')) });
-    expect(JSON.parse(hook.stdout).systemMessage).toMatch(/bob asks you to hand over work item bd-3: `coord unclaim bd-3`.*`coord transfer --from claude-holder --to bob --pattern bd-3`/);
+    // Told to the holder's model (additionalContext), once (docs/sessions.md, "Hand-off").
+    expect(JSON.parse(hook.stdout).hookSpecificOutput.additionalContext).toMatch(
+      /bob asks you \(claude-holder\) to hand over work item "bd-3": "I have the fix".*`coord unclaim bd-3`.*`coord transfer --from claude-holder --to bob --pattern bd-3`/,
+    );
     const status = await ic(repo, ['coord', 'statusline'], { input: JSON.stringify({ session_id: 'holder', workspace: { current_dir: repo.dir } }) });
     expect(status.stdout).toMatch(/bob asks for bd-3/);
     expect((await coord(repo, ['who'])).json.owners.find((o: any) => o.owner === 'claude-holder').handoff_requests).toMatchObject([{ item: 'bd-3', by: 'bob' }]);

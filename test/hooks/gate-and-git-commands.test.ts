@@ -10,6 +10,12 @@ describe('runsGit: which Bash commands get the private-index check', () => {
     ['(git add a)', true],
     ['FOO=1 git diff', true],
     ['echo $(git rev-parse HEAD)', true],
+    // issue #20: `git` right after a quote, a path, a wrapper
+    ["bash -c 'git commit --no-verify -m x'", true],
+    ['sh -c "git commit -am x"', true],
+    ['/usr/bin/git commit -m x', true],
+    ['xargs git add', true],
+    ['env GIT_DIR=.git git log', true],
     ['ls -la', false],
     ['npm run digit', false],
     ['gitk', false],

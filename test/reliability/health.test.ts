@@ -1,12 +1,12 @@
 // Database health: every broken or unusual database gives a clear DB_UNAVAILABLE (exit 69) with what to do,
 // or recovers; never INTERNAL (70), never silent data loss. `ic doctor` reports each case.
+import { LATEST_VERSION } from '../../src/store/migrations';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ic, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
-import { LATEST_VERSION } from '../../src/store/migrations';
 import { isNetworkFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
 
 let repo: TempRepo;

@@ -5,7 +5,7 @@ import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { dropName, takeName, type NameType } from '../../coord/named';
 import { askHandoff, claimState, takeOver } from '../../coord/handoff';
 import { formatTime } from '../../core/time';
-import { validateName } from '../../core/names';
+import { checkText, validateName } from '../../core/names';
 import { reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
@@ -18,7 +18,19 @@ interface TakeOptions extends CommonOptions {
   wait?: string | false;
   reason?: string;
   take?: boolean;
-  ask?: boolean;
+  /** `--ask` alone (true), or `--ask MESSAGE`. */
+  ask?: boolean | string;
+}
+
+export const MAX_ASK_CHARS = 500;
+
+// The words of `--ask MESSAGE` (else --reason): the text rule (so one line), at most MAX_ASK_CHARS characters.
+function askMessage(options: TakeOptions): string | null {
+  const raw = typeof options.ask === 'string' ? options.ask : options.reason;
+  if (raw === undefined) return null;
+  const text = checkText(raw.trim(), '--ask MESSAGE');
+  if ([...text].length > MAX_ASK_CHARS) throw new IcError('INVALID_INPUT', `--ask MESSAGE may be at most ${MAX_ASK_CHARS} characters`, { hint: 'Try: say what you need in a sentence or two' });
+  return text === '' ? null : text;
 }
 
 const NOUN: Record<NameType, string> = { named: 'lock', claim: 'claim' };
@@ -51,7 +63,7 @@ export function claimCommand(emit: (reply: Reply) => void): Command {
     .option('--wait <duration>', 'wait up to this long for the claim')
     .option('--reason <text>', 'what you are doing with it, shown to others who try to claim it')
     .option('--take', 'take over a stalled claim (its owner inactive for the repository setting stall-after, default 60m: ic config); recorded as taken_over')
-    .option('--ask', 'ask the holder to hand the claim over (it sees the request in its hooks and status line)')
+    .option('--ask [message]', "ask the holder to hand the claim over; MESSAGE reaches the holder's model with its next hook (once; a repeat in the same words is not sent again)")
     .action((item: string, options: TakeOptions) => emit(options.take || options.ask ? takeOrAsk(item, options) : take('claim', item, options)));
 }
 
@@ -105,7 +117,7 @@ function takeOrAsk(item: string, options: TakeOptions): Reply {
   const owner = resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.claim;
   const validItem = validateName(item, 'claim item');
-  const reason = options.reason ?? null;
+  const reason = options.ask !== undefined && options.ask !== false ? askMessage(options) : (options.reason ?? null);
   const done = withContext(options, true, (ctx): Reply | undefined => {
     if (options.take) {
       const taken = takeOver(ctx, { item: validItem, owner, ttlMs, reason });
@@ -116,8 +128,10 @@ function takeOrAsk(item: string, options: TakeOptions): Reply {
     const asked = askHandoff(ctx, { item: validItem, owner, reason });
     if (!asked) return undefined;
     const held = viewLock(asked.claim);
-    const json = { granted: false, handoff_requested: { item: validItem, holder: asked.claim.owner }, held, stalled: asked.stalled, last_active: formatTime(asked.last_active) };
-    return success(json, () => `asked ${asked.claim.owner} to hand over ${validItem}${asked.stalled ? ' (it is stalled: --take would take it now)' : ''}`);
+    const request = { item: validItem, holder: asked.claim.owner, message: reason, repeated: asked.repeated === true };
+    const json = { granted: false, handoff_requested: request, held, stalled: asked.stalled, last_active: formatTime(asked.last_active) };
+    const said = asked.repeated ? `already asked ${asked.claim.owner} for ${validItem} in these words` : `asked ${asked.claim.owner} to hand over ${validItem}`;
+    return success(json, () => `${said}${asked.stalled ? ' (it is stalled: --take would take it now)' : ''}`);
   });
   return done ?? take('claim', item, { ...options, take: false, ask: false });
 }

@@ -9,6 +9,7 @@ import { hooksObjectOf, isOurHandler } from './json-hooks';
 import { claudeSettingsFiles, codexHooksFile } from './plan';
 import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
 import { agentHookChecks } from './agent-doctor';
+import { resolveProject } from '../../coord/context';
 
 // `ic doctor`'s look at the installed agent hooks: does each one name an ic that runs here, and has Codex
 // been told to trust its hooks (it skips untrusted ones without a word)? Files without our hooks add nothing.
@@ -31,7 +32,41 @@ export function hookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
   if (guard) checks.push(guard);
   const staging = stagingCheck(projectRoot);
   if (staging) checks.push(staging);
+  const active = activeHooksCheck(projectRoot);
+  if (active) checks.push(active);
   return checks;
+}
+
+// Which agents' ic hooks are active in this work tree (docs/sessions.md, "Worktrees"). A linked worktree
+// lacking hooks its main work tree has is a warning: agents started there would not be coordinated.
+function activeHooksCheck(projectRoot: string): HealthCheck | undefined {
+  const present = (root: string) => {
+    const files = claudeSettingsFiles(root);
+    return {
+      claude: [files.local, files.shared].some((file) => ourCommands(readIfExists(file), CLAUDE_HOOK_NAMES).length > 0),
+      codex: ourCommands(readIfExists(codexHooksFile(root)), CODEX_HOOK_NAMES).length > 0,
+    };
+  };
+  const here = present(projectRoot);
+  const names = [here.claude ? 'Claude Code' : undefined, here.codex ? 'Codex' : undefined].filter(Boolean);
+  const detail = `agent hooks active in ${projectRoot}: ${names.length > 0 ? names.join(', ') : 'none'}`;
+  let main: string | undefined;
+  try {
+    main = resolveProject(projectRoot).claimScope;
+  } catch {
+    main = undefined;
+  }
+  if (main === undefined || main === projectRoot) return names.length > 0 ? { name: 'agent_hooks', ok: true, detail } : undefined; // a plain repository without hooks: nothing to say
+  const there = present(main);
+  const missing = [there.claude && !here.claude ? 'Claude Code' : undefined, there.codex && !here.codex ? 'Codex' : undefined].filter(Boolean);
+  if (missing.length === 0) return { name: 'agent_hooks', ok: true, detail: `${detail} (a linked worktree of ${main})` };
+  return {
+    name: 'agent_hooks',
+    ok: false,
+    severity: 'warning',
+    detail: `${detail}; the main work tree ${main} has ${missing.join(' and ')} hooks this linked worktree lacks, so agents started here are not coordinated`,
+    fix: `run \`ic coord install${missing.includes('Codex') ? ' --trust' : ''}\` in this worktree (worktrees added after \`ic coord install --git\` get them by themselves)`,
+  };
 }
 
 // Private staging areas (install --git-index): how many index files there are, and whether some look
@@ -75,7 +110,7 @@ function gitGuardCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck
   return { name: 'git_guard', ok: false, severity: 'warning', detail: `${problems.join('; ')}: commits go unchecked`, fix: 'run `ic coord install --git` again from the ic you use now' };
 }
 
-function ourCommands(text: string | undefined, names: readonly string[]): string[] {
+export function ourCommands(text: string | undefined, names: readonly string[]): string[] {
   const hooks = hooksObjectOf(text);
   if (hooks === undefined) return [];
   const commands = new Set<string>();
@@ -91,6 +126,8 @@ function ourCommands(text: string | undefined, names: readonly string[]): string
 
 // The program a hook command starts: a single-quoted path (what install writes) or a bare word.
 export function commandProgram(command: string): string {
+  const wrapped = /;\s*exec (\S+) coord(?:ination)? hook \S+$/.exec(command); // a shared hook's `command -v ic || …; exec ic coord hook NAME`
+  if (wrapped) return wrapped[1]!;
   const quoted = /^'((?:[^']|'\\'')*)'/.exec(command);
   if (quoted) return quoted[1]!.replace(/'\\''/g, "'");
   return command.split(/\s+/)[0] ?? '';

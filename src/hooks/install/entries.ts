@@ -25,7 +25,33 @@ export const MISSING_IC_LINE = 'ic is not installed: run `ic coord uninstall` or
 // The hook's command line. When the shell cannot find ic (127), one clear line on stderr and exit 1: a
 // non-blocking hook error for Claude Code and Codex (never 2, which blocks); every other status passes through.
 export function hookCommand(ic: IcCommand, name: string): string {
-  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name} || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo ${shellQuote(MISSING_IC_LINE)} >&2; exit 1; }`;
+  const call = `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name}`;
+  // A shared install's edit and session-start hooks answer for a machine without ic (missingIcReply);
+  // every other hook whose ic is gone says so in one line (exit 1: a non-blocking error, never 2).
+  const missing = ic.kind === 'on-path' ? missingIcReply(name) : undefined;
+  if (missing !== undefined) return `command -v ic >/dev/null 2>&1 || { cat >/dev/null; printf '%s\\n' ${shellQuote(missing)}; exit 0; }; exec ${call}`;
+  return `${call} || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo ${shellQuote(MISSING_IC_LINE)} >&2; exit 1; }`;
+}
+
+export const MISSING_IC = 'ic is not installed on this machine (no `ic` on PATH), and this repository coordinates its agents with it';
+
+// Shared installs (docs/sessions.md, "Shared installs"): on a machine without ic, an edit hook refuses the
+// edit (ic cannot tell whether another agent holds the file, and a held file is never silently editable),
+// and session start says so. Other hooks do nothing there.
+export function missingIcReply(name: string): string | undefined {
+  // Claude's and Codex's PreToolUse reply shape (the adapted clients have their own; they get the one-line notice).
+  if (name.includes('-pre-') && (name.startsWith('claude-') || name.startsWith('codex-'))) {
+    const reason = `${MISSING_IC}: it cannot tell whether another agent holds this file, so the change was not made. Ask the person to install ic (npm install -g @ic-coord/ic) and retry.`;
+    return JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
+      systemMessage: `${MISSING_IC}; edits are refused until it is installed.`,
+    });
+  }
+  if (name.endsWith('-session-start')) {
+    const text = `${MISSING_IC}; edits are refused until it is installed (npm install -g @ic-coord/ic).`;
+    return JSON.stringify({ systemMessage: text, hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } });
+  }
+  return undefined;
 }
 
 // .claude/settings(.local).json (Claude Code hooks: matcher is a regex over tool names, timeout in seconds).
@@ -46,6 +72,7 @@ export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean; shel
     entry('PostToolUseFailure', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('PermissionDenied', 'claude-edit-refused', 5, CLAUDE_EDIT_MATCHER),
     entry('SessionStart', 'claude-session-start', 10),
+    entry('UserPromptSubmit', 'claude-prompt', 5), // liveness, and hand-off requests for the model (docs/sessions.md)
     entry('Stop', 'claude-turn-end', 5),
     entry('SubagentStop', 'claude-subagent-stop', 5),
     entry('SessionEnd', 'claude-session-end', 5),

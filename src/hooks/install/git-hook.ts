@@ -32,7 +32,13 @@ export function renderGuard(template: string, icBin: string, mode: 'exec' | 'sam
 }
 
 // The git hooks ic installs, each from its template in scripts/.
-export const GIT_HOOKS = { 'pre-commit': 'git-pre-commit.sh', 'post-commit': 'git-post-commit.sh', 'commit-msg': 'git-commit-msg.sh' } as const;
+export const GIT_HOOKS = {
+  'pre-commit': 'git-pre-commit.sh',
+  'post-commit': 'git-post-commit.sh',
+  'commit-msg': 'git-commit-msg.sh',
+  'reference-transaction': 'git-reference-transaction.sh',
+  'post-checkout': 'git-post-checkout.sh',
+} as const;
 export type GitHookName = keyof typeof GIT_HOOKS;
 
 // Never blocks and never throws: a missing, unreadable or non-regular file (a FIFO, a directory) reads as

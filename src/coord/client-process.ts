@@ -1,0 +1,101 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+import type { ClientProcess } from '../store/sessions';
+
+// The agent client process behind a hook or a command, read from /proc (Linux): cheap (one small file per
+// ancestor), and no process is started. Elsewhere there is no /proc: no client is identified, and owners
+// fall back to what the payload and IC_OWNER say (docs/sessions.md).
+
+// Processes that only pass a command on: the hook's `sh -c`, the agent's shell, git running a hook, the
+// hook script itself (named after its file), wrappers. The client is the first ancestor that is none of these.
+const PASS_THROUGH = new Set([
+  'sh',
+  'bash',
+  'dash',
+  'zsh',
+  'ksh',
+  'mksh',
+  'fish',
+  'busybox',
+  'env',
+  'timeout',
+  'nice',
+  'nohup',
+  'stdbuf',
+  'time',
+  'xargs',
+  'git',
+  'ic',
+  'coord',
+  'pre-commit',
+  'post-commit',
+  'commit-msg',
+  'reference-trans',
+]);
+const MAX_DEPTH = 32;
+
+interface Stat {
+  comm: string;
+  state: string;
+  ppid: number;
+  start: string;
+}
+
+// /proc/<pid>/stat: `pid (comm) state ppid … starttime(22) …`; comm may hold spaces and parentheses.
+export function readStat(pid: number): Stat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return undefined;
+  }
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  return { comm: text.slice(text.indexOf('(') + 1, close), state: fields[0] ?? '', ppid: Number(fields[1]), start: fields[19] ?? '' };
+}
+
+let machine: { host: string; boot: string } | null | undefined;
+
+// This host as the kernel sees it: host name and pid namespace (pids mean nothing across either), boot id.
+export function thisMachine(): { host: string; boot: string } | undefined {
+  if (machine !== undefined) return machine ?? undefined;
+  try {
+    const os = require('node:os') as typeof import('node:os');
+    const ns = readlinkSync('/proc/self/ns/pid');
+    machine = { host: `${os.hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim() };
+  } catch {
+    machine = null;
+  }
+  return machine ?? undefined;
+}
+
+// The ancestors of this process, nearest first (pid 1 and 0 excluded).
+export function ancestors(from: number = process.ppid): (ClientProcess & { comm: string })[] {
+  const here = thisMachine();
+  if (!here) return [];
+  const chain: (ClientProcess & { comm: string })[] = [];
+  for (let pid = from, depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
+    const stat = readStat(pid);
+    if (!stat) break;
+    chain.push({ ...here, pid, start: stat.start, comm: stat.comm });
+    pid = stat.ppid;
+  }
+  return chain;
+}
+
+// The client that ran this hook: the nearest ancestor that is not a shell or wrapper.
+export function hookClient(): ClientProcess | undefined {
+  for (const process of ancestors()) {
+    if (!PASS_THROUGH.has(process.comm)) return { host: process.host, boot: process.boot, pid: process.pid, start: process.start };
+  }
+  return undefined;
+}
+
+// Is the recorded client still running? Only answerable on its own host: elsewhere, the TTL decides.
+export function clientState(client: ClientProcess): 'alive' | 'gone' | 'unknown' {
+  const here = thisMachine();
+  if (!here || here.host !== client.host) return 'unknown';
+  if (here.boot !== client.boot) return 'gone';
+  const stat = readStat(client.pid);
+  return stat && stat.start === client.start && stat.state !== 'Z' && stat.state !== 'X' ? 'alive' : 'gone';
+}

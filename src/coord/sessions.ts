@@ -1,0 +1,142 @@
+import { insertEvent } from '../store/events';
+import { markSeen } from '../store/owners';
+import {
+  deleteSession,
+  extendLineageLocks,
+  extendLineageUntil,
+  lineageLockIds,
+  putSession,
+  sessionByOwner,
+  sessionOfProcess,
+  sessionsOnHost,
+  touchSession,
+  type ClientProcess,
+  type SessionRow,
+} from '../store/sessions';
+import { ancestors, clientState, thisMachine } from './client-process';
+import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { release } from './release';
+
+// Session truth (docs/sessions.md): which live agent an owner is, how its activity keeps its locks, and
+// what happens when its client process is gone.
+
+/** At most one liveness write per owner in this interval (a shell command's timeout always writes). */
+export const LIVENESS_WRITE_MS = 10_000;
+/** What a shell command's lock cover adds after its timeout: the agent's next hook renews from there. */
+export const SHELL_GRACE_MS = 60_000;
+
+export interface Activity {
+  /** The owner the payload names: `claude-<session>`, `codex-<session>` or Codex's $IC_OWNER. */
+  base: string;
+  agent: string;
+  /** The client process that ran the hook; undefined where /proc is missing. */
+  client: ClientProcess | undefined;
+  /** A shell command is about to run with this timeout: the session's locks must outlast it. */
+  shellTimeoutMs?: number;
+}
+
+export interface Liveness {
+  /** The live owner: `base`, or `base~<pid>` when another live process already runs as `base`. */
+  owner: string;
+  renewed: number;
+  wrote: boolean;
+}
+
+// Every agent hook: find (or register) the live owner of the session and renew its locks and claims.
+// Reads only, unless the owner was not seen for LIVENESS_WRITE_MS, is new, or a shell command needs cover.
+export function recordActivity(ctx: CoordContext, activity: Activity): Liveness {
+  const known = readTransaction(ctx, (now) => {
+    const row = activity.client ? sessionOfProcess(ctx.db, activity.client, activity.base) : sessionByOwner(ctx.db, activity.base);
+    return row && now - row.last_seen < LIVENESS_WRITE_MS && activity.shellTimeoutMs === undefined ? row.owner : undefined;
+  });
+  if (known !== undefined) return { owner: known, renewed: 0, wrote: false };
+  return writeTransaction(ctx, (now) => {
+    const owner = liveOwnerFor(ctx, activity, now);
+    let renewed = extendLineageLocks(ctx.db, owner, now);
+    let until: number | undefined;
+    if (activity.shellTimeoutMs !== undefined) {
+      until = now + activity.shellTimeoutMs + SHELL_GRACE_MS;
+      renewed += extendLineageUntil(ctx.db, owner, now, until);
+    }
+    markSeen(ctx.db, owner, now);
+    const detail = { renewed, interval_ms: LIVENESS_WRITE_MS, ...(until !== undefined ? { until, shell_timeout_ms: activity.shellTimeoutMs } : {}) };
+    insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
+    return { owner, renewed, wrote: true };
+  });
+}
+
+// Inside the write: the row of this very process, else `base` when no other live process runs as it,
+// else `base~<pid>`. Two concurrent sessions never share an owner, whatever IC_OWNER or a resume says.
+function liveOwnerFor(ctx: CoordContext, activity: Activity, now: number): string {
+  const client = activity.client;
+  if (!client) return activity.base;
+  const mine = sessionOfProcess(ctx.db, client, activity.base);
+  if (mine) {
+    touchSession(ctx.db, mine.owner, now);
+    return mine.owner;
+  }
+  const holder = sessionByOwner(ctx.db, activity.base);
+  const taken = holder !== undefined && isLive(holder, now);
+  const owner = taken ? `${activity.base}~${client.pid}` : activity.base;
+  putSession(ctx.db, { owner, base: activity.base, agent: activity.agent, ...client, created_at: now, last_seen: now });
+  return owner;
+}
+
+// Another host's process cannot be looked at: it counts as live while it showed activity within a lock TTL.
+function isLive(row: ClientProcess & { last_seen: number }, now: number): boolean {
+  const state = clientState(row);
+  return state === 'alive' || (state === 'unknown' && now - row.last_seen < 15 * 60_000);
+}
+
+const reaped = new Set<string>();
+
+// Releases the locks and claims of sessions whose client process on this host is gone (killed, crashed):
+// at the next ic call instead of at their TTL. Once per database per process; reads only when none died.
+export function releaseDeadClients(ctx: CoordContext): number {
+  const here = thisMachine();
+  if (!here || ctx.dbMissing || reaped.has(ctx.dbLocation.path)) return 0;
+  reaped.add(ctx.dbLocation.path);
+  const dead = readTransaction(ctx, () => sessionsOnHost(ctx.db, here.host)).filter((row) => clientState(row) === 'gone');
+  if (dead.length === 0) return 0;
+  return writeTransaction(ctx, (now) => {
+    let released = 0;
+    for (const row of dead) {
+      const byOwner = new Map<string, string[]>();
+      for (const lock of lineageLockIds(ctx.db, row.owner, now)) byOwner.set(lock.owner, [...(byOwner.get(lock.owner) ?? []), lock.id]);
+      for (const [owner, ids] of byOwner) {
+        released += release(ctx, { ids, owner, all: false, force: false, reason: `the client process (pid ${row.pid}) of ${row.owner} ended`, releaseReason: 'client_gone' }).released.length;
+      }
+      deleteSession(ctx.db, row.owner);
+    }
+    return released;
+  });
+}
+
+// The session a command run from an agent's shell belongs to: the nearest ancestor process registered by
+// an agent hook. Undefined outside agents (a person's terminal, CI), where /proc is missing, and in a
+// database from before sessions were recorded.
+export function sessionOfShell(ctx: CoordContext): SessionRow | undefined {
+  if (ctx.dbMissing) return undefined;
+  const chain = ancestors();
+  if (chain.length === 0) return undefined;
+  try {
+    return readTransaction(ctx, () => {
+      for (const process of chain) {
+        const row = sessionOfProcess(ctx.db, process);
+        if (row) return row;
+      }
+      return undefined;
+    });
+  } catch {
+    return undefined; // no sessions table yet (an older schema, read without migrating)
+  }
+}
+
+// Who a command acts as when no --owner is given: the live session it runs in, when $IC_OWNER is unset or
+// names that very session (Claude's exported owner, Codex's inherited IC_OWNER); else $IC_OWNER.
+// So a second session sharing one IC_OWNER acts as itself, and an explicit other name stays explicit.
+export function actingOwner(ctx: CoordContext, envOwner: string | undefined): string | undefined {
+  const session = sessionOfShell(ctx);
+  if (session && (!envOwner || envOwner === session.base || envOwner === session.owner)) return session.owner;
+  return envOwner || undefined;
+}

@@ -1,0 +1,147 @@
+import { existsSync } from 'node:fs';
+import { MAX_TTL_MS } from '../core/duration';
+import { hookClient } from '../coord/client-process';
+import { createContext, resolveProject, type CoordContext } from '../coord/context';
+import { untoldRequests, type OpenRequest } from '../coord/handoff';
+import { actingOwner, recordActivity, releaseDeadClients } from '../coord/sessions';
+import { locateDb } from '../store/discover';
+import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identity';
+import { objectField, parsePayload, stringField, type Payload } from './payload';
+import { envWithDeadline } from './settings';
+import type { HookInput } from './run';
+
+// The generic step every agent hook runs first (docs/sessions.md): any hook whose payload names a session
+// proves that session alive. It renews the session's locks and claims (rate-limited), extends them over a
+// shell command's timeout, gives two live processes of one owner distinct owners, releases the locks of
+// client processes that are gone, and collects hand-off requests the session's model has not been told.
+// It depends on no list of hook names: the agent is the hook name's first word.
+
+export interface SessionStep {
+  /** Empty when there was no database yet: the hook's own work may create it, so runHook asks again after. */
+  owner: string;
+  /** Text for the model (additionalContext), when the hook's event can carry it. */
+  context?: string;
+  /** The event name the reply must carry with it. */
+  eventName?: string;
+}
+
+// Hook events whose hookSpecificOutput.additionalContext reaches the model, in Claude Code 2.1 and Codex 0.169.
+const CONTEXT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'run_shell_command', 'bash']);
+const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool', 'preToolUse']);
+// Claude Code's Bash default timeout, when the call names none (BASH_DEFAULT_TIMEOUT_MS changes it).
+const CLAUDE_BASH_DEFAULT_MS = 120_000;
+
+export function agentOfHook(name: string): string | undefined {
+  const agent = name.slice(0, name.indexOf('-'));
+  return agent === '' || agent === 'git' ? undefined : agent;
+}
+
+export function sessionIdOf(payload: Payload): string | undefined {
+  return stringField(payload, 'session_id') ?? stringField(payload, 'sessionId') ?? stringField(payload, 'sessionID');
+}
+
+// The owner the payload names, before liveness: the same identity functions the adapters use.
+export function baseOwnerOf(agent: string, payload: Payload, env: NodeJS.ProcessEnv): string | undefined {
+  const sessionId = sessionIdOf(payload);
+  if (agent === 'codex' && env.IC_OWNER) return env.IC_OWNER;
+  return sessionId === undefined ? undefined : ownerForSession(agent as Agent, sessionId);
+}
+
+// The timeout of the shell command a PreToolUse is about to let run, in ms; undefined for anything else.
+export function shellTimeoutOf(name: string, payload: Payload, env: NodeJS.ProcessEnv): number | undefined {
+  const tool = stringField(payload, 'tool_name') ?? stringField(payload, 'toolName') ?? '';
+  const event = stringField(payload, 'hook_event_name') ?? stringField(payload, 'hookEventName');
+  if (!SHELL_TOOLS.has(tool) || (event !== undefined ? !PRE_TOOL_EVENTS.has(event) : !name.includes('-pre-'))) return undefined;
+  const input = objectField(payload, 'tool_input') ?? objectField(payload, 'toolArgs') ?? {};
+  if (input.run_in_background === true) return undefined; // runs on past the call: the ordinary renewal covers it
+  const given = [input.timeout, input.timeout_ms].find((value) => typeof value === 'number' && Number.isFinite(value) && value > 0) as number | undefined;
+  const fallback = Number(env.BASH_DEFAULT_TIMEOUT_MS) > 0 ? Number(env.BASH_DEFAULT_TIMEOUT_MS) : CLAUDE_BASH_DEFAULT_MS;
+  return Math.min(given ?? fallback, MAX_TTL_MS);
+}
+
+// Runs the step; never throws (liveness must not turn a working hook into a failing one).
+export function observeSession(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string): SessionStep | undefined {
+  const agent = agentOfHook(name);
+  if (agent === undefined) return undefined;
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return undefined;
+  const base = baseOwnerOf(agent, parsed.value, env);
+  if (base === undefined) return undefined;
+  const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
+  let ctx: CoordContext | undefined;
+  try {
+    ctx = openExisting(dir, envWithDeadline(env, 1_000));
+    if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
+    releaseDeadClients(ctx);
+    const live = recordActivity(ctx, { base, agent, client: hookClient(), ...shellCover(name, parsed.value, env) });
+    setLiveOwner(base, live.owner);
+    const eventName = stringField(parsed.value, 'hook_event_name');
+    if (eventName === undefined || !CONTEXT_EVENTS.has(eventName)) return { owner: live.owner };
+    const requests = untoldRequests(ctx, live.owner, (owner) => sameLineage(owner, live.owner));
+    return requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(requests), eventName };
+  } catch {
+    return undefined;
+  } finally {
+    ctx?.db.close();
+  }
+}
+
+function shellCover(name: string, payload: Payload, env: NodeJS.ProcessEnv): { shellTimeoutMs?: number } {
+  const timeout = shellTimeoutOf(name, payload, env);
+  return timeout === undefined ? {} : { shellTimeoutMs: timeout };
+}
+
+function openExisting(dir: string, env: NodeJS.ProcessEnv): CoordContext | undefined {
+  const project = resolveProject(dir);
+  if (!existsSync(locateDb({ env, cwd: dir, projectDb: project.db }).path)) return undefined;
+  return createContext({ cwd: dir, env, write: true, project });
+}
+
+const MAX_TOLD = 5;
+const MAX_MESSAGE = 300;
+
+// What the holder's model reads: each asker once per item (its latest words), at most MAX_TOLD of them.
+export function handoffContext(requests: readonly OpenRequest[]): string {
+  const lines = requests.slice(-MAX_TOLD).map(({ item, holder, by, reason }) => {
+    const words = reason ? `: ${JSON.stringify(reason.length > MAX_MESSAGE ? `${reason.slice(0, MAX_MESSAGE)}…` : reason)}` : '';
+    return `- ${by} asks you (${holder}) to hand over work item ${JSON.stringify(item)}${words}. Answer by finishing and running \`coord unclaim ${item}\`, or \`coord transfer --from ${holder} --to ${by} --pattern ${item}\`.`;
+  });
+  const more = requests.length > MAX_TOLD ? [`- and ${requests.length - MAX_TOLD} earlier request${requests.length - MAX_TOLD === 1 ? '' : 's'} (\`coord who\` lists them).`] : [];
+  return ['ic: hand-off requests from other agents:', ...lines, ...more].join('\n');
+}
+
+// Adds the step's text for the model to a hook's reply (a JSON object on stdout, or nothing).
+export function withContext(stdout: string, step: SessionStep | undefined): string {
+  if (!step?.context || !step.eventName) return stdout;
+  let reply: Record<string, unknown> = {};
+  if (stdout.trim() !== '') {
+    try {
+      const parsed = JSON.parse(stdout) as unknown;
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return stdout;
+      reply = parsed as Record<string, unknown>;
+    } catch {
+      return stdout; // not ours to rewrite
+    }
+  }
+  const specific = (reply.hookSpecificOutput ?? {}) as Record<string, unknown>;
+  const joined = typeof specific.additionalContext === 'string' ? `${specific.additionalContext}\n${step.context}` : step.context;
+  reply.hookSpecificOutput = { ...specific, hookEventName: step.eventName, additionalContext: joined };
+  return `${JSON.stringify(reply)}\n`;
+}
+
+// Who a git hook acts for (the guard, post-commit): the live agent session whose shell ran git, else
+// $IC_OWNER. Dead clients' locks are released first, so a killed agent's files do not block the commit.
+export function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+  let ctx: CoordContext | undefined;
+  try {
+    ctx = openExisting(cwd, env);
+    if (ctx === undefined) return env.IC_OWNER || undefined;
+    releaseDeadClients(ctx);
+    return actingOwner(ctx, env.IC_OWNER);
+  } catch {
+    return env.IC_OWNER || undefined;
+  } finally {
+    ctx?.db.close();
+  }
+}

@@ -1,0 +1,59 @@
+import { readIndexBase } from '../coord/private-index';
+import { git, parseRaw, privateIndexOfHook } from './git-index';
+import { gitTopLevel } from './git-guard';
+import type { HookInput, HookResult } from './run';
+
+// git's reference-transaction hook (installed with --git-index), at the `prepared` state: the last word
+// before a ref moves, which `git commit --no-verify` does not skip. A commit from a private index whose base
+// is no longer the branch tip may not put back content another session committed since that base: each
+// path changed between the base and the current tip must not read, in the new commit, as it read at the
+// base. Such a commit is aborted (exit 1) and nothing moves (docs/sessions.md, "No revert").
+
+const ZERO = /^0+$/;
+
+export function runReferenceTransaction(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+  const top = gitTopLevel(cwd, env);
+  const mine = privateIndexOfHook(top, env);
+  const base = mine ? readIndexBase(mine.index)?.base : undefined;
+  if (!mine || !base) return { stdout: '', stderr: '', exitCode: 0 };
+  const shared: NodeJS.ProcessEnv = { ...env };
+  delete shared.GIT_INDEX_FILE;
+  const branch = headRef(top, shared);
+  for (const line of input.text.split('\n')) {
+    const [old, next, ref] = line.split(' ');
+    if (!old || !next || ref !== branch || ZERO.test(old) || ZERO.test(next) || old === base) continue;
+    const reverted = revertedPaths(top, shared, base, old, next);
+    if (reverted.length > 0) {
+      const list = reverted.slice(0, 20).map((path) => `  ${path}`);
+      const more = reverted.length > 20 ? [`  … and ${reverted.length - 20} more`] : [];
+      return {
+        stdout: '',
+        stderr:
+          [
+            `ic: commit refused: your staging area was built on ${base.slice(0, 8)}, and another session has committed since (${old.slice(0, 8)}); this commit would put back the old content of:`,
+            ...list,
+            ...more,
+            'Commit again without --no-verify (the guard first brings your staging area onto the new HEAD), then check those paths and stage them again if needed.',
+          ].join('\n') + '\n',
+        exitCode: 1,
+      };
+    }
+  }
+  return { stdout: '', stderr: '', exitCode: 0 };
+}
+
+// The paths others changed between `base` and `tip` that `next` sets back to what they were at `base`.
+export function revertedPaths(top: string, env: NodeJS.ProcessEnv, base: string, tip: string, next: string): string[] {
+  const upstream = parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, tip], top, env)).map((change) => change.path);
+  if (upstream.length === 0) return [];
+  const changed = new Set(parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, next], top, env)).map((change) => change.path));
+  return upstream.filter((path) => !changed.has(path));
+}
+
+function headRef(top: string, env: NodeJS.ProcessEnv): string {
+  try {
+    return git(['symbolic-ref', '-q', 'HEAD'], top, env).toString('utf8').trim() || 'HEAD';
+  } catch {
+    return 'HEAD'; // detached
+  }
+}

@@ -1,0 +1,92 @@
+import type Database from 'better-sqlite3';
+import { statement } from './statements';
+
+// Live agent sessions (schema/0003_sessions.sql): which client process runs as which owner.
+
+export interface ClientProcess {
+  host: string;
+  boot: string;
+  pid: number;
+  start: string;
+}
+
+export interface SessionRow extends ClientProcess {
+  owner: string;
+  base: string;
+  agent: string;
+  created_at: number;
+  last_seen: number;
+  told_until: number;
+}
+
+const COLUMNS = 'owner, base, agent, host, boot, pid, start, created_at, last_seen, told_until';
+
+export function sessionByOwner(db: Database.Database, owner: string): SessionRow | undefined {
+  return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner) as SessionRow | undefined;
+}
+
+// The session a client process runs under `base` (one process may run several: Claude's /clear starts a new id).
+export function sessionOfProcess(db: Database.Database, client: ClientProcess, base?: string): SessionRow | undefined {
+  const rows = statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ? AND pid = ? AND start = ? ORDER BY last_seen DESC`).all(client.host, client.pid, client.start) as SessionRow[];
+  return rows.find((row) => row.boot === client.boot && (base === undefined || row.base === base));
+}
+
+export function sessionsOnHost(db: Database.Database, host: string): SessionRow[] {
+  return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ?`).all(host) as SessionRow[];
+}
+
+// Registers (or re-registers, for a process that took the owner over) a session.
+export function putSession(db: Database.Database, row: Omit<SessionRow, 'told_until'>): void {
+  statement(
+    db,
+    `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+     ON CONFLICT (owner) DO UPDATE SET base = excluded.base, agent = excluded.agent, host = excluded.host, boot = excluded.boot, pid = excluded.pid,
+       start = excluded.start, created_at = excluded.created_at, last_seen = excluded.last_seen, told_until = 0`,
+  ).run(row.owner, row.base, row.agent, row.host, row.boot, row.pid, row.start, row.created_at, row.last_seen);
+}
+
+export function touchSession(db: Database.Database, owner: string, now: number): void {
+  statement(db, 'UPDATE sessions SET last_seen = max(last_seen, ?) WHERE owner = ?').run(now, owner);
+}
+
+export function markTold(db: Database.Database, owner: string, eventId: number): void {
+  statement(db, 'UPDATE sessions SET told_until = max(told_until, ?) WHERE owner = ?').run(eventId, owner);
+}
+
+export function deleteSession(db: Database.Database, owner: string): void {
+  statement(db, 'DELETE FROM sessions WHERE owner = ?').run(owner);
+}
+
+// Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
+export function lineageLockIds(db: Database.Database, owner: string, now: number): { id: string; owner: string }[] {
+  return statement(db, 'SELECT id, owner FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) = ?) ORDER BY token').all(
+    now,
+    owner,
+    owner.length + 1,
+    `${owner}/`,
+  ) as { id: string; owner: string }[];
+}
+
+// Pushes the expiry of an owner's (and its subagents') active locks out to at least `until`; never shortens one.
+export function extendLineageUntil(db: Database.Database, owner: string, now: number, until: number): number {
+  return statement(db, 'UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND (owner = ? OR substr(owner, 1, ?) = ?)').run(
+    until,
+    now,
+    until,
+    owner,
+    owner.length + 1,
+    `${owner}/`,
+  ).changes;
+}
+
+// The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents.
+export function extendLineageLocks(db: Database.Database, owner: string, now: number): number {
+  return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND (owner = ? OR substr(owner, 1, ?) = ?)').run(
+    now,
+    now,
+    now,
+    owner,
+    owner.length + 1,
+    `${owner}/`,
+  ).changes;
+}
