@@ -37,7 +37,7 @@ describe('mergeHookEntries / removeHookEntries', () => {
     expect(parsed.model).toBe('opus');
     expect(parsed.hooks.PreToolUse).toHaveLength(3);
     expect(parsed.hooks.PreToolUse[1].matcher).toBe('Edit|Write|MultiEdit|NotebookEdit|mcp__.*');
-    expect(parsed.hooks.PreToolUse[2]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: "'/opt/my tools/it'\\''s/bin/ic' coord hook claude-pre-shell", timeout: 10 }] });
+    expect(parsed.hooks.PreToolUse[2]).toEqual({ matcher: 'Bash', hooks: [{ type: 'command', command: "'/opt/my tools/it'\\''s/bin/ic' coord hook claude-pre-shell" + FALLBACK, timeout: 10 }] });
     expect(parsed.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say done' }] });
     expect(parsed.hooks.Stop[1].hooks[0].command).toContain('claude-turn-end');
     expect(parsed.hooks.SessionStart[0].hooks[0].command).toContain('claude-session-start');
