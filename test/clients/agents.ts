@@ -54,8 +54,3 @@ export async function waitFor(condition: () => boolean, timeoutMs = 60_000): Pro
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
-
-// Is shell custody (#19, branch custody-pre) in this tree, or still the interface stub?
-export const CUSTODY_PRE_LANDED = !require('node:fs')
-  .readFileSync(join(__dirname, '..', '..', 'src', 'hooks', 'custody', 'pre-shell.ts'), 'utf8')
-  .includes('Interface stub');

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChatMock, type ChatMock } from './mock-chat.mjs';
-import { CUSTODY_PRE_LANDED, runCopilot, waitFor } from './agents';
+import { runCopilot, waitFor } from './agents';
 import { activeLocks, events, ic, makeScratch, type Scratch } from './support';
 
 // Real GitHub Copilot CLI (test/clients/versions.json) with `ic coord install --copilot` done in a scratch
@@ -108,7 +108,7 @@ describe('GitHub Copilot CLI, real binary', () => {
   });
 
   // Needs checkShellCommand from the custody work (#19, branch custody-pre); main has its interface stub.
-  it.skipIf(!CUSTODY_PRE_LANDED)('a shell write on a held file is denied and changes nothing (needs custody-pre)', async () => {
+  it('a shell write on a held file is denied and changes nothing', async () => {
     const { s, server } = await setup({ 'a.txt': 'alpha\n' }, { SHELL: [[{ name: 'bash', args: { command: 'echo shell > a.txt', description: 'write a' } }], 'done'] });
     expect((await ic(s.repo, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);
     expect((await runCopilot(s, server.url, 'shell [[SHELL]]')).code).toBe(0);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startGeminiMock, type GeminiMock } from './mock-gemini.mjs';
-import { CUSTODY_PRE_LANDED, prepareGeminiHome, runGemini, waitFor } from './agents';
+import { prepareGeminiHome, runGemini, waitFor } from './agents';
 import { activeLocks, events, ic, makeScratch, type Scratch } from './support';
 
 // Real Gemini CLI (test/clients/versions.json) with `ic coord install --gemini` done in a scratch repo,
@@ -91,7 +91,7 @@ describe('Gemini CLI, real binary', () => {
   });
 
   // Needs checkShellCommand from the custody work (#19, branch custody-pre); main has its interface stub.
-  it.skipIf(!CUSTODY_PRE_LANDED)('a shell write on a held file is denied and changes nothing (needs custody-pre)', async () => {
+  it('a shell write on a held file is denied and changes nothing', async () => {
     const { s, server } = await setup({ 'a.txt': 'alpha\n' }, { SHELL: [[{ name: 'run_shell_command', args: { command: 'echo shell > a.txt' } }], 'done'] });
     expect((await ic(s.repo, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);
     expect((await runGemini(s, server.url, 'shell [[SHELL]]')).code).toBe(0);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startChatMock, type ChatMock } from './mock-chat.mjs';
-import { CUSTODY_PRE_LANDED, prepareOpencode, runOpencode, waitFor } from './agents';
+import { prepareOpencode, runOpencode, waitFor } from './agents';
 import { activeLocks, events, ic, makeScratch, type Scratch } from './support';
 
 // Real OpenCode (test/clients/versions.json) with `ic coord install --opencode` (its plugin) in a scratch
@@ -98,7 +98,7 @@ describe('OpenCode, real binary', () => {
   });
 
   // Needs checkShellCommand from the custody work (#19, branch custody-pre); main has its interface stub.
-  it.skipIf(!CUSTODY_PRE_LANDED)('a shell write on a held file is denied and changes nothing (needs custody-pre)', async () => {
+  it('a shell write on a held file is denied and changes nothing', async () => {
     const { s, server } = await setup({ 'a.txt': 'alpha\n' }, { SHELL: [[{ name: 'bash', args: { command: 'echo shell > a.txt', description: 'write a' } }], 'done'] });
     expect((await ic(s.repo, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);
     expect((await runOpencode(s, 'shell [[SHELL]]')).code).toBe(0);
