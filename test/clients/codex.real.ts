@@ -39,7 +39,7 @@ describe('Codex, real binary', () => {
     const doctor = await ic(s.repo, ['doctor'], { CODEX_HOME: s.home });
     expect(doctor.code).toBe(1);
     expect(doctor.json.checks.find((c: any) => c.name === 'codex_trust')).toMatchObject({ ok: false, severity: 'warning' });
-    expect((await codexHookList(s)).map((h) => h.trustStatus)).toEqual(['untrusted', 'untrusted', 'untrusted']);
+    expect((await codexHookList(s)).map((h) => h.trustStatus)).toEqual(['untrusted', 'untrusted', 'untrusted', 'untrusted']); // pre-edit, pre-shell, session-end, post-tool
     // What the issue saw: without trust Codex silently skips ic's hook and patches the held file.
     await runCodex(s, 'patch it [[UNTRUSTED]]');
     expect(readFileSync(join(s.repo, 'a.txt'), 'utf8')).toBe('patched\n');

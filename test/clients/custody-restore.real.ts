@@ -20,8 +20,9 @@ afterEach(async () => {
 
 describe('Claude Code, real binary: a held file written through Bash is put back', () => {
   // bypassPermissions is refused to root, which these runs are on this machine; acceptEdits with Bash allowed runs the same hooks.
-  it('python3 in Bash (acceptEdits, Bash allowed): the holder’s content is back, the model is told, coord events has it', async () => {
-    const s = makeScratch({ 'held.txt': 'the holder’s committed text\n', 'free.txt': 'free\n' });
+  it('a python3 script in Bash (acceptEdits, Bash allowed): the holder’s content is back, the model is told, coord events has it', async () => {
+    // A script the before-command check cannot read (a `python3 -c` with a literal path would be denied before it ran).
+    const s = makeScratch({ 'held.txt': 'the holder’s committed text\n', 'free.txt': 'free\n', 'w.py': "open('held.txt','w').write('x')\n" });
     scratches.push(s);
     prepareClaudeHome(s);
     expect((await ic(s.repo, ['coord', 'install', '--claude'])).code).toBe(0);
@@ -29,7 +30,7 @@ describe('Claude Code, real binary: a held file written through Bash is put back
     const holder = 'claude-holder-session';
     const reserve = await ic(s.repo, ['coord', 'reserve', 'held.txt'], { IC_OWNER: holder, IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() - 30_000).toISOString() });
     expect(reserve.code).toBe(0);
-    const command = `python3 -c "open('held.txt','w').write('x')" && echo changed > free.txt`;
+    const command = 'python3 w.py && echo changed > free.txt';
     const server = await startAnthropicMock({ WRITER: [[{ name: 'Bash', input: { command, description: 'write files' } }], 'done'] });
     closers.push(server.close);
     const args = ['--permission-mode', 'acceptEdits', '--allowedTools', 'Bash'];
@@ -48,10 +49,10 @@ describe('Claude Code, real binary: a held file written through Bash is put back
 });
 
 describe('Codex, real binary: a held file written through its shell is put back', () => {
-  it('python3 through exec_command: the holder’s content is back, the model is told, coord events has it', async () => {
-    const s = makeScratch({ 'held.txt': 'the holder’s committed text\n' });
+  it('a python3 script through exec_command: the holder’s content is back, the model is told, coord events has it', async () => {
+    const s = makeScratch({ 'held.txt': 'the holder’s committed text\n', 'w.py': "open('held.txt','w').write('x')\n" });
     scratches.push(s);
-    const command = `python3 -c "open('held.txt','w').write('x')"`;
+    const command = 'python3 w.py';
     const server = await startOpenAiMock({ WRITER: [[{ shell: command }], 'done'] });
     closers.push(server.close);
     writeCodexConfig(s, server.url);

@@ -90,7 +90,6 @@ describe('Gemini CLI, real binary', () => {
     expect(readFileSync(join(s.repo, 'other.txt'), 'utf8')).toBe('other\n');
   });
 
-  // Needs checkShellCommand from the custody work (#19, branch custody-pre); main has its interface stub.
   it('a shell write on a held file is denied and changes nothing', async () => {
     const { s, server } = await setup({ 'a.txt': 'alpha\n' }, { SHELL: [[{ name: 'run_shell_command', args: { command: 'echo shell > a.txt' } }], 'done'] });
     expect((await ic(s.repo, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);

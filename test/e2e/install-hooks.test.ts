@@ -103,7 +103,7 @@ describe('ic coord install / uninstall', () => {
     const r = repo();
     const dry = await ic(r, ['coord', 'install', '--dry-run'], { env: bothClients(r) });
     expect(dry.json.dry_run).toBe(true);
-    expect(dry.json.changed).toHaveLength(4);
+    expect(dry.json.changed).toHaveLength(5); // Claude and Codex settings, pre-commit, post-checkout, exclude
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
     const codexOnly = await ic(r, ['coord', 'install', '--codex']);

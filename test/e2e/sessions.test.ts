@@ -305,12 +305,12 @@ describe('worktrees', () => {
     const repo = repoWith({ 'a.ts': 'a\n' });
     const codexHome = join(repo.dir, '.git', 'codex-home');
     execFileSync('mkdir', ['-p', codexHome]);
-    expect((await coord(repo, ['install', '--trust'], { env: { CODEX_HOME: codexHome } })).exitCode).toBe(0);
+    expect((await coord(repo, ['install', '--claude', '--codex', '--git', '--trust'], { env: { CODEX_HOME: codexHome } })).exitCode).toBe(0);
     const linked = `${repo.dir}-linked`;
     repos.push({ dir: linked, db: '', cleanup: () => execFileSync('rm', ['-rf', linked]) });
     execFileSync('git', ['-C', repo.dir, 'worktree', 'add', '-q', linked], { env: { ...process.env, CODEX_HOME: codexHome }, stdio: 'pipe' });
     const settings = JSON.parse(readFileSync(join(linked, '.claude', 'settings.local.json'), 'utf8'));
-    expect(settings.hooks.PreToolUse.some((g: any) => g.hooks[0].command.endsWith('coord hook claude-pre-edit'))).toBe(true);
+    expect(settings.hooks.PreToolUse.some((g: any) => g.hooks[0].command.includes('coord hook claude-pre-edit '))).toBe(true);
     const codexHooks = readFileSync(join(linked, '.codex', 'hooks.json'), 'utf8');
     expect(codexHooks).toContain('coord hook codex-pre-edit');
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toContain(`${linked}/.codex/hooks.json:pre_tool_use`);

@@ -39,7 +39,10 @@ function dump(): string {
   const db = new Database(repo.db, { readonly: true });
   try {
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'sqlite_sequence' ORDER BY name").all() as { name: string }[]).map((t) => t.name);
-    return JSON.stringify(tables.map((name) => [name, db.prepare(name === 'events' ? "SELECT * FROM events WHERE type <> 'conflict' ORDER BY id" : `SELECT * FROM "${name}" ORDER BY rowid`).all()]));
+    // Rows compared as sorted JSON: some tables are WITHOUT ROWID, so there is no one column to order by.
+    const rows = (name: string) =>
+      (db.prepare(name === 'events' ? "SELECT * FROM events WHERE type <> 'conflict'" : `SELECT * FROM "${name}"`).all() as unknown[]).map((row) => JSON.stringify(row)).sort();
+    return JSON.stringify(tables.map((name) => [name, rows(name)]));
   } finally {
     db.close();
   }
