@@ -42,3 +42,15 @@ CREATE TABLE custody_snapshots (
   stat    TEXT NOT NULL,
   PRIMARY KEY (scope, writer, call_id, path)
 ) STRICT, WITHOUT ROWID;
+
+-- An edit of the holder under way: its edit hook (before the tool writes) marks each file it reserves, and
+-- the record of the holder's write (after the tool) or the end of its own shell command clears it. While a
+-- file is marked, the holder's write may be on disk with its record still to come: a restore leaves the
+-- file as it is rather than put back an older record over it.
+CREATE TABLE custody_edits (
+  scope      TEXT NOT NULL,
+  path       TEXT NOT NULL,
+  owner      TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, path)
+) STRICT, WITHOUT ROWID;

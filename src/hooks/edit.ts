@@ -5,6 +5,7 @@ import { DEFAULT_TTL_MS } from '../core/lock';
 import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
 import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
+import { markEdits } from '../store/custody';
 import { sameLineage } from './identity';
 import { literalPatterns } from './project-paths';
 
@@ -51,6 +52,7 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
         ctx,
         request,
         patterns.map((p) => p.pattern),
+        patterns.map((p) => p.path),
       );
       if (outcome.kind === 'conflict') return { ...outcome, untrackable };
       granted.push(...patterns.map((p) => p.pattern));
@@ -65,7 +67,7 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
 // One transaction: the try, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
-function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
+function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[], paths: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
   const input = {
     type: 'file' as const,
     patterns,
@@ -75,7 +77,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     reason: request.reason ?? editReason(request.toolUseId),
     ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
   };
-  return writeTransaction(ctx, () => {
+  return writeTransaction(ctx, (now) => {
     let outcome: ReserveOutcome;
     try {
       // A savepoint: refused only by its own lineage, the try is undone (no conflict events) and handed over.
@@ -90,6 +92,8 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
       outcome = reserveOnce(ctx, input);
     }
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts };
+    // The tool writes next: until its write is recorded, a restore must not put an older record over it.
+    markEdits(ctx.db, ctx.scope, request.owner, paths, now);
     return { kind: 'granted' as const };
   });
 }

@@ -94,3 +94,44 @@ export function runningWriters(db: Database.Database, scope: string, since: numb
   const rows = statement(db, 'SELECT DISTINCT writer FROM custody_commands WHERE scope = ? AND started_at >= ?').all(scope, since) as { writer: string }[];
   return new Set(rows.map((r) => r.writer));
 }
+
+export interface EditRow {
+  path: string;
+  owner: string;
+  started_at: number;
+}
+
+// The holder's edit hook is about to let its tool write these files (custody_edits).
+export function markEdits(db: Database.Database, scope: string, owner: string, paths: readonly string[], now: number): void {
+  const upsert = statement(
+    db,
+    'INSERT INTO custody_edits (scope, path, owner, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, started_at = excluded.started_at',
+  );
+  for (const path of paths) upsert.run(scope, path, owner, now);
+}
+
+export function editsFor(db: Database.Database, scope: string, paths: readonly string[]): Map<string, EditRow> {
+  const found = new Map<string, EditRow>();
+  const select = statement(db, 'SELECT path, owner, started_at FROM custody_edits WHERE scope = ? AND path = ?');
+  for (const path of paths) {
+    const row = select.get(scope, path) as EditRow | undefined;
+    if (row) found.set(path, row);
+  }
+  return found;
+}
+
+// The holder's write was recorded (or its command ended): the file's edit is no longer under way.
+export function clearEdits(db: Database.Database, scope: string, paths: readonly string[]): void {
+  const remove = statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND path = ?');
+  for (const path of paths) remove.run(scope, path);
+}
+
+// Edit marks older than the cutoff: their tool never reported back (refused, failed, killed).
+export function purgeEdits(db: Database.Database, startedBefore: number): number {
+  return statement(db, 'DELETE FROM custody_edits WHERE started_at < ?').run(startedBefore).changes;
+}
+
+// The owner's own shell command ended: the marks its before hook made are over (its writes were recorded).
+export function clearEditsBy(db: Database.Database, scope: string, owner: string): void {
+  statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND owner = ?').run(scope, owner);
+}

@@ -182,6 +182,27 @@ describe('custody after a shell command (claude-post-tool)', () => {
     expect(read(repo, 'src/a.ts')).toBe('v5 by A shell\n');
   });
 
+  it('never undoes the holder: an edit whose hook ran before the command and whose write is not yet recorded is left as it is', async () => {
+    seed(repo, { 'src/a.ts': 'v0\n' });
+    await claudeWrite(repo, A, 'src/a.ts', 'v1\n');
+    const toolInput = { file_path: join(repo.dir, 'src/a.ts'), content: 'v2 by A\n' };
+    const edit = (hook: string, extra: Record<string, unknown>) =>
+      ic(repo, ['coord', 'hook', hook], { input: payload(repo, A, { tool_name: 'Write', tool_input: toolInput, tool_use_id: 'w-2', ...extra }) });
+    // A's edit hook runs before B's command starts; A's write lands during it; its record comes after B's after hook.
+    expect((await edit('claude-pre-edit', { hook_event_name: 'PreToolUse' })).stdout).toBe('');
+    snapshot(repo, B, 'b-1', 'append');
+    write(repo, 'src/a.ts', 'v2 by A\n');
+    bash(repo, 'echo "B was here" >> src/a.ts');
+    const post = await postShell(repo, B, 'b-1', 'append');
+    expect(read(repo, 'src/a.ts')).toBe('v2 by A\nB was here\n'); // A's write is there; B's append stays (the trade-off)
+    expect(contextOf(post.stdout)).toContain(`"src/a.ts" (held by ${owner(A)}) changed while ${owner(A)} was editing it`);
+    expect(await events(repo, 'restored')).toHaveLength(0);
+    expect((await edit('claude-post-tool', { hook_event_name: 'PostToolUse', tool_response: {} })).stdout).toBe('');
+    // The write recorded, the edit is over: B's next command that changes the file is put back to A's write.
+    expect(contextOf((await shellCall(repo, B, 'b-2', 'echo clobbered > src/a.ts')).stdout)).toContain(`"src/a.ts" is held by ${owner(A)}`);
+    expect(read(repo, 'src/a.ts')).toBe('v2 by A\n');
+  });
+
   // Each writer at once: a command that appends to every other agent's file and writes its own unheld file.
   function runAgent(repo: TempRepo, i: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {

@@ -88,8 +88,6 @@ export interface HeldPattern {
   holder: string;
   lockId: string;
   createdAt: number;
-  /** When the holder last took or renewed the lock (its edit hook renews it before every write). */
-  renewedAt: number;
 }
 
 // A pattern's files: a literal pattern names one; a glob covers the tracked files it matches (read from

@@ -1,6 +1,6 @@
 import { writeTransaction } from '../../coord/context';
 import { listLocks } from '../../store/locks';
-import { recordLatest, type LatestRow } from '../../store/custody';
+import { clearEdits, recordLatest, type LatestRow } from '../../store/custody';
 import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
 import { groupByProject } from '../edit';
 import { projectRelative } from '../project-paths';
@@ -39,6 +39,11 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
           rows.push({ path: rel, owner, source: 'write', recorded_at: now, ...state, blob, stat: blob === state.blob ? state.stat : '' });
         }
         for (const row of rows) recordLatest(ctx.db, ctx.scope, row);
+        clearEdits(
+          ctx.db,
+          ctx.scope,
+          rows.map((row) => row.path),
+        ); // the edit is over: its write is the record now
       });
     } finally {
       ctx.db.close();

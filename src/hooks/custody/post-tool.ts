@@ -102,6 +102,8 @@ export function restoreMessage(report: RestoreReport): string | undefined {
   for (const { path, holder, movedTo } of report.displaced)
     lines.push(`${JSON.stringify(path)} was created by your command under a pattern ${holder} holds: it was moved to ${JSON.stringify(movedTo)} (nothing is lost).`);
   for (const { path, holder } of report.left ?? []) lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder}'s own command was running, so ic left it as it is.`);
+  for (const { path, holder } of report.editing ?? [])
+    lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder} was editing it, so ic left it as it is: ${holder}'s edit is never undone (do not change this file).`);
   if (lines.length === 0) return undefined;
   const holders = [...new Set([...report.restored, ...report.displaced].map((r) => r.holder))];
   const next =

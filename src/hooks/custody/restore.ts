@@ -1,9 +1,8 @@
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeTransaction, type CoordContext } from '../../coord/context';
-import { commandStart, endCommand, latestFor, recordLatest, runningWriters, snapshotRows, type FileState, type LatestRow } from '../../store/custody';
+import { clearEditsBy, commandStart, editsFor, endCommand, latestFor, recordLatest, runningWriters, snapshotRows, type EditRow, type FileState, type LatestRow } from '../../store/custody';
 import { insertEvent } from '../../store/events';
-import { getLock } from '../../store/locks';
 import { sameLineage } from '../identity';
 import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
 import { readBlob } from './git-objects';
@@ -49,30 +48,31 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
     }
     const ownWrites = ownChanges(repo, view.own, latest);
     if (plans.length === 0 && ownWrites.length === 0 && started === undefined) return report;
-    // The holder's edit hook ran after its last record: its write may be on disk with its record still to
-    // come. Wait a moment for that record before deciding.
-    const pending = plans.filter((plan) => editInFlight(plan, latest.get(plan.path), windowStart, view.now));
-    if (pending.length > 0) awaitRecords(ctx, view.scope, pending, latest);
+    // The holder's edit hook has marked the file and its write is not recorded yet: the write may be on disk
+    // with its record still to come. Wait a moment for that record before deciding.
+    const marks = editsFor(
+      ctx.db,
+      view.scope,
+      plans.map((plan) => plan.path),
+    );
+    const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
+    if (pending.length > 0) awaitRecords(ctx, view.scope, pending);
 
     const moved = displacedDir(repo, view.now);
     writeTransaction(ctx, (now) => {
-      // Decided again under the write lock, against the holder's record as it is now: a holder's record
-      // written meanwhile wins, and no record can be written while a file is put back.
-      const fresh = latestFor(
-        ctx.db,
-        view.scope,
-        plans.map((plan) => plan.path),
-      );
+      // Decided again under the write lock, against the holder's record and edit marks as they are now: a
+      // holder's record written meanwhile wins, and no record or mark can be written while a file is put back.
+      const paths = plans.map((plan) => plan.path);
+      const fresh = latestFor(ctx.db, view.scope, paths);
+      const editing = editsFor(ctx.db, view.scope, paths);
       for (const first of plans) {
         const record = fresh.get(first.path);
-        // The holder's lock as it is now: its edit hook renews it before it writes, so a renewal read here
-        // is never later than the write it announces.
-        const lock = getLock(ctx.db, first.held.lockId);
-        if (lock) view.others.files.set(first.path, { ...first.held, renewedAt: lock.expires_at - lock.ttl_ms });
         const plan = planFile(repo, first.path, view.others, snapshot, record, windowStart);
         if (!plan) continue;
-        if (editInFlight(plan, record, windowStart, now)) {
-          (report.left ??= []).push({ path: plan.path, holder: plan.held.holder });
+        // An edit of the holder is still under way: what the file holds may be the holder's own write, and
+        // putting back the older record would undo it. Left as it is (a foreign write in it stays).
+        if (editInFlight(plan, editing.get(plan.path), now)) {
+          (report.editing ??= []).push({ path: plan.path, holder: plan.held.holder });
           continue;
         }
         const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
@@ -101,6 +101,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
       }
       for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
       if (started !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);
+      clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     return report;
   } finally {
@@ -109,25 +110,23 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
 }
 
 const IN_FLIGHT_WAIT_MS = 3_000;
+// An edit mark older than this is a tool call that never reported back (refused, failed, killed); a
+// permission prompt between the edit hook and the write may take minutes.
+const EDIT_STALE_MS = 15 * 60_000;
 
-// The holder took or renewed its lock during the command (or, the start unknown, in the last few seconds)
-// and after its last record: an edit of its own may have written the file, with its after hook still to run.
-const RECENT_MS = 5_000;
-function editInFlight(plan: Plan, record: LatestRow | undefined, windowStart: number | undefined, now: number): boolean {
-  return plan.held.renewedAt > (record?.recorded_at ?? 0) && plan.held.renewedAt >= (windowStart ?? now - RECENT_MS);
+// The holder's lineage marked the file in its edit hook (before its tool writes) and has not recorded the
+// write yet. Only the holder's own edit hooks make the mark: a lock renewal (liveness) says nothing here.
+function editInFlight(plan: Plan, mark: EditRow | undefined, now: number): boolean {
+  return mark !== undefined && sameLineage(mark.owner, plan.held.holder) && mark.started_at >= now - EDIT_STALE_MS;
 }
 
-// Polls the holder records of the pending files until each has a newer record or the wait is over.
-function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[], latest: Map<string, LatestRow>): void {
+// Polls the edit marks of the pending files until each is cleared (its write recorded) or the wait is over.
+function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[]): void {
   const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const paths = pending.map((plan) => plan.path);
   while (Date.now() < deadline) {
-    const now = latestFor(
-      ctx.db,
-      scope,
-      pending.map((plan) => plan.path),
-    );
-    if (pending.every((plan) => (now.get(plan.path)?.recorded_at ?? 0) > (latest.get(plan.path)?.recorded_at ?? 0))) return;
+    if (editsFor(ctx.db, scope, paths).size === 0) return;
     Atomics.wait(sleeper, 0, 0, 50);
   }
 }

@@ -1,5 +1,5 @@
 import { writeTransaction } from '../../coord/context';
-import { latestFor, purgeCommands, purgeLatest, recordLatest, runningWriters, startCommand, type LatestRow, type SnapshotRow } from '../../store/custody';
+import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type LatestRow, type SnapshotRow } from '../../store/custody';
 import { fileState, statMatchesIndex } from './files';
 import type { ShellRequest } from './types';
 import { openView } from './view';
@@ -47,6 +47,7 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       startCommand(ctx.db, view.scope, request.owner, request.callId ?? '', now, rows);
       purgeCommands(ctx.db, now - DAY_MS);
       purgeLatest(ctx.db, now - DAY_MS);
+      purgeEdits(ctx.db, now - DAY_MS);
     });
   } finally {
     ctx.db.close();

@@ -25,4 +25,6 @@ export interface RestoreReport {
   displaced: { path: string; holder: string; movedTo: string }[];
   /** Changed files left alone because their holder's own command was running at the same time. */
   left?: { path: string; holder: string }[];
+  /** Changed files left alone because their holder's own edit was under way (its write not recorded yet). */
+  editing?: { path: string; holder: string }[];
 }

@@ -31,8 +31,7 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
       const locks = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now });
       const theirs: HeldPattern[] = [];
       const mine: HeldPattern[] = [];
-      for (const lock of locks)
-        (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at, renewedAt: lock.expires_at - lock.ttl_ms });
+      for (const lock of locks) (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at });
       const recorded = (base: string): string[] => latestUnder(ctx.db, ctx.scope, base).map((row) => row.path);
       const ownCovered = coveredFiles(repo, mine, recorded);
       const otherCovered = coveredFiles(repo, theirs, recorded);
