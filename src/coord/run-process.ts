@@ -1,39 +1,24 @@
-import { readFileSync, readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
 import type { Lock } from '../core/lock';
 import { forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
 import { getLock, withoutBase } from '../store/locks';
+import { readStat, thisMachine } from './client-process';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
 
 // The process of a `lock NAME -- CMD` run outlives a SIGKILLed ic (flock's orphan keeps its lock too), so
 // the run records its command with the lease and a lapsed lease does not free the lock while that command
 // (its whole process group) still lives on this host. Linux only (/proc); elsewhere the lease alone counts.
 
-// This machine and pid namespace: a pid means something only where it was read.
-let cachedHost: string | undefined | null = null;
+// This machine, pid namespace and boot: a pid means something only where it was read (client-process.ts reads /proc).
 export function thisHost(): string | undefined {
-  if (cachedHost !== null) return cachedHost;
-  try {
-    const bootId = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
-    cachedHost = `${hostname()}|${bootId}|${readlinkSync('/proc/self/ns/pid')}`;
-  } catch {
-    cachedHost = undefined;
-  }
-  return cachedHost;
+  const machine = thisMachine();
+  return machine === undefined ? undefined : `${machine.host}|${machine.boot}`;
 }
 
-// Field 22 of /proc/PID/stat (start time in clock ticks since boot), read after the last `)` since the
-// command name may hold spaces and parentheses; undefined when there is no such process.
+// A process's start time (clock ticks since boot), undefined when there is no such process or it has ended
+// (a zombie).
 export function processStartTime(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  if (fields[0] === 'Z' || fields[0] === 'X') return undefined; // a zombie is an ended process
-  return fields[19];
+  const stat = readStat(pid);
+  return stat === undefined || stat.state === 'Z' || stat.state === 'X' ? undefined : stat.start;
 }
 
 // The identity to record for a command just started, or undefined where it cannot be told later.

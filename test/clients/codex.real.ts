@@ -48,7 +48,7 @@ describe('Codex, real binary', () => {
     expect(trust.json.changed).toEqual([{ file: join(s.home, 'config.toml'), action: 'updated' }]);
     // Codex itself now calls them trusted: ic computed the very hash Codex computes.
     const listed = await codexHookList(s);
-    expect(listed.map((h) => h.trustStatus)).toEqual(['trusted', 'trusted', 'trusted']);
+    expect(listed.map((h) => h.trustStatus)).toEqual(['trusted', 'trusted', 'trusted', 'trusted']);
     const config = readFileSync(join(s.home, 'config.toml'), 'utf8');
     for (const hook of listed) expect(config).toContain(`[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}`);
     expect((await ic(s.repo, ['doctor'], { CODEX_HOME: s.home })).json.checks.find((c: any) => c.name === 'codex_trust')).toMatchObject({ ok: true });
