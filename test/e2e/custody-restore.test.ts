@@ -231,7 +231,9 @@ describe('custody after a shell command (claude-post-tool)', () => {
       ...Array.from({ length: holders }, (_, i) => claudeWrite(repo, `agent-${i}`, `src/f${i}.ts`, `f${i} edited again by agent ${i}\n`)),
     ]);
     for (let w = holders; w < holders + writers; w++) expect(read(repo, `free/${w}.txt`)).toBe(`agent ${w} own work\n`);
-    for (let i = 0; i < holders; i++) expect(read(repo, `src/f${i}.ts`)).toBe(`f${i} edited again by agent ${i}\n`);
+    // The holder's last write is never lost. An append that lands while that write is under way (between its
+    // edit hook and its record) may stay after it, as docs/custody-restore.md says; nothing else may.
+    for (let i = 0; i < holders; i++) expect(read(repo, `src/f${i}.ts`)).toMatch(new RegExp(`^f${i} edited again by agent ${i}\\n(agent [3-7] was here\\n)*$`));
     // How many appends needed putting back depends on how the holders' writes interleaved with them (a holder's
     // write after an append makes it moot), so the count is not fixed; every restore must be of a held file,
     // by one of the writers, for its holder.
