@@ -196,3 +196,24 @@ describe('Claude Code, real binary: one session resumed twice at once', () => {
     expect(conflict?.owner).toMatch(new RegExp(`^claude-${base.sessionId}~\\d+$`));
   });
 });
+
+describe('Codex, real binary: a linked worktree created after install', () => {
+  it('runs ic’s hooks there (post-checkout installed them): a patch of a file another agent holds is denied; doctor there says the hooks are active', async () => {
+    const s = makeScratch({ 'a.txt': 'alpha\n' });
+    scratches.push(s);
+    const linked = `${s.repo}-linked`;
+    scratches.push({ ...s, cleanup: () => execFileSync('rm', ['-rf', linked]) });
+    const server = await startOpenAiMock({ LINKED: [[{ patch: update('a.txt', 'alpha', 'patched') }], 'done'] });
+    closers.push(server.close);
+    writeCodexConfig(s, server.url, `[projects.${JSON.stringify(linked)}]\ntrust_level = "trusted"\n`);
+    expect((await ic(s.repo, ['coord', 'install', '--codex', '--git', '--trust'], { CODEX_HOME: s.home })).code).toBe(0);
+    execFileSync('git', ['-C', s.repo, 'worktree', 'add', '-q', linked], { env: { ...process.env, CODEX_HOME: s.home }, stdio: 'pipe' });
+    expect((await ic(linked, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);
+    const run = await runCodex({ ...s, repo: linked }, 'patch it [[LINKED]]');
+    expect(run.code, run.stderr).toBe(0);
+    expect(readFileSync(join(linked, 'a.txt'), 'utf8')).toBe('alpha\n');
+    expect((await events(linked)).filter((e) => e.type === 'conflict').map((e) => e.pattern)).toEqual(['a.txt']);
+    const doctor = await ic(linked, ['doctor'], { CODEX_HOME: s.home });
+    expect(doctor.json.checks.find((c: any) => c.name === 'agent_hooks')).toMatchObject({ ok: true, detail: expect.stringContaining('Codex') });
+  });
+});
