@@ -82,7 +82,7 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
       return;
     }
     case 'perl': {
-      const parsed = parseArgs(args, { short: 'eEIMmCxd', attached: 'i0l' });
+      const parsed = parseArgs(splitPerlRecordFlags(args), { short: 'eEIMmCxd', attached: 'i0l' });
       if (!has(parsed, '-i')) return;
       const files = has(parsed, '-e', '-E') ? parsed.operands : parsed.operands.slice(1);
       for (const word of files) addWordTarget(sink, word, cwd, disk);
@@ -280,4 +280,18 @@ function readPatchCommand(args: readonly Word[], context: VerbContext): void {
     return;
   }
   patchTargets(sink, text, base, disk, strip === undefined ? undefined : Number(strip));
+}
+
+// perl's -0 and -l take only digits (`-0777`, `-0x1F`, `-l015`), so in `-0pi` or `-lpi` the letters after
+// them are more switches (-p, -i), not -0's value: split them off before the clusters are read.
+function splitPerlRecordFlags(args: readonly Word[]): Word[] {
+  return args.flatMap((word) => {
+    const match = /^-(0(?:x[0-9a-fA-F]*|[0-7]*)|l[0-7]*)([A-Za-z].*)$/.exec(word.value ?? '');
+    return match
+      ? [
+          { ...word, value: `-${match[1]}`, pattern: `-${match[1]}` },
+          { ...word, value: `-${match[2]}`, pattern: `-${match[2]}` },
+        ]
+      : [word];
+  });
 }
