@@ -34,14 +34,9 @@ export function latestFor(db: Database.Database, scope: string, paths: readonly 
   return found;
 }
 
-// The recorded paths below a directory prefix ('' for all): files a glob covers that the index does not know.
-export function latestUnder(db: Database.Database, scope: string, prefix: string): LatestRow[] {
-  if (prefix === '') return statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope) as LatestRow[];
-  return statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path >= ? AND path < ?').all(
-    scope,
-    `${prefix}/`,
-    `${prefix}0`,
-  ) as LatestRow[];
+// Every recorded path of the scope: one read, for a caller that asks about many directories at once.
+export function latestPaths(db: Database.Database, scope: string): string[] {
+  return (statement(db, 'SELECT path FROM custody_latest WHERE scope = ?').all(scope) as { path: string }[]).map((row) => row.path);
 }
 
 export function recordLatest(db: Database.Database, scope: string, row: LatestRow): void {
