@@ -133,7 +133,7 @@ export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra
 
 // Does a path exist below the root? By reading each parent directory once, so a thousand held patterns in
 // one missing directory cost one read, not a thousand failed stats.
-function existenceProbe(root: string): (path: string) => boolean {
+export function existenceProbe(root: string): (path: string) => boolean {
   const listings = new Map<string, Set<string> | null>();
   const childrenOf = (dir: string): Set<string> | null => {
     let names = listings.get(dir);
