@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import { isHookName, readsStdin, runHook } from '../hooks/run';
 import { readStdinSync } from '../hooks/stdin';
+import { shareConnections } from '../store/shared-connections';
 
 // `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
 // (dist/hook.cjs) and skips commander altogether. bin/load.js makes the same test on argv.
@@ -11,6 +12,7 @@ export function isBareHookCall(argv: string[]): boolean {
 // Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
 export function runHookCall(name: string): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
+  shareConnections(); // one connection per database for the whole hook (src/store/shared-connections.ts)
   const input = !readsStdin(name) ? { text: '' } : readStdinSync();
   const result = runHook(name, input, process.env, hookCwd(process.env));
   writeQuietly(1, result.stdout);
