@@ -4,6 +4,7 @@
 //
 //   npm run bench                 # everything, default run counts
 //   npm run bench -- --runs 15    # fewer process launches per figure (faster, noisier)
+//   npm run bench -- --as-is      # keep NODE_EXTRA_CA_CERTS (by default it is unset: it inflates every start)
 //   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk | custody
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
@@ -26,6 +27,10 @@ const flag = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const RUNS = Number(flag('runs', '40'));
+// NODE_EXTRA_CA_CERTS makes every node start parse a CA bundle (~80 ms here, twice `node -e 0` itself): kept,
+// it would inflate the baseline and flatter every ratio. Measured without it unless --as-is says otherwise.
+const EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS;
+if (EXTRA_CA && !args.includes('--as-is')) delete process.env.NODE_EXTRA_CA_CERTS;
 const ONLY = flag('only', '');
 const rows = [];
 
@@ -693,7 +698,14 @@ for (const [name, fn] of Object.entries(groups)) {
   process.stderr.write(`bench: ${name}…\n`);
   await fn();
 }
-console.log(`ic bench — node ${process.version}, ${RUNS} runs per process figure, medians in ms\n`);
+console.log(`ic bench — node ${process.version}, ${RUNS} runs per process figure, medians in ms`);
+if (EXTRA_CA)
+  console.log(
+    args.includes('--as-is')
+      ? `NODE_EXTRA_CA_CERTS=${EXTRA_CA} kept (--as-is): every process, the baseline too, pays for reading it`
+      : `NODE_EXTRA_CA_CERTS was set; unset for every measured process (--as-is keeps it)`,
+  );
+console.log('');
 const width = Math.max(...rows.map((r) => r.name.length));
 console.log(`${'figure'.padEnd(width)}  ${'median'.padStart(8)}  ${'min'.padStart(8)}  ${'max'.padStart(8)}  ratio     target`);
 for (const r of rows) {
