@@ -140,3 +140,24 @@ describe('the published package', () => {
     expect(npx.stdout.trim()).toBe(pkg.version);
   }, 240_000);
 });
+
+describe('a clone before `npm run build`', () => {
+  it('says how to build, on stderr, and exits 70 (not a stack trace), for a command and for a hook', async () => {
+    const bare = realpathSync(mkdtempSync(join(tmpdir(), 'ic-unbuilt-')));
+    try {
+      mkdirSync(join(bare, 'bin'));
+      for (const file of ['ic', 'coord', 'load.js']) copyFileSync(join(REPO_ROOT, 'bin', file), join(bare, 'bin', file));
+      for (const [bin, args] of [
+        ['ic', ['--version']],
+        ['coord', ['hook', 'claude-pre-edit']],
+      ] as const) {
+        const result = await execa(process.execPath, [join(bare, 'bin', bin), ...args], { cwd: bare, env: cleanEnv(), input: '{}', reject: false });
+        expect(result.exitCode).toBe(70);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).toBe(`ic: ${join(bare, 'dist', bin === 'ic' ? 'ic.cjs' : 'hook.cjs')} is missing: run \`npm run build\` in ${bare} first`);
+      }
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+});
