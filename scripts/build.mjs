@@ -17,7 +17,7 @@ const shared = {
 await Promise.all([
   build({ ...shared, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/ic.cjs' }),
   // Only what a bare `coord hook NAME` needs: the call on every agent edit loads a third of the code.
-  build({ ...shared, entryPoints: ['src/cli/hook-main.ts'], outfile: 'dist/hook.cjs', external: [...shared.external, './ic.cjs'] }),
+  build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/cli/hook-main.ts'], outfile: 'dist/hook.cjs', external: [...shared.external, './ic.cjs'] }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);
