@@ -164,6 +164,34 @@ describe('a git that never answers', () => {
     expect(hung.filter(alive)).toEqual([]);
     expect(stored(repo.db)).toBe(before);
   });
+
+  // The commit-message gate as git runs it: its installed commit-msg script, under real bash, with the message
+  // file; git for the hook's own calls (core.commentChar, the top level) is the one that never answers.
+  it.each([
+    ['open', 0],
+    ['closed', 1],
+  ])('IC_HOOK_FAIL=%s: the commit-message gate answers within the budget (exit %i) and kills the hung git', async (mode, exitCode) => {
+    expect((await runBin(IC_BIN, ['coord', 'install', '--git', '--commit-gate'], { cwd: repo.dir })).exitCode).toBe(0);
+    const message = join(repo.dir, '.git', 'COMMIT_EDITMSG');
+    writeFile(repo.dir, '.git/COMMIT_EDITMSG', 'bd-12: fix the parser\n');
+    const { path, pids } = hangingGitPath();
+    const { result, ms } = await timed(() =>
+      execa('bash', ['--noprofile', '--norc', join(repo.dir, '.git', 'hooks', 'commit-msg'), message], {
+        cwd: repo.dir,
+        env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode, IC_OWNER: 'bob', PATH: path }),
+        extendEnv: false,
+        reject: false,
+        input: '',
+        timeout: 15_000,
+      }),
+    );
+    expect(result.exitCode).toBe(exitCode);
+    expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+    expect(String(result.stderr)).toContain('IC_HOOK_TIMEOUT=1s');
+    expect(String(result.stderr)).toContain(mode === 'open' ? 'committing anyway' : 'gate failed');
+    expect(hungPids(pids).filter(alive)).toEqual([]);
+    expect(hungPids(pids).length).toBe(2);
+  });
 });
 
 describe('a stdin that is never closed', () => {
