@@ -4,6 +4,7 @@ import {
   deleteSession,
   extendLineageLocks,
   extendLineageUntil,
+  lineageLockEndsBefore,
   lineageLockIds,
   putSession,
   sessionByOwner,
@@ -20,7 +21,7 @@ import { release } from './release';
 // Session truth (docs/sessions.md): which live agent an owner is, how its activity keeps its locks, and
 // what happens when its client process is gone.
 
-/** At most one liveness write per owner in this interval (a shell command's timeout always writes). */
+/** At most one liveness write per owner in this interval (a shell command writes when its timeout needs cover). */
 export const LIVENESS_WRITE_MS = 10_000;
 /** What a shell command's lock cover adds after its timeout: the agent's next hook renews from there. */
 export const SHELL_GRACE_MS = 60_000;
@@ -47,7 +48,10 @@ export interface Liveness {
 export function recordActivity(ctx: CoordContext, activity: Activity): Liveness {
   const known = readTransaction(ctx, (now) => {
     const row = activity.client ? sessionOfProcess(ctx.db, activity.client, activity.base) : sessionByOwner(ctx.db, activity.base);
-    return row && now - row.last_seen < LIVENESS_WRITE_MS && activity.shellTimeoutMs === undefined ? row.owner : undefined;
+    if (!row || now - row.last_seen >= LIVENESS_WRITE_MS) return undefined;
+    if (activity.shellTimeoutMs === undefined) return row.owner;
+    // A shell command needs a write only when one of the session's locks would lapse before it may end.
+    return lineageLockEndsBefore(ctx.db, row.owner, now, now + activity.shellTimeoutMs + SHELL_GRACE_MS) ? undefined : row.owner;
   });
   if (known !== undefined) return { owner: known, renewed: 0, wrote: false };
   return writeTransaction(ctx, (now) => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { validateOwner } from '../core/owner';
 import { recordCommit } from '../coord/commits';
 import { createContext, resolveProject } from '../coord/context';
-import { indexFileFor, readIndexBase } from '../coord/private-index';
+import { indexDirOf, indexFileFor, readIndexBase } from '../coord/private-index';
 import { advanceBase, carryIntoSharedIndex, deleteIndex, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
 import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
@@ -56,9 +56,13 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
 
 // Does this session already have a private staging area here (install --git-index seeded it at SessionStart)?
 // claude-pre-shell asks, so that one PreToolUse process on Bash also does what claude-pre-bash does.
+// Most repositories have no private index at all: an absent directory answers without hashing a name
+// (node:crypto alone costs a shell hook ~10 ms to load).
 export function hasPrivateIndex(dir: string, owner: string): boolean {
   const top = topOf(dir);
-  const index = top === undefined ? undefined : indexFileFor(top, owner);
+  const indexDir = top === undefined ? undefined : indexDirOf(top);
+  if (indexDir === undefined || !existsSync(indexDir)) return false;
+  const index = indexFileFor(top!, owner);
   return index !== undefined && existsSync(index);
 }
 

@@ -26,22 +26,19 @@ export interface SnapshotRow extends FileState {
 
 export function latestFor(db: Database.Database, scope: string, paths: readonly string[]): Map<string, LatestRow> {
   const found = new Map<string, LatestRow>();
-  const select = statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path = ?');
-  for (const path of paths) {
-    const row = select.get(scope, path) as LatestRow | undefined;
-    if (row) found.set(path, row);
-  }
+  if (paths.length === 0) return found;
+  // One query for all the paths (a held directory may cover thousands), by the (scope, path) key.
+  const rows = statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path IN (SELECT value FROM json_each(?))').all(
+    scope,
+    JSON.stringify(paths),
+  ) as LatestRow[];
+  for (const row of rows) found.set(row.path, row);
   return found;
 }
 
-// The recorded paths below a directory prefix ('' for all): files a glob covers that the index does not know.
-export function latestUnder(db: Database.Database, scope: string, prefix: string): LatestRow[] {
-  if (prefix === '') return statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope) as LatestRow[];
-  return statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path >= ? AND path < ?').all(
-    scope,
-    `${prefix}/`,
-    `${prefix}0`,
-  ) as LatestRow[];
+// Every recorded path of the scope: one read, for a caller that asks about many directories at once.
+export function latestPaths(db: Database.Database, scope: string): string[] {
+  return (statement(db, 'SELECT path FROM custody_latest WHERE scope = ?').all(scope) as { path: string }[]).map((row) => row.path);
 }
 
 export function recordLatest(db: Database.Database, scope: string, row: LatestRow): void {

@@ -79,6 +79,20 @@ export function extendLineageUntil(db: Database.Database, owner: string, now: nu
   ).changes;
 }
 
+// Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
+// cover need a write.
+export function lineageLockEndsBefore(db: Database.Database, owner: string, now: number, until: number): boolean {
+  return (
+    statement(db, 'SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND (owner = ? OR substr(owner, 1, ?) = ?) LIMIT 1').get(
+      now,
+      until,
+      owner,
+      owner.length + 1,
+      `${owner}/`,
+    ) !== undefined
+  );
+}
+
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents.
 export function extendLineageLocks(db: Database.Database, owner: string, now: number): number {
   return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND (owner = ? OR substr(owner, 1, ?) = ?)').run(

@@ -154,6 +154,17 @@ describe('custody after a shell command (claude-post-tool)', () => {
     expect(read(repo, 'gen/untracked-before.ts')).toBe('was here before\n');
   });
 
+  it('held files that did not exist are moved aside when a command creates them; a held file it deletes comes back', async () => {
+    seed(repo, { 'src/held.ts': 'held\n' });
+    expect((await coord(repo, ['reserve', 'docs/plan.md', 'lib/none/x.ts', 'src/held.ts'], { env: { IC_OWNER: 'planner' } })).exitCode).toBe(0);
+    await shellCall(repo, B, 'mk-1', 'mkdir -p docs lib/none && echo a > docs/plan.md && echo b > lib/none/x.ts && rm src/held.ts && echo free > free.txt');
+    expect(existsSync(join(repo.dir, 'docs/plan.md'))).toBe(false);
+    expect(existsSync(join(repo.dir, 'lib/none/x.ts'))).toBe(false);
+    expect(read(repo, 'src/held.ts')).toBe('held\n');
+    expect((await events(repo, 'displaced')).map((e) => e.pattern).sort()).toEqual(['docs/plan.md', 'lib/none/x.ts']);
+    expect(read(repo, 'free.txt')).toBe('free\n');
+  });
+
   it('never undoes the holder: its own shell writes and its Edit during another agent’s command', async () => {
     seed(repo, { 'src/a.ts': 'v0\n', 'src/b.ts': 'b0\n' });
     await claudeWrite(repo, A, 'src/a.ts', 'v1\n');

@@ -30,7 +30,9 @@ export function literalBase(pattern: string): string {
 }
 
 // True when the pattern names exactly one path (no wildcard, class or brace once escapes are read).
+// Most patterns have no special character or escape at all: one regex test answers for them.
 export function isLiteral(pattern: string): boolean {
+  if (!/[*?[{\\]/.test(pattern)) return true;
   return scanLiteralSegments(pattern).complete;
 }
 

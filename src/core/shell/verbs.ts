@@ -33,6 +33,7 @@ const WRAPPERS: Record<string, { short?: string; long?: readonly string[]; skipO
   doas: { short: 'uC' },
   ionice: { short: 'cnpt' },
   chrt: {},
+  npx: { short: 'pc', long: ['package', 'call'] },
 };
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
@@ -169,6 +170,18 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     case 'chown':
     case 'chgrp':
       return;
+    case 'sort': {
+      const parsed = parseArgs(args, {
+        short: 'oktST',
+        long: ['output', 'key', 'field-separator', 'buffer-size', 'temporary-directory', 'compress-program', 'files0-from', 'parallel', 'batch-size', 'sort', 'random-source'],
+      });
+      const output = value(parsed, '-o', '--output');
+      if (output !== undefined) addPath(sink, output, cwd, disk);
+      return;
+    }
+    case 'find':
+      readFind(args, context);
+      return;
   }
   if (SHELLS.has(program)) readShell(args, context);
   else readInlineCode(program, args, sink, cwd, disk);
@@ -249,6 +262,21 @@ function copyLike(program: string, args: readonly Word[], context: VerbContext):
   if (program === 'mv') {
     const sources = targetDir !== undefined ? parsed.operands : parsed.operands.slice(0, -1);
     for (const word of sources) addWordTarget(sink, word, cwd, disk, { tree: true });
+  }
+}
+
+// find's starting points (the words before its first expression word): `-delete`, or `-exec`/`-execdir`
+// of a writing program, may change anything below them.
+function readFind(args: readonly Word[], context: VerbContext): void {
+  const first = args.findIndex((word) => word.value === undefined || /^[-(!]/.test(word.value));
+  const starts = first === -1 ? args : args.slice(0, first);
+  const expression = first === -1 ? [] : args.slice(first);
+  const writes = expression.some((word, i) => word.value === '-delete' || ((word.value === '-exec' || word.value === '-execdir') && WRITERS.has(expression[i + 1]?.value ?? '')));
+  if (!writes) return;
+  if (starts.length === 0) addTree(context.sink, context.cwd, false);
+  for (const word of starts) {
+    if (word.value === undefined) context.sink.unreadable.push(`a find starting point ic cannot read before it runs: ${JSON.stringify(word.pattern)}`);
+    else addTree(context.sink, resolveDir(word.value, context.cwd), false);
   }
 }
 

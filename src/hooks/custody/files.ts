@@ -43,9 +43,10 @@ function gitMode(st: Stats): number {
   return st.mode & 0o111 ? 0o100755 : 0o100644;
 }
 
+// Most held patterns name paths that do not exist: no exception (and no stack) for those.
 function lstatOrNull(path: string): Stats | null {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }
@@ -111,7 +112,7 @@ export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra
   }
   if (globs.length === 0) return { files, tracked };
   const bases = globs.map((g) => literalBase(g.pattern));
-  const underAnyBase = (path: string): boolean => bases.some((base) => base === '' || path === base || path.startsWith(`${base}/`));
+  const underAnyBase = isUnderAny(bases);
   const matching = (path: string): HeldPattern | undefined => globs.find((g) => matchPath(g.pattern, path));
   for (const entry of readIndex(join(repo.gitDir, 'index'), underAnyBase, bases)) {
     const held = matching(entry.path);
@@ -120,13 +121,49 @@ export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra
       tracked.set(entry.path, entry);
     }
   }
+  const exists = existenceProbe(repo.root);
   for (const base of new Set(bases)) {
-    for (const path of [...extra(base), ...untrackedUnder(repo, base, tracked)]) {
+    for (const path of [...extra(base), ...(base === '' || exists(base) ? untrackedUnder(repo, base, tracked) : [])]) {
       const held = matching(path);
       if (held && !files.has(path)) files.set(path, held);
     }
   }
   return { files, tracked };
+}
+
+// Does a path exist below the root? By reading each parent directory once, so a thousand held patterns in
+// one missing directory cost one read, not a thousand failed stats.
+export function existenceProbe(root: string): (path: string) => boolean {
+  const listings = new Map<string, Set<string> | null>();
+  const childrenOf = (dir: string): Set<string> | null => {
+    let names = listings.get(dir);
+    if (names !== undefined) return names;
+    const slash = dir.lastIndexOf('/');
+    const parentHas = dir === '' || (childrenOf(slash === -1 ? '' : dir.slice(0, slash))?.has(dir.slice(slash + 1)) ?? false);
+    try {
+      names = parentHas ? new Set(readdirSync(dir === '' ? root : join(root, dir))) : null;
+    } catch {
+      names = null; // not a directory, or unreadable: nothing below it is listed
+    }
+    listings.set(dir, names);
+    return names;
+  };
+  return (path) => {
+    const slash = path.lastIndexOf('/');
+    return childrenOf(slash === -1 ? '' : path.slice(0, slash))?.has(path.slice(slash + 1)) ?? false;
+  };
+}
+
+// Is a path at or below one of the bases? By its own prefixes, so a thousand held patterns cost each
+// index entry a few lookups, not a thousand comparisons.
+function isUnderAny(bases: readonly string[]): (path: string) => boolean {
+  if (bases.includes('')) return () => true;
+  const set = new Set(bases);
+  return (path) => {
+    if (set.has(path)) return true;
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) if (set.has(path.slice(0, slash))) return true;
+    return false;
+  };
 }
 
 // Files under a directory that the index does not know: what a command may have created there. `.git`

@@ -1,6 +1,6 @@
 import { writeTransaction } from '../../coord/context';
 import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type LatestRow, type SnapshotRow } from '../../store/custody';
-import { fileState, statMatchesIndex } from './files';
+import { ABSENT, existenceProbe, fileState, statMatchesIndex } from './files';
 import type { ShellRequest } from './types';
 import { openView } from './view';
 
@@ -22,16 +22,18 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
     const latest = latestFor(ctx.db, view.scope, paths);
     const rows: SnapshotRow[] = [];
     const seen: LatestRow[] = [];
+    const exists = existenceProbe(repo.root);
     for (const path of paths) {
       const held = others.files.get(path)!;
       const entry = others.tracked.get(path);
       const record = latest.get(path);
       // A glob's tracked file that matches the index needs nothing: the index names its blob. A literal file
-      // always gets a row (and a holder record), so the after hook needs no index for it.
+      // that exists always gets a row (and a holder record), so the after hook needs no index for it; one
+      // that does not exist needs no row (the after hook reads a missing row of an unindexed file as absent).
       if (entry && !record && statMatchesIndex(repo, entry)) continue;
-      const state = fileState(repo, path, [record], true);
+      const state = exists(path) ? fileState(repo, path, [record], true) : ABSENT;
       if (entry && !record && state.blob === entry.blob) continue;
-      rows.push({ path, holder: held.holder, ...state });
+      if (entry || state.blob !== null) rows.push({ path, holder: held.holder, ...state });
       const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }

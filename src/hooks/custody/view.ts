@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { findGitInfo, locateDb } from '../../store/discover';
 import { sameLineage } from '../identity';
 import { coveredFiles, repoAt, type Covered, type HeldPattern, type Repo } from './files';
-import { latestUnder } from '../../store/custody';
+import { latestPaths } from '../../store/custody';
 
 // What one shell command's custody works on: the repository its cwd is in, the database, and the files
 // held by other owners (and by the writer's own lineage), as of one read of the lock table.
@@ -32,7 +32,7 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
       const theirs: HeldPattern[] = [];
       const mine: HeldPattern[] = [];
       for (const lock of locks) (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at });
-      const recorded = (base: string): string[] => latestUnder(ctx.db, ctx.scope, base).map((row) => row.path);
+      const recorded = pathsBelow(latestPaths(ctx.db, ctx.scope));
       const ownCovered = coveredFiles(repo, mine, recorded);
       const otherCovered = coveredFiles(repo, theirs, recorded);
       for (const path of ownCovered.files.keys()) otherCovered.files.delete(path); // held by both (shared): the writer's
@@ -43,4 +43,19 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
     ctx.db.close();
     throw error;
   }
+}
+
+// The recorded paths strictly below each directory ('' for all), from one read: a thousand held patterns
+// must not cost a thousand queries.
+function pathsBelow(paths: readonly string[]): (base: string) => string[] {
+  const below = new Map<string, string[]>();
+  for (const path of paths) {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      const dir = path.slice(0, slash);
+      const list = below.get(dir);
+      if (list) list.push(path);
+      else below.set(dir, [path]);
+    }
+  }
+  return (base) => (base === '' ? [...paths] : (below.get(base) ?? []));
 }

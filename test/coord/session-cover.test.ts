@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { recordActivity, SHELL_GRACE_MS } from '../../src/coord/sessions';
+import { getLock } from '../../src/store/locks';
+import type { ClientProcess } from '../../src/store/sessions';
+import { grant, T0, useTestStore } from '../support/store';
+
+const store = useTestStore();
+const client: ClientProcess = { host: 'test-host', boot: 'boot-1', pid: 4242, start: '777' };
+const shell = (shellTimeoutMs: number) => recordActivity(store.ctx, { base: 'claude-s1', agent: 'claude', client, shellTimeoutMs });
+
+describe('a shell command’s lock cover', () => {
+  it('writes only when one of the session’s locks would lapse before the command may end', () => {
+    const [lock] = grant(store.ctx, 'claude-s1', ['src/a.ts'], { ttlMs: 15 * 60_000 });
+    expect(shell(120_000).wrote).toBe(true); // a new session is registered
+    store.now += 1_000;
+    expect(shell(120_000)).toMatchObject({ owner: 'claude-s1', wrote: false }); // the lock outlasts 2 min + grace
+    expect(getLock(store.ctx.db, lock!.id)!.expires_at).toBe(T0 + 15 * 60_000);
+    store.now += 1_000;
+    const long = 30 * 60_000;
+    expect(shell(long).wrote).toBe(true);
+    expect(getLock(store.ctx.db, lock!.id)!.expires_at).toBe(store.now + long + SHELL_GRACE_MS);
+  });
+});
