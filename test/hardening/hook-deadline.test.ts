@@ -241,8 +241,15 @@ describe('a stdin that is never closed', () => {
     const fd = openSync(fifo, constants.O_RDWR); // a writer that stays: the hook never sees end of input
     try {
       writeSync(fd, partialEdit());
+      // bash opens the FIFO read-write as the hook's stdin (so it is a writer too) and execs the hook on it.
       const { result, ms } = await timed(() =>
-        execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], { cwd: repo.dir, env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }), extendEnv: false, reject: false, stdin: fd, timeout: 15_000 }),
+        execa('bash', ['--noprofile', '--norc', '-c', 'exec "$0" coord hook claude-pre-edit 0<>"$1"', IC_BIN, fifo], {
+          cwd: repo.dir,
+          env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
+          extendEnv: false,
+          reject: false,
+          timeout: 15_000,
+        }),
       );
       await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
     } finally {
