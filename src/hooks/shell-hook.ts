@@ -8,7 +8,7 @@ import { ownerForSession } from './identity';
 import { preToolUseOutput } from './output';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
 import { envWithin, hookSettings } from './settings';
-import type { Deadline } from './deadline';
+import { isDeadlineExceeded, type Deadline } from './deadline';
 import { hasPrivateIndex, runPreBash, runsGit } from './staging';
 import type { HookInput, HookResult } from './run';
 
@@ -29,11 +29,20 @@ export function runClaudePreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd:
   if (sessionId === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
   const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
   const projectDir = env.CLAUDE_PROJECT_DIR || stringField(payload, 'cwd') || cwd;
-  // git first: a git that hangs runs out the deadline before the check below has stored anything.
-  const staging = stagingNotice(input, payload, sessionId, env, cwd, deadline);
+  // git first: a git that hangs runs out the deadline before the check below has stored anything. Any other
+  // git failure waits for the check, so a command that writes a held file is still denied.
+  let staging: string | undefined;
+  let stagingFailure: unknown;
+  try {
+    staging = stagingNotice(input, payload, sessionId, env, cwd, deadline);
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
+    stagingFailure = error;
+  }
   const decision = decideShell(shellRequest(payload, owner, stringField(payload, 'cwd') ?? projectDir, projectDir), env, deadline);
   const notice = [decision.notice, staging].filter(Boolean).join('\n');
   if (decision.kind === 'deny') return reply(notice ? { ...decision, notice } : decision);
+  if (stagingFailure !== undefined) throw stagingFailure;
   return reply(notice ? { kind: 'allow', notice } : ALLOW);
 }
 
