@@ -6,6 +6,13 @@ import { defineConfig } from 'vitest/config';
 // runs its files one at a time, after the others, so its timing-sensitive runs do not share the cores.
 // `npm test` runs all three; the real-client suite has its own config (test/clients/vitest.config.mts).
 // Tests of src/cli that run the built bin (help examples, tables on a real pty): end-to-end by nature.
+// NODE_EXTRA_CA_CERTS makes every node process parse a CA bundle at start (~80 ms on the CI machine): the
+// suites start thousands of processes, and only npm (the package test) talks TLS: it gets the bundle as its cafile.
+if (process.env.NODE_EXTRA_CA_CERTS) {
+  process.env.npm_config_cafile ??= process.env.NODE_EXTRA_CA_CERTS;
+  delete process.env.NODE_EXTRA_CA_CERTS;
+}
+
 const SPAWNING_CLI_TESTS = ['test/cli/help-examples.test.ts', 'test/cli/tables-pty.test.ts'];
 
 export default defineConfig({

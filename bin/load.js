@@ -41,13 +41,22 @@ function writeCache(script, cacheFile) {
   }
 }
 
+// A clone after `npm ci` has no dist/ until `npm run build` (nothing builds on install: a packed tarball
+// ships dist/). Checked only once a load has failed, so a normal call pays nothing for it.
+function exitIfNotBuilt(bundle) {
+  if (fs.existsSync(bundle)) return;
+  fs.writeSync(2, `ic: ${bundle} is missing: run \`npm run build\` in ${path.join(__dirname, '..')} first\n`);
+  process.exit(70);
+}
+
 module.exports = function load(argv) {
   const bundle = bundleFor(argv);
-  if (process.env.IC_CODE_CACHE === '0') return require(bundle);
+  const plain = process.env.IC_CODE_CACHE === '0';
   try {
-    return loadWithCache(bundle);
+    return plain ? require(bundle) : loadWithCache(bundle);
   } catch (error) {
-    if (error && error.code === 'ENOENT') throw error;
+    exitIfNotBuilt(bundle);
+    if (plain || (error && error.code === 'ENOENT')) throw error;
     return require(bundle);
   }
 };

@@ -4,6 +4,7 @@
 //
 //   npm run bench                 # everything, default run counts
 //   npm run bench -- --runs 15    # fewer process launches per figure (faster, noisier)
+//   npm run bench -- --as-is      # keep NODE_EXTRA_CA_CERTS (by default it is unset: it inflates every start)
 //   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk | custody
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
@@ -26,6 +27,10 @@ const flag = (name, fallback) => {
   return i >= 0 ? args[i + 1] : fallback;
 };
 const RUNS = Number(flag('runs', '40'));
+// NODE_EXTRA_CA_CERTS makes every node start parse a CA bundle (~80 ms here, twice `node -e 0` itself): kept,
+// it would inflate the baseline and flatter every ratio. Measured without it unless --as-is says otherwise.
+const EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS;
+if (EXTRA_CA && !args.includes('--as-is')) delete process.env.NODE_EXTRA_CA_CERTS;
 const ONLY = flag('only', '');
 const rows = [];
 
@@ -583,39 +588,60 @@ function custodyRepo(files) {
 function benchCustody() {
   const small = custodyRepo(10_000);
   const large = custodyRepo(100_000);
-  const writer = sessionOwner(77);
+  const session = sessionOwner(77).slice('claude-'.length);
   const snapshotMs = { [small]: [], [large]: [] };
-  let call = 0;
-  const postCmd = (dir) => {
-    const callId = `bench-${call++}`;
-    const started = process.hrtime.bigint();
-    api.snapshotBeforeShell({ owner: `claude-${writer.slice('claude-'.length)}`, cwd: dir, projectDir: dir, command: 'npm test', callId }, { ...process.env, IC_OWNER: '' });
-    snapshotMs[dir].push(Number(process.hrtime.bigint() - started) / 1e6);
-    const input = JSON.stringify({
-      session_id: writer.slice('claude-'.length),
+  // Each round runs, per repository, the before hook and then the after hook of one Bash call (same id).
+  const calls = { [small]: 0, [large]: 0 };
+  const bashPayload = (dir, event, extra) =>
+    JSON.stringify({
+      session_id: session,
       transcript_path: '/dev/null',
       cwd: dir,
-      hook_event_name: 'PostToolUse',
+      hook_event_name: event,
       tool_name: 'Bash',
       tool_input: { command: 'npm test' },
-      tool_use_id: callId,
-      tool_response: { stdout: 'ok' },
-      duration_ms: 900,
+      tool_use_id: `bench-${calls[dir]}`,
+      ...extra,
     });
-    return [IC, ['coord', 'hook', 'claude-post-tool'], { cwd: dir, input, env: { ...process.env, IC_OWNER: '' } }];
+  const preCmd = (dir) => [IC, ['coord', 'hook', 'claude-pre-shell'], { cwd: dir, input: bashPayload(dir, 'PreToolUse', {}), env: { ...process.env, IC_OWNER: '' } }];
+  const postCmd = (dir) => {
+    const cmd = [
+      IC,
+      ['coord', 'hook', 'claude-post-tool'],
+      { cwd: dir, input: bashPayload(dir, 'PostToolUse', { tool_response: { stdout: 'ok' }, duration_ms: 900 }), env: { ...process.env, IC_OWNER: '' } },
+    ];
+    calls[dir]++;
+    return cmd;
   };
   const quiet = (result) => {
-    if (result.stdout !== '' || result.status !== 0) throw new Error(`bench post-tool hook reported something: ${result.stdout}${result.stderr}`);
+    if (result.stdout !== '' || result.status !== 0) throw new Error(`bench custody hook reported something: ${result.stdout}${result.stderr}`);
   };
-  const [floor, atSmall, atLarge] = measureInterleaved([{ cmd: nodeFloor }, { cmd: () => postCmd(small), verify: quiet }, { cmd: () => postCmd(large), verify: quiet }]);
+  const [floor, preSmall, postSmall, preLarge, postLarge] = measureInterleaved([
+    { cmd: nodeFloor },
+    { cmd: () => preCmd(small), verify: quiet },
+    { cmd: () => postCmd(small), verify: quiet },
+    { cmd: () => preCmd(large), verify: quiet },
+    { cmd: () => postCmd(large), verify: quiet },
+  ]);
   // The snapshot rows of every call were consumed by its after hook: none is left behind.
   const db = new Database(join(small, '.git', 'ic', 'ic.db'), { readonly: true });
   const left = db.prepare('SELECT count(*) AS n FROM custody_commands').get().n;
   db.close();
   if (left !== 0) throw new Error(`bench custody: ${left} commands without their after hook`);
+  // The snapshot alone, in this process: the part of the before hook that custody adds.
+  for (let i = 0; i < RUNS; i++) {
+    for (const dir of [small, large]) {
+      const callId = `bench-inproc-${i}`;
+      const started = process.hrtime.bigint();
+      api.snapshotBeforeShell({ owner: `claude-${session}`, cwd: dir, projectDir: dir, command: 'npm test', callId }, { ...process.env, IC_OWNER: '' });
+      snapshotMs[dir].push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  }
   report('node -e 0 (custody baseline)', floor);
-  report('hook claude-post-tool, Bash wrote nothing held, 10,000 files, 50 held', atSmall, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
-  report('hook claude-post-tool, the same at 100,000 files', atLarge, '10,000 files', atSmall, { max: 1.1, text: '≤ 1.10×' });
+  report('hook claude-pre-shell, Bash writes nothing held, 10,000 files, 50 held', preSmall, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
+  report('hook claude-post-tool, Bash wrote nothing held, 10,000 files, 50 held', postSmall, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
+  report('hook claude-pre-shell, the same at 100,000 files', preLarge, '10,000 files', preSmall, { max: 1.1, text: '≤ 1.10×' });
+  report('hook claude-post-tool, the same at 100,000 files', postLarge, '10,000 files', postSmall, { max: 1.1, text: '≤ 1.10×' });
   const snapSmall = summary(snapshotMs[small]);
   const snapLarge = summary(snapshotMs[large]);
   rows.push({
@@ -672,7 +698,14 @@ for (const [name, fn] of Object.entries(groups)) {
   process.stderr.write(`bench: ${name}…\n`);
   await fn();
 }
-console.log(`ic bench — node ${process.version}, ${RUNS} runs per process figure, medians in ms\n`);
+console.log(`ic bench — node ${process.version}, ${RUNS} runs per process figure, medians in ms`);
+if (EXTRA_CA)
+  console.log(
+    args.includes('--as-is')
+      ? `NODE_EXTRA_CA_CERTS=${EXTRA_CA} kept (--as-is): every process, the baseline too, pays for reading it`
+      : `NODE_EXTRA_CA_CERTS was set; unset for every measured process (--as-is keeps it)`,
+  );
+console.log('');
 const width = Math.max(...rows.map((r) => r.name.length));
 console.log(`${'figure'.padEnd(width)}  ${'median'.padStart(8)}  ${'min'.padStart(8)}  ${'max'.padStart(8)}  ratio     target`);
 for (const r of rows) {

@@ -1,5 +1,5 @@
 // Writes man/ic.1, the manual page generated from the command tree and its help examples (`ic man`).
-// Run by `prepare` after the build, so `npm pack` ships it and `npm install -g` puts it on MANPATH.
+// Run by `npm run build` (and so by `prepack`), so the packed tarball ships it and `npm install -g` puts it on MANPATH.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,6 +3,7 @@ import { isHookName, readsStdin, runHook } from '../hooks/run';
 import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
 import { startDeadline } from '../hooks/deadline';
 import { hookSettings } from '../hooks/settings';
+import { shareConnections } from '../store/shared-connections';
 
 // `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
 // (dist/hook.cjs) and skips commander altogether. bin/load.js makes the same test on argv.
@@ -14,6 +15,7 @@ export function isBareHookCall(argv: string[]): boolean {
 export function runHookCall(name: string): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
   const deadline = startDeadline(hookSettings(process.env).timeoutMs); // the hook's one deadline, from here on
+  shareConnections(); // one connection per database for the whole hook (src/store/shared-connections.ts)
   const input = !readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
   const result = runHook(name, input, process.env, hookCwd(process.env), deadline);
   writeQuietly(1, result.stdout);

@@ -1,4 +1,5 @@
 import { checkpointPassive, pauseAutoCheckpoint } from '../store/checkpoint';
+import { monotonicMs } from './timing';
 import { writeTransaction, type CoordContext } from './context';
 
 // The one place bulk writes are cut into bounded transactions (docs/guarantees.md, "Bulk operations"): a
@@ -37,7 +38,7 @@ export function inChunks<T, R>(ctx: CoordContext, items: readonly T[], apply: (i
 // once the chunk has committed (an error rolls it back and reaches the caller).
 function oneChunk<T, R>(ctx: CoordContext, items: readonly T[], from: number, apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number }, results: R[]): number {
   const { next, kept } = writeTransaction(ctx, (now) => {
-    const started = performance.now();
+    const started = monotonicMs();
     const end = Math.min(items.length, from + limits.rows);
     const kept: R[] = [];
     let i = from;
@@ -45,7 +46,7 @@ function oneChunk<T, R>(ctx: CoordContext, items: readonly T[], from: number, ap
       const result = apply(items[i]!, now);
       i++;
       if (result !== undefined) kept.push(result);
-      if (performance.now() - started >= limits.budgetMs) break;
+      if (monotonicMs() - started >= limits.budgetMs) break;
     }
     return { next: i, kept };
   });

@@ -8,7 +8,7 @@ import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, lo
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
-import { recordTransaction } from './timing';
+import { monotonicMs, recordTransaction } from './timing';
 import { scopeKey } from './scope-key';
 
 export interface ContextOptions {
@@ -170,14 +170,14 @@ function transactionRunner(db: Database.Database): Database.Transaction<(work: (
 // One IMMEDIATE transaction with one clock reading: expiry is judged after the write lock is held.
 // `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
 export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T, options: { checkClock?: boolean } = {}): T {
-  const requested = performance.now();
+  const requested = monotonicMs();
   let started = requested;
   try {
     const result = transactionRunner(ctx.db).immediate(() => {
-      started = performance.now(); // BEGIN IMMEDIATE has returned: the write lock is ours
+      started = monotonicMs(); // BEGIN IMMEDIATE has returned: the write lock is ours
       return work(options.checkClock === false ? checkClock(ctx.clock(), 'the clock') : writeClock(ctx));
     }) as T;
-    recordTransaction({ lockWaitMs: started - requested, heldMs: performance.now() - started });
+    recordTransaction({ lockWaitMs: started - requested, heldMs: monotonicMs() - started });
     return result;
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);

@@ -10,6 +10,7 @@ import { LATEST_VERSION } from './migrations';
 import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
 import { classifyDbFile, oddSidecar, type DbFileKind } from './db-file';
+import { keepShared, sharedConnection } from './shared-connections';
 
 export interface OpenOptions {
   /** Writers create the file on first use; readers of a missing default file see an empty database. */
@@ -33,6 +34,11 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 // Opens the project database with the pragmas every invocation relies on, migrated to the latest schema.
 // Only writers create, convert or migrate; a file that is not ic's is refused before SQLite touches it.
 export function openDb(path: string, options: OpenOptions): OpenedDb {
+  const shared = sharedConnection(path, options.write);
+  if (shared) {
+    setBusyTimeout(shared, options.busyTimeoutMs);
+    return { db: shared, missing: false };
+  }
   try {
     const file = classifyDbFile(path);
     refuseUnusable(file, path);
@@ -40,12 +46,12 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     if (!options.write) {
       if (file.kind === 'missing' && options.explicit === true) throw missingExplicitDb(path);
       if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
-      return { db: openExisting(path, options, false, file.kind === 'ic'), missing: false };
+      return { db: keepShared(path, false, openExisting(path, options, false, file.kind === 'ic')), missing: false };
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
     if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), options.explicit === true);
     else if (file.kind === 'blank') probeReadOnly(path, options); // a foreign WAL file must not be checkpointed by our close
-    return { db: openExisting(path, options, true, file.kind === 'ic'), missing: false };
+    return { db: keepShared(path, true, openExisting(path, options, true, file.kind === 'ic')), missing: false };
   } catch (error) {
     throw withAdvice(translateDbError(error, path), path);
   }

@@ -12,7 +12,7 @@ describe('README.md', () => {
 
   it('starts with the two commands from a clone (install and run the main job; the tests)', () => {
     const first = /^# .*\n\n```sh\n(.*)\n(.*)\n```/.exec(readme);
-    expect(first?.[1]).toBe("npm ci && IC_OWNER=me ./bin/coord reserve 'src/**' && ./bin/coord list --active");
+    expect(first?.[1]).toBe("npm ci && npm run build && IC_OWNER=me ./bin/coord reserve 'src/**' && ./bin/coord list --active");
     expect(first?.[2]).toBe('npm test');
   });
 
