@@ -1,6 +1,8 @@
 import { writeSync } from 'node:fs';
 import { isHookName, readsStdin, runHook } from '../hooks/run';
-import { readStdinSync } from '../hooks/stdin';
+import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
+import { startDeadline } from '../hooks/deadline';
+import { hookSettings } from '../hooks/settings';
 import { shareConnections } from '../store/shared-connections';
 
 // `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
@@ -12,9 +14,10 @@ export function isBareHookCall(argv: string[]): boolean {
 // Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
 export function runHookCall(name: string): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
+  const deadline = startDeadline(hookSettings(process.env).timeoutMs); // the hook's one deadline, from here on
   shareConnections(); // one connection per database for the whole hook (src/store/shared-connections.ts)
-  const input = !readsStdin(name) ? { text: '' } : readStdinSync();
-  const result = runHook(name, input, process.env, hookCwd(process.env));
+  const input = !readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
+  const result = runHook(name, input, process.env, hookCwd(process.env), deadline);
   writeQuietly(1, result.stdout);
   writeQuietly(2, result.stderr);
   process.exitCode = result.exitCode;

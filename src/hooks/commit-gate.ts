@@ -4,6 +4,8 @@ import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
 import { sameLineage } from './identity';
 import type { HookInput, HookResult } from './run';
+import { isDeadlineExceeded, type Deadline } from './deadline';
+import { runGitText } from './git-process';
 
 // The commit-message gate (install --commit-gate): a commit must name a work item its committer holds a
 // claim on, or held within the last hour, so every commit can be traced to its item and handed back.
@@ -17,13 +19,12 @@ const AUTO_COMMENT_CHARS = ['#', ';', '@', '!', '$', '%', '^', '&', '|', ':'];
 
 // The strings that start a comment line in this repository: core.commentChar / core.commentString (the
 // last one set wins, as in git; `-c` on git's command line reaches the hook through GIT_CONFIG_PARAMETERS).
-export function commentPrefixes(cwd: string, env: NodeJS.ProcessEnv): string[] {
+export function commentPrefixes(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string[] {
   let out = '';
   try {
-    // Loaded here, not at the top: the hook bundle's other hooks never need it.
-    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
-    out = execFileSync('git', ['config', '--get-regexp', '^core\\.comment(char|string)$'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  } catch {
+    out = runGitText(['config', '--get-regexp', '^core\\.comment(char|string)$'], { cwd, env }, deadline);
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error; // a hung git must not pass for "no comment character set"
     return ['#']; // none set (exit 1): git's default
   }
   const last = out.trimEnd().split('\n').pop() ?? '';
@@ -56,14 +57,14 @@ function describeClaims(claims: readonly HeldClaim[]): string {
   return `your claims: ${claims.map(({ claim, active }) => `${claim.pattern}${active ? '' : ' (ended within the hour)'}`).join(', ')}`;
 }
 
-export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const mode = (env.IC_GATE ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
   const warn = mode === 'warn';
   const pattern = env.IC_GATE_PATTERN || DEFAULT_GATE_PATTERN;
   const owner = env.IC_OWNER ?? '';
-  const items = namedItems(messageText(input.text, commentPrefixes(cwd, env)), pattern);
-  const top = gitTopLevel(cwd, env);
+  const items = namedItems(messageText(input.text, commentPrefixes(cwd, env, deadline)), pattern);
+  const top = gitTopLevel(cwd, env, deadline);
   const ctx = createContext({ cwd: top, env, write: false });
   let claims: HeldClaim[];
   try {

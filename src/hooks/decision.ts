@@ -50,6 +50,11 @@ function untilText(ms: number): string {
 // ic could not answer: fail open with a notice, or closed when IC_HOOK_FAIL=closed.
 export function decideFailure(error: unknown, failClosed: boolean): Decision {
   const what = isIcError(error) ? `${error.code}: ${error.message}` : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  if (isIcError(error) && error.code === 'TIMEOUT') {
+    // Out of time (a hung git, stdin never closed): nothing for `ic doctor` to find.
+    if (failClosed) return { kind: 'deny', reason: `ic could not check this edit in time (${what}). IC_HOOK_FAIL=closed, so it is refused; try again.` };
+    return { kind: 'allow', notice: `ic: edit allowed without a reservation because ic could not check it in time (${what}).` };
+  }
   if (failClosed) {
     return { kind: 'deny', reason: `ic could not check this edit (${what}). IC_HOOK_FAIL=closed, so edits are refused until \`ic doctor\` reports a healthy database.` };
   }

@@ -3,28 +3,21 @@ import type { Lock } from '../core/lock';
 import { formatTime } from '../core/time';
 import { createContext, resolveProject } from '../coord/context';
 import { activeFileLocks } from '../coord/guard';
+import type { Deadline } from './deadline';
+import { runGit, runGitText } from './git-process';
 import { sameLineage } from './identity';
 
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
-// unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which execFileSync passes through.
-export function stagedPaths(cwd: string, env: NodeJS.ProcessEnv): string[] {
-  const out = childProcess().execFileSync('git', ['diff', '--cached', '--name-only', '-z', '--no-renames'], {
-    cwd,
-    env,
-    encoding: 'buffer',
-    maxBuffer: 256 * 1024 * 1024,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return out
+// unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which the git process inherits.
+export function stagedPaths(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string[] {
+  return runGit(['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, env }, deadline)
     .toString('utf8')
     .split('\0')
     .filter((path) => path !== '');
 }
 
-export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv): string {
-  return childProcess()
-    .execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-    .replace(/\n$/, '');
+export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
+  return runGitText(['rev-parse', '--show-toplevel'], { cwd, env }, deadline).replace(/\n$/, '');
 }
 
 export interface HeldPath {
@@ -53,12 +46,12 @@ export interface GuardResult {
 }
 
 // The guard's question for one repository: which staged paths do other owners hold right now?
-export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string): GuardResult {
-  const top = gitTopLevel(cwd, env);
+export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, deadline: Deadline): GuardResult {
+  const top = gitTopLevel(cwd, env, deadline);
   const ctx = createContext({ cwd: top, env, write: false, project: resolveProject(top) });
   try {
     if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
-    const paths = stagedPaths(top, env);
+    const paths = stagedPaths(top, env, deadline);
     if (paths.length === 0) return { held: [], checked: 0 };
     return { held: heldByOthers(paths, activeFileLocks(ctx), owner, ctx.ignoreCase), checked: paths.length };
   } finally {
@@ -90,9 +83,4 @@ export function guardReport(held: readonly HeldPath[], mode: 'block' | 'warn', o
         ]
       : [];
   return [head, ...lines, ...tail].join('\n');
-}
-
-// Required on use: node:child_process pulls in Node's net stack, which every edit hook would pay for.
-function childProcess(): typeof import('node:child_process') {
-  return require('node:child_process') as typeof import('node:child_process');
 }

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { readIndexBase, writeIndexBase } from '../coord/private-index';
+import { isDeadlineExceeded, type Deadline } from './deadline';
+import { runGit } from './git-process';
 
 // A private staging area (README, "Private staging areas"): one git index file per agent session, so a
 // commit holds exactly what its session staged. Its `.base` sidecar records the HEAD it was built on.
@@ -8,9 +10,8 @@ import { readIndexBase, writeIndexBase } from '../coord/private-index';
 // changes (base → index); a path that HEAD also changed since the base keeps HEAD's version and must be
 // staged again. So a commit from it never reverts what another session committed meanwhile.
 
-export function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: Buffer | string): Buffer {
-  const childProcess = require('node:child_process') as typeof import('node:child_process');
-  return childProcess.execFileSync('git', args, { cwd, env, input, maxBuffer: 256 * 1024 * 1024, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+export function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline, input?: Buffer | string): Buffer {
+  return runGit(args, { cwd, env, ...(input !== undefined ? { input } : {}) }, deadline);
 }
 
 function withIndex(env: NodeJS.ProcessEnv, index: string): NodeJS.ProcessEnv {
@@ -18,18 +19,19 @@ function withIndex(env: NodeJS.ProcessEnv, index: string): NodeJS.ProcessEnv {
 }
 
 // HEAD's commit id, or '' on an unborn branch.
-export function headCommit(top: string, env: NodeJS.ProcessEnv): string {
+export function headCommit(top: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
   try {
-    return git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], top, env).toString('utf8').trim();
-  } catch {
+    return git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], top, env, deadline).toString('utf8').trim();
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error; // a hung git is not an unborn branch
     return '';
   }
 }
 
 // The tree a base names: the commit's, or the empty tree for an unborn branch (its id differs by hash).
-function treeOf(top: string, env: NodeJS.ProcessEnv, commit: string): string {
+function treeOf(top: string, env: NodeJS.ProcessEnv, commit: string, deadline: Deadline): string {
   if (commit !== '') return `${commit}^{tree}`;
-  return git(['hash-object', '-t', 'tree', '--stdin'], top, env, '').toString('utf8').trim();
+  return git(['hash-object', '-t', 'tree', '--stdin'], top, env, deadline, '').toString('utf8').trim();
 }
 
 interface RawChange {
@@ -54,25 +56,40 @@ export function parseRaw(out: Buffer): RawChange[] {
 }
 
 // Creates the session's index from HEAD (never from the shared index, which holds others' staged work).
-export function seedIndex(top: string, index: string, owner: string, env: NodeJS.ProcessEnv): boolean {
+export function seedIndex(top: string, index: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline): boolean {
   if (existsSync(index)) return false;
-  const head = headCommit(top, env);
+  const head = headCommit(top, env, deadline);
   const tmp = `${index}.ic-new`;
   mkdirSync(dirname(index), { recursive: true });
   rmSync(tmp, { force: true });
-  git(head === '' ? ['read-tree', '--empty'] : ['read-tree', head], top, withIndex(env, tmp));
-  refreshStat(top, tmp, env);
+  withTmpIndex(tmp, () => {
+    git(head === '' ? ['read-tree', '--empty'] : ['read-tree', head], top, withIndex(env, tmp), deadline);
+    refreshStat(top, tmp, env, deadline);
+  });
   renameSync(tmp, index);
   writeIndexBase(index, { base: head, owner, worktree: top });
   return true;
 }
 
 // Fills the stat data of a freshly read tree, so `git status` does not re-hash every file; best effort.
-function refreshStat(top: string, index: string, env: NodeJS.ProcessEnv): void {
+function refreshStat(top: string, index: string, env: NodeJS.ProcessEnv, deadline: Deadline): void {
   try {
-    git(['update-index', '-q', '--refresh'], top, withIndex(env, index));
-  } catch {
+    git(['update-index', '-q', '--refresh'], top, withIndex(env, index), deadline);
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
     // exits 1 when files differ from the index: the stat data is written all the same
+  }
+}
+
+// A temporary index that a failed or timed-out build leaves behind is removed, so the session's own index
+// and its base are all that is left, as they were.
+function withTmpIndex(tmp: string, build: () => void): void {
+  try {
+    build();
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    rmSync(`${tmp}.lock`, { force: true });
+    throw error;
   }
 }
 
@@ -89,13 +106,13 @@ export interface Refresh {
 
 // The refresh rule (see the top of this file). `file` is the index to rebuild: the session's index, or the
 // `.lock` copy git hands a pre-commit hook under `git commit -a`; the base is read from the session's index.
-export function refreshIndex(top: string, index: string, env: NodeJS.ProcessEnv, file: string = index): Refresh {
+export function refreshIndex(top: string, index: string, env: NodeJS.ProcessEnv, deadline: Deadline, file: string = index): Refresh {
   const recorded = readIndexBase(index);
-  const head = headCommit(top, env);
+  const head = headCommit(top, env, deadline);
   if (recorded === undefined || recorded.base === head) return { rebuilt: false, kept: [], restage: [], base: recorded?.base ?? head, head };
-  const baseTree = treeOf(top, env, recorded.base);
-  const own = parseRaw(git(['diff-index', '--cached', '-z', '--no-renames', '--full-index', baseTree], top, withIndex(env, file)));
-  const upstream = new Map(parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', baseTree, head], top, env)).map((change) => [change.path, change]));
+  const baseTree = treeOf(top, env, recorded.base, deadline);
+  const own = parseRaw(git(['diff-index', '--cached', '-z', '--no-renames', '--full-index', baseTree], top, withIndex(env, file), deadline));
+  const upstream = new Map(parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', baseTree, head], top, env, deadline)).map((change) => [change.path, change]));
   const kept: string[] = [];
   const restage: string[] = [];
   const lines: string[] = [];
@@ -111,9 +128,11 @@ export function refreshIndex(top: string, index: string, env: NodeJS.ProcessEnv,
   }
   const tmp = `${index}.ic-new`;
   rmSync(tmp, { force: true });
-  git(['read-tree', head], top, withIndex(env, tmp));
-  if (lines.length > 0) git(['update-index', '-z', '--index-info'], top, withIndex(env, tmp), `${lines.join('\0')}\0`);
-  refreshStat(top, tmp, env);
+  withTmpIndex(tmp, () => {
+    git(['read-tree', head], top, withIndex(env, tmp), deadline);
+    if (lines.length > 0) git(['update-index', '-z', '--index-info'], top, withIndex(env, tmp), deadline, `${lines.join('\0')}\0`);
+    refreshStat(top, tmp, env, deadline);
+  });
   renameSync(tmp, file);
   writeIndexBase(index, { ...recorded, base: head });
   return { rebuilt: true, kept, restage, base: recorded.base, head };
@@ -133,15 +152,15 @@ export function privateIndexOfHook(top: string, env: NodeJS.ProcessEnv): { index
 // After a commit from a private index, the work tree's shared index (the person's, or an agent's without a
 // private one) would show that commit as staged changes undoing it. Each committed path whose shared entry
 // still equals the parent's takes the new HEAD's entry; a path staged there differently is left alone.
-export function carryIntoSharedIndex(top: string, env: NodeJS.ProcessEnv, parent: string, head: string): number {
+export function carryIntoSharedIndex(top: string, env: NodeJS.ProcessEnv, parent: string, head: string, deadline: Deadline): number {
   const shared: NodeJS.ProcessEnv = { ...env };
   delete shared.GIT_INDEX_FILE;
-  const parentTree = treeOf(top, shared, parent);
-  const committed = parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', parentTree, head], top, shared));
+  const parentTree = treeOf(top, shared, parent, deadline);
+  const committed = parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', parentTree, head], top, shared, deadline));
   if (committed.length === 0) return 0;
-  const stagedThere = new Set(parseRaw(git(['diff-index', '--cached', '-z', '--no-renames', '--full-index', parentTree], top, shared)).map((change) => change.path));
+  const stagedThere = new Set(parseRaw(git(['diff-index', '--cached', '-z', '--no-renames', '--full-index', parentTree], top, shared, deadline)).map((change) => change.path));
   const lines = committed.filter((change) => !stagedThere.has(change.path)).map((change) => indexInfoLine(change));
-  if (lines.length > 0) git(['update-index', '-z', '--index-info'], top, shared, `${lines.join('\0')}\0`);
+  if (lines.length > 0) git(['update-index', '-z', '--index-info'], top, shared, deadline, `${lines.join('\0')}\0`);
   return lines.length;
 }
 

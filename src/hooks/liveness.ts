@@ -7,7 +7,8 @@ import { actingOwner, recordActivity, releaseDeadClients } from '../coord/sessio
 import { locateDb } from '../store/discover';
 import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identity';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
-import { envWithDeadline } from './settings';
+import { envWithin } from './settings';
+import type { Deadline } from './deadline';
 import type { HookInput } from './run';
 
 // The generic step every agent hook runs first (docs/sessions.md): any hook whose payload names a session
@@ -61,7 +62,7 @@ export function shellTimeoutOf(name: string, payload: Payload, env: NodeJS.Proce
 }
 
 // Runs the step; never throws (liveness must not turn a working hook into a failing one).
-export function observeSession(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string): SessionStep | undefined {
+export function observeSession(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): SessionStep | undefined {
   const agent = agentOfHook(name);
   if (agent === undefined) return undefined;
   const parsed = parsePayload(input.text, input.truncated);
@@ -71,7 +72,7 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
   const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   let ctx: CoordContext | undefined;
   try {
-    ctx = openExisting(dir, envWithDeadline(env, 1_000));
+    ctx = openExisting(dir, envWithin(env, deadline, 1_000));
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
     releaseDeadClients(ctx);
     const live = recordActivity(ctx, { base, agent, client: hookClient(), ...shellCover(name, parsed.value, env) });

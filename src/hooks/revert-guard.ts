@@ -2,6 +2,7 @@ import { readIndexBase } from '../coord/private-index';
 import { git, parseRaw, privateIndexOfHook } from './git-index';
 import { gitTopLevel } from './git-guard';
 import type { HookInput, HookResult } from './run';
+import { isDeadlineExceeded, type Deadline } from './deadline';
 
 // git's reference-transaction hook (installed with --git-index), at the `prepared` state: the last word
 // before a ref moves, which `git commit --no-verify` does not skip. A commit from a private index whose base
@@ -11,18 +12,18 @@ import type { HookInput, HookResult } from './run';
 
 const ZERO = /^0+$/;
 
-export function runReferenceTransaction(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
-  const top = gitTopLevel(cwd, env);
+export function runReferenceTransaction(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+  const top = gitTopLevel(cwd, env, deadline);
   const mine = privateIndexOfHook(top, env);
   const base = mine ? readIndexBase(mine.index)?.base : undefined;
   if (!mine || !base) return { stdout: '', stderr: '', exitCode: 0 };
   const shared: NodeJS.ProcessEnv = { ...env };
   delete shared.GIT_INDEX_FILE;
-  const branch = headRef(top, shared);
+  const branch = headRef(top, shared, deadline);
   for (const line of input.text.split('\n')) {
     const [old, next, ref] = line.split(' ');
     if (!old || !next || ref !== branch || ZERO.test(old) || ZERO.test(next) || old === base) continue;
-    const reverted = revertedPaths(top, shared, base, old, next);
+    const reverted = revertedPaths(top, shared, base, old, next, deadline);
     if (reverted.length > 0) {
       const list = reverted.slice(0, 20).map((path) => `  ${path}`);
       const more = reverted.length > 20 ? [`  … and ${reverted.length - 20} more`] : [];
@@ -43,17 +44,18 @@ export function runReferenceTransaction(input: HookInput, env: NodeJS.ProcessEnv
 }
 
 // The paths others changed between `base` and `tip` that `next` sets back to what they were at `base`.
-export function revertedPaths(top: string, env: NodeJS.ProcessEnv, base: string, tip: string, next: string): string[] {
-  const upstream = parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, tip], top, env)).map((change) => change.path);
+export function revertedPaths(top: string, env: NodeJS.ProcessEnv, base: string, tip: string, next: string, deadline: Deadline): string[] {
+  const upstream = parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, tip], top, env, deadline)).map((change) => change.path);
   if (upstream.length === 0) return [];
-  const changed = new Set(parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, next], top, env)).map((change) => change.path));
+  const changed = new Set(parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, next], top, env, deadline)).map((change) => change.path));
   return upstream.filter((path) => !changed.has(path));
 }
 
-function headRef(top: string, env: NodeJS.ProcessEnv): string {
+function headRef(top: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
   try {
-    return git(['symbolic-ref', '-q', 'HEAD'], top, env).toString('utf8').trim() || 'HEAD';
-  } catch {
+    return git(['symbolic-ref', '-q', 'HEAD'], top, env, deadline).toString('utf8').trim() || 'HEAD';
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
     return 'HEAD'; // detached
   }
 }

@@ -10,13 +10,14 @@ import { noticeOutput, preToolUseOutput } from './output';
 import { parsePayload, stringField, type Payload } from './payload';
 import { releaseFailedCalls, releaseRefusedEdit } from './refused';
 import { exportOwner, handBackToSession, releaseSession } from './session';
-import { envWithDeadline, hookSettings } from './settings';
+import { envWithin, hookSettings } from './settings';
+import { startDeadline, type Deadline } from './deadline';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
 import { runClaudePreShell, runCodexPreShell } from './shell-hook';
 import { runClaudePostTool, runCodexPostTool } from './custody/post-tool';
 import { agentHookOf, isAgentHookName } from './agents';
-import { runAgentHook } from './agents/run-agent';
+import { agentHookFailed, runAgentHook } from './agents/run-agent';
 import { runReferenceTransaction } from './revert-guard';
 
 export { HOOK_NAMES, type HookName } from './names';
@@ -41,6 +42,8 @@ export interface HookResult {
 export interface HookInput {
   text: string;
   truncated?: boolean;
+  /** stdin was still open when the hook's deadline came: the payload may be incomplete. */
+  timedOut?: boolean;
 }
 
 // git runs its hooks with no payload (and stdin may be a terminal): only agent hooks read stdin.
@@ -53,68 +56,70 @@ export function isHookName(name: string): name is HookName {
 }
 
 // One hook invocation, without commander and without touching process state: the CLI (or a fast path in
-// the entry point) reads stdin, calls this, and writes the result.
-export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd()): HookResult {
+// the entry point) reads stdin, calls this, and writes the result. The deadline is made once, at the start
+// of the call (src/hooks/deadline.ts), and every blocking step below gets what is left of it.
+export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd(), deadline: Deadline = startDeadline(hookSettings(hookEnv).timeoutMs)): HookResult {
   const env = withAbsoluteDb(hookEnv, cwd);
+  if (input.timedOut) return failedHook(name, deadline.exceeded("reading the hook's input (stdin still open)"), env);
   // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
   // dead clients' locks, and hand-off requests for the model.
-  let step = observeSession(name, input, env, cwd);
+  let step = observeSession(name, input, env, cwd, deadline);
   try {
-    const result = dispatchHook(name, input, env, cwd);
-    if (step?.owner === '') step = observeSession(name, input, env, cwd); // the hook created the database: register now
+    const result = dispatchHook(name, input, env, cwd, deadline);
+    if (step?.owner === '') step = observeSession(name, input, env, cwd, deadline); // the hook created the database: register now
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
   } finally {
     clearLiveOwners();
   }
 }
 
-function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   if (isAgentHookName(name)) {
     const { adapter, phase } = agentHookOf(name); // Gemini CLI, Copilot CLI, OpenCode: src/hooks/agents
-    return runAgentHook(adapter, phase, input.text, Boolean(input.truncated), env, cwd);
+    return runAgentHook(adapter, phase, input.text, Boolean(input.truncated), env, cwd, deadline);
   }
   try {
     switch (name) {
       case 'claude-pre-edit':
-        return runPreEdit(input, env, cwd, claudeEditEvent);
+        return runPreEdit(input, env, cwd, claudeEditEvent, deadline);
       case 'codex-pre-edit':
-        return runPreEdit(input, env, cwd, (payload) => codexEditEvent(payload, env));
+        return runPreEdit(input, env, cwd, (payload) => codexEditEvent(payload, env), deadline);
       case 'claude-edit-refused':
-        return runEditRefused(input, env, cwd);
+        return runEditRefused(input, env, cwd, deadline);
       case 'claude-session-start':
         return runSessionStart(input, env);
       case 'claude-turn-end':
-        return runTurnEnd(input, env, cwd);
+        return runTurnEnd(input, env, cwd, deadline);
       case 'claude-subagent-stop':
-        return runSubagentStop(input, env, cwd);
+        return runSubagentStop(input, env, cwd, deadline);
       case 'claude-session-end':
-        return runSessionEnd(input, env, cwd, 'claude');
+        return runSessionEnd(input, env, cwd, 'claude', deadline);
       case 'claude-prompt':
         return { stdout: '', stderr: '', exitCode: 0 }; // the liveness step in runHook is all it does
       case 'codex-session-end':
-        return runSessionEnd(input, env, cwd, 'codex');
+        return runSessionEnd(input, env, cwd, 'codex', deadline);
       case 'git-pre-commit':
-        return runGitPreCommit(env, cwd);
+        return runGitPreCommit(env, cwd, deadline);
       case 'claude-git-index':
-        return runGitIndexStart(input, env, cwd);
+        return runGitIndexStart(input, env, cwd, deadline);
       case 'claude-pre-bash':
-        return runPreBash(input, env, cwd);
+        return runPreBash(input, env, cwd, deadline);
       case 'git-post-commit':
-        return runGitPostCommit(env, cwd);
+        return runGitPostCommit(env, cwd, deadline);
       case 'git-commit-msg':
-        return runCommitGate(input, env, cwd);
+        return runCommitGate(input, env, cwd, deadline);
       case 'git-index-path':
-        return runGitIndexPath(env, cwd);
+        return runGitIndexPath(env, cwd, deadline);
       case 'claude-pre-shell':
-        return runClaudePreShell(input, env, cwd);
+        return runClaudePreShell(input, env, cwd, deadline);
       case 'codex-pre-shell':
-        return runCodexPreShell(input, env, cwd);
+        return runCodexPreShell(input, env, cwd, deadline);
       case 'claude-post-tool':
-        return { ...runClaudePostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
+        return { ...runClaudePostTool(input.text, input.truncated, env, cwd, deadline), exitCode: 0 };
       case 'codex-post-tool':
-        return { ...runCodexPostTool(input.text, input.truncated, env, cwd), exitCode: 0 };
+        return { ...runCodexPostTool(input.text, input.truncated, env, cwd, deadline), exitCode: 0 };
       case 'git-reference-transaction':
-        return runReferenceTransaction(input, env, cwd);
+        return runReferenceTransaction(input, env, cwd, deadline);
       case 'git-post-checkout': {
         // The installer is not in the small hook bundle: the full CLI registers it (src/cli/entry.ts).
         if (!worktreeInstaller) return { stdout: '', stderr: '', exitCode: 0 };
@@ -124,21 +129,31 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
     }
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
-    const failClosed = hookSettings(env).failClosed;
-    if (name === 'git-pre-commit' || name === 'git-commit-msg')
-      return {
-        stdout: '',
-        stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`,
-        exitCode: failClosed ? 1 : 0,
-      };
-    if (name === 'git-reference-transaction')
-      return { stdout: '', stderr: `ic: the revert check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
-    if (name === 'git-post-checkout') return { stdout: '', stderr: `ic: agent hooks were not installed in this work tree: ${describe(error)}\n`, exitCode: 0 };
-    if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
-    if (name === 'claude-pre-edit' || name === 'codex-pre-edit' || name === 'claude-pre-shell' || name === 'codex-pre-shell')
-      return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
-    return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };
+    return failedHook(name, error, env);
   }
+}
+
+// What each kind of hook answers when ic could not do its work (a bug, an unusable database, the deadline):
+// IC_HOOK_FAIL decides between going ahead with a notice and refusing.
+function failedHook(name: HookName, error: unknown, env: NodeJS.ProcessEnv): HookResult {
+  const failClosed = hookSettings(env).failClosed;
+  if (isAgentHookName(name)) {
+    const { adapter, phase } = agentHookOf(name);
+    return agentHookFailed(adapter, phase, error, failClosed);
+  }
+  if (name === 'git-pre-commit' || name === 'git-commit-msg')
+    return {
+      stdout: '',
+      stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`,
+      exitCode: failClosed ? 1 : 0,
+    };
+  if (name === 'git-reference-transaction')
+    return { stdout: '', stderr: `ic: the revert check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+  if (name === 'git-post-checkout') return { stdout: '', stderr: `ic: agent hooks were not installed in this work tree: ${describe(error)}\n`, exitCode: 0 };
+  if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
+  if (name === 'claude-pre-edit' || name === 'codex-pre-edit' || name === 'claude-pre-shell' || name === 'codex-pre-shell')
+    return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
+  return { stdout: noticeOutput(`ic: ${name} hook failed: ${describe(error)}`), stderr: '', exitCode: 0 };
 }
 
 function describe(error: unknown): string {
@@ -146,7 +161,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEvent: (payload: Payload) => EditEvent): HookResult {
+function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEvent: (payload: Payload) => EditEvent, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: edit not checked: ${parsed.problem}` });
   const event = toEvent(parsed.value);
@@ -154,7 +169,7 @@ function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEve
   if (event.kind === 'malformed') return reply({ kind: 'allow', notice: `ic: edit not checked: ${event.problem}` });
   const settings = hookSettings(env);
   try {
-    const outcome = reserveEdit(editRequest(event, env, cwd), envWithDeadline(env, settings.timeoutMs - 1_000));
+    const outcome = reserveEdit(editRequest(event, env, cwd), envWithin(env, deadline));
     return reply(withSettingsProblem(decideEdit(outcome, Date.now()), settings.problem));
   } catch (error) {
     return reply(withSettingsProblem(decideFailure(error, settings.failClosed), settings.problem));
@@ -169,12 +184,12 @@ function editRequest(event: Extract<EditEvent, { kind: 'edit' }>, env: NodeJS.Pr
 }
 
 // PostToolUseFailure / PermissionDenied of an edit tool: the call did not happen, so the lock it created goes.
-function runEditRefused(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+function runEditRefused(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const event = claudeEditEvent(parsed.value);
   if (event.kind !== 'edit' || event.toolUseId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
-  const released = releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithDeadline(env, 1_000));
+  const released = releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithin(env, deadline, 1_000));
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} the refused edit had taken\n` : '', exitCode: 0 };
 }
 
@@ -209,20 +224,20 @@ function sessionContext(owner: string): string {
 
 // SessionEnd (Claude Code or Codex): release the session's locks and claims, and its subagents', quickly
 // (both clients give these hooks little time; Codex at most 3 s).
-function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, agent: 'claude' | 'codex'): HookResult {
+function runSessionEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, agent: 'claude' | 'codex', deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const sessionId = stringField(parsed.value, 'session_id');
   const owner = agent === 'codex' ? codexOwner(parsed.value, env) : sessionId === undefined ? undefined : ownerForSession('claude', sessionId);
   if (owner === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
   const dir = agent === 'claude' ? env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd : (stringField(parsed.value, 'cwd') ?? cwd);
-  const released = releaseSession(dir, owner, envWithDeadline(env, 1_000));
+  const released = releaseSession(dir, owner, envWithin(env, deadline, 1_000));
   if (agent === 'claude') deleteSessionIndex(dir, owner);
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${owner}\n` : '', exitCode: 0 };
 }
 
 // SubagentStop: what the subagent still holds passes to its session (see handBackToSession).
-function runSubagentStop(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+function runSubagentStop(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: '', exitCode: 0 };
   const sessionId = stringField(parsed.value, 'session_id');
@@ -231,37 +246,37 @@ function runSubagentStop(input: HookInput, env: NodeJS.ProcessEnv, cwd: string):
   const subagent = ownerForSession('claude', sessionId, agentId);
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
   const transcript = stringField(parsed.value, 'agent_transcript_path');
-  if (transcript) releaseFailedCalls(dir, [subagent], transcript, envWithDeadline(env, 1_000));
-  handBackToSession(dir, subagent, sessionOf(subagent), envWithDeadline(env, 1_000));
+  if (transcript) releaseFailedCalls(dir, [subagent], transcript, envWithin(env, deadline, 1_000));
+  handBackToSession(dir, subagent, sessionOf(subagent), envWithin(env, deadline, 1_000));
   return { stdout: '', stderr: '', exitCode: 0 };
 }
 
 // Stop (the end of each turn): a call the person refused permission for, or that failed, fired no event
 // of its own in every mode; its lock goes now (see releaseFailedCalls).
-function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: '', exitCode: 0 };
   const sessionId = stringField(parsed.value, 'session_id');
   const transcript = stringField(parsed.value, 'transcript_path');
   if (sessionId === undefined || transcript === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
-  releaseFailedCalls(dir, [ownerForSession('claude', sessionId)], transcript, envWithDeadline(env, 1_000));
+  releaseFailedCalls(dir, [ownerForSession('claude', sessionId)], transcript, envWithin(env, deadline, 1_000));
   return { stdout: '', stderr: '', exitCode: 0 };
 }
 
 // git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.
-function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
+function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
-  const owner = ownerOfCommand(cwd, envWithDeadline(env, 1_000)) ?? '';
+  const owner = ownerOfCommand(cwd, envWithin(env, deadline, 1_000)) ?? '';
   const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
   // commit cannot revert what another session committed; a path both changed stops the commit.
-  const restage = refreshBeforeCommit(cwd, env);
+  const restage = refreshBeforeCommit(cwd, env, deadline);
   if (restage !== undefined) return { stdout: '', stderr: `${restage}\n`, exitCode: 1 };
   let result;
   try {
-    result = checkStaged(cwd, envWithDeadline(env, settings.timeoutMs - 1_000), owner);
+    result = checkStaged(cwd, envWithin(env, deadline), owner, deadline);
   } catch (error) {
     if (settings.failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
     return { stdout: '', stderr: `ic: warning: the commit guard could not check this commit (${describe(error)}); committing anyway\n`, exitCode: 0 };

@@ -1,4 +1,5 @@
 import { formatDuration, parseDuration, parseNonNegativeDuration } from '../core/duration';
+import type { Deadline } from './deadline';
 
 // How hooks behave when ic itself cannot answer, and how long they may take.
 export interface HookSettings {
@@ -35,4 +36,9 @@ export function envWithDeadline(env: NodeJS.ProcessEnv, budgetMs: number): NodeJ
     // an unreadable IC_BUSY_TIMEOUT falls back to the budget
   }
   return { ...env, IC_BUSY_TIMEOUT: `${Math.max(0, Math.floor(busyMs))}ms` };
+}
+
+// The database wait a hook step may make: what is left of the hook's deadline, and at most `capMs`.
+export function envWithin(env: NodeJS.ProcessEnv, deadline: Deadline, capMs = Infinity): NodeJS.ProcessEnv {
+  return envWithDeadline(env, Math.min(capMs, deadline.leftMs()));
 }

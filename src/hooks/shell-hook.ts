@@ -7,7 +7,8 @@ import { codexOwner } from './edit-events';
 import { ownerForSession } from './identity';
 import { preToolUseOutput } from './output';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
-import { envWithDeadline, hookSettings } from './settings';
+import { envWithin, hookSettings } from './settings';
+import { isDeadlineExceeded, type Deadline } from './deadline';
 import { hasPrivateIndex, runPreBash, runsGit } from './staging';
 import type { HookInput, HookResult } from './run';
 
@@ -19,7 +20,7 @@ export const CODEX_SHELL_TOOL_NAMES: readonly string[] = ['Bash', 'exec_command'
 
 // Claude: the same check; with a private staging area (install --git-index) it also refreshes that index
 // before a git command, as claude-pre-bash does, so one process serves every Bash command.
-export function runClaudePreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+export function runClaudePreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
   const payload = parsed.value;
@@ -28,16 +29,26 @@ export function runClaudePreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd:
   if (sessionId === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
   const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
   const projectDir = env.CLAUDE_PROJECT_DIR || stringField(payload, 'cwd') || cwd;
-  const decision = decideShell(shellRequest(payload, owner, stringField(payload, 'cwd') ?? projectDir, projectDir), env);
-  if (decision.kind === 'deny') return reply(decision);
-  const staging = stagingNotice(input, payload, sessionId, env, cwd);
+  // git first: a git that hangs runs out the deadline before the check below has stored anything. Any other
+  // git failure waits for the check, so a command that writes a held file is still denied.
+  let staging: string | undefined;
+  let stagingFailure: unknown;
+  try {
+    staging = stagingNotice(input, payload, sessionId, env, cwd, deadline);
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
+    stagingFailure = error;
+  }
+  const decision = decideShell(shellRequest(payload, owner, stringField(payload, 'cwd') ?? projectDir, projectDir), env, deadline);
   const notice = [decision.notice, staging].filter(Boolean).join('\n');
+  if (decision.kind === 'deny') return reply(notice ? { ...decision, notice } : decision);
+  if (stagingFailure !== undefined) throw stagingFailure;
   return reply(notice ? { kind: 'allow', notice } : ALLOW);
 }
 
 // Codex: the owner as codex-pre-edit reads it; the command from tool_input.command (a string, or an argv
 // array) or tool_input.cmd, run in tool_input.workdir when given.
-export function runCodexPreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+export function runCodexPreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
   const payload = parsed.value;
@@ -47,13 +58,13 @@ export function runCodexPreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
   if (owner === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
   const projectDir = stringField(payload, 'cwd') ?? cwd;
   const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
-  return reply(decideShell(shellRequest(payload, owner, workdir ? resolveFrom(projectDir, workdir) : projectDir, projectDir), env));
+  return reply(decideShell(shellRequest(payload, owner, workdir ? resolveFrom(projectDir, workdir) : projectDir, projectDir), env, deadline));
 }
 
-function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv): Decision {
+function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, deadline: Deadline): Decision {
   if (request === undefined) return ALLOW; // no command text: nothing to read
   const settings = hookSettings(env);
-  const bounded = envWithDeadline(env, settings.timeoutMs - 1_000);
+  const bounded = envWithin(env, deadline);
   let decision: Decision;
   try {
     decision = decideEdit(checkShellCommand(request, bounded), Date.now());
@@ -86,12 +97,12 @@ function resolveFrom(base: string, dir: string): string {
 }
 
 // What claude-pre-bash would say (a refreshed private index), for a git command in a session that has one.
-function stagingNotice(input: HookInput, payload: Payload, sessionId: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+function stagingNotice(input: HookInput, payload: Payload, sessionId: string, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): string | undefined {
   const command = stringField(objectField(payload, 'tool_input'), 'command');
   if (command === undefined || !runsGit(command)) return undefined;
   const dir = stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   if (!hasPrivateIndex(dir, ownerForSession('claude', sessionId))) return undefined;
-  const out = runPreBash(input, env, cwd).stdout;
+  const out = runPreBash(input, env, cwd, deadline).stdout;
   if (out === '') return undefined;
   try {
     return (JSON.parse(out) as { systemMessage?: string }).systemMessage;

@@ -12,6 +12,8 @@ import { shellQuote } from './session';
 import { appendOnce } from './env-file';
 import { ownerOfCommand } from './liveness';
 import type { HookInput, HookResult } from './run';
+import { isDeadlineExceeded, type Deadline } from './deadline';
+import { runGitText } from './git-process';
 
 // The hooks of private staging areas (README, "Private staging areas"): seed and export a session's index,
 // refresh it lazily before git commands, record commits, delete it at session end.
@@ -37,7 +39,7 @@ function topOf(dir: string): string | undefined {
 
 // SessionStart (installed with --git-index): build the session's index from HEAD and export it to the
 // session's Bash commands through $CLAUDE_ENV_FILE.
-export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   const sessionId = parsed.ok ? stringField(parsed.value, 'session_id') : undefined;
   if (!parsed.ok || sessionId === undefined) return { stdout: noticeOutput('ic: no private staging area: the hook input has no session_id'), stderr: '', exitCode: 0 };
@@ -46,7 +48,7 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
   const top = topOf(dir);
   const index = top === undefined ? undefined : indexFileFor(top, owner);
   if (top === undefined || index === undefined) return QUIET;
-  seedIndex(top, index, owner, env);
+  seedIndex(top, index, owner, env, deadline);
   if (!env.CLAUDE_ENV_FILE) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; this session's git commands will use the shared index\n`, exitCode: 0 };
   appendOnce(env.CLAUDE_ENV_FILE, `export GIT_INDEX_FILE=${shellQuote(index)}`);
   return QUIET;
@@ -67,7 +69,7 @@ export function hasPrivateIndex(dir: string, owner: string): boolean {
 // PreToolUse on Bash (installed with --git-index): before a git command, rebuild the session's index on
 // the current HEAD if another session committed meanwhile. Any other command returns at once, with no
 // database and no git process.
-export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string): HookResult {
+export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return QUIET;
   const toolInput = parsed.value.tool_input;
@@ -81,10 +83,10 @@ export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string
   const index = indexFileFor(top, owner);
   if (index === undefined) return QUIET;
   if (!existsSync(index)) {
-    seedIndex(top, index, owner, env);
+    seedIndex(top, index, owner, env, deadline);
     return QUIET;
   }
-  const refresh = refreshIndex(top, index, env);
+  const refresh = refreshIndex(top, index, env, deadline);
   return refresh.rebuilt ? { stdout: noticeOutput(refreshNotice(refresh)), stderr: '', exitCode: 0 } : QUIET;
 }
 
@@ -96,9 +98,9 @@ function refreshNotice(refresh: Refresh): string {
 
 // Inside the pre-commit guard: refresh a private index the commit is about to use. Returns a refusal when
 // a staged path has to be staged again (committing without it would not be what the session staged).
-export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string | undefined {
   if (!env.GIT_INDEX_FILE || !/[\\/]ic[\\/]index[\\/]/.test(env.GIT_INDEX_FILE)) return undefined; // not one of ours: no git process
-  const top = gitTopLevel(cwd, env);
+  const top = gitTopLevel(cwd, env, deadline);
   const mine = privateIndexOfHook(top, env);
   // An index path of ours without its base: swept (idle 24 h) or deleted. Committing an empty or unknown
   // index could delete or revert anything, so stop.
@@ -106,47 +108,49 @@ export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv): string
     return `ic: commit refused: GIT_INDEX_FILE names a private staging area that no longer exists (${env.GIT_INDEX_FILE}); run \`export GIT_INDEX_FILE="$(ic coord hook git-index-path </dev/null)"\` (or start a new session), stage again, and commit.`;
   let refresh: Refresh;
   try {
-    refresh = refreshIndex(top, mine.index, env, mine.file);
+    refresh = refreshIndex(top, mine.index, env, deadline, mine.file);
   } catch (error) {
+    if (isDeadlineExceeded(error)) throw error; // out of time: the guard answers by IC_HOOK_FAIL
     return `ic: commit refused: your private staging area could not be brought onto HEAD (${(error as Error).message.split('\n')[0]}), and committing it stale could revert another agent's commit; look at \`git status\`, stage again, and commit.`;
   }
   if (refresh.restage.length === 0) return undefined;
   return `ic: commit refused: another session committed changes to ${refresh.restage.length === 1 ? 'a path' : 'paths'} you staged (HEAD ${refresh.base.slice(0, 8) || 'unborn'} → ${refresh.head.slice(0, 8)}):\n${refresh.restage.map((path) => `  ${path}`).join('\n')}\nYour staging area now holds the new HEAD's version of ${refresh.restage.length === 1 ? 'it' : 'them'}; look at the file${refresh.restage.length === 1 ? '' : 's'}, stage again (git add), and commit.`;
 }
 
-function gitText(args: string[], cwd: string, env: NodeJS.ProcessEnv): string {
-  const childProcess = require('node:child_process') as typeof import('node:child_process');
-  return childProcess.execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+function gitText(args: string[], cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
+  return runGitText(args, { cwd, env }, deadline);
 }
 
 // git post-commit: record a `committed` event (sha, owner, paths) and move a private index's base to the
 // new HEAD when it was built on the commit's parent (a partial commit from a stale index leaves it stale,
 // so the next refresh still sees what else HEAD gained).
-export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string): HookResult {
-  const top = gitTopLevel(cwd, env);
-  const head = headCommit(top, env);
+export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+  const top = gitTopLevel(cwd, env, deadline);
+  const head = headCommit(top, env, deadline);
   if (head === '') return QUIET;
   const mine = privateIndexOfHook(top, env);
   const warnings: string[] = [];
   if (mine) {
-    const parent = gitText(['rev-list', '--parents', '-n', '1', head], top, env).trim().split(' ')[1] ?? '';
+    const parent = gitText(['rev-list', '--parents', '-n', '1', head], top, env, deadline).trim().split(' ')[1] ?? '';
     if (readIndexBase(mine.index)?.base === parent) advanceBase(mine.index, head);
     try {
-      carryIntoSharedIndex(top, env, parent, head);
+      carryIntoSharedIndex(top, env, parent, head, deadline);
     } catch (error) {
+      if (isDeadlineExceeded(error)) throw error;
       warnings.push(
         `ic: warning: the shared index was not brought up to this commit (${(error as Error).message.split('\n')[0]}); \`git status\` without a private index may show it as staged changes`,
       );
     }
   }
-  const paths = gitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env)
+  const paths = gitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env, deadline)
     .split('\0')
     .filter((p) => p !== '');
-  const subject = gitText(['log', '-1', '--format=%s', head], top, env).trim();
+  const subject = gitText(['log', '-1', '--format=%s', head], top, env, deadline).trim();
   let branch: string | null = null;
   try {
-    branch = gitText(['symbolic-ref', '-q', '--short', 'HEAD'], top, env).trim() || null;
-  } catch {
+    branch = gitText(['symbolic-ref', '-q', '--short', 'HEAD'], top, env, deadline).trim() || null;
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
     branch = null;
   }
   let owner = 'unknown';
@@ -166,13 +170,13 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string): HookResul
 
 // `coord hook git-index-path`, for agents other than Claude: seeds $IC_OWNER's index in this work tree and
 // prints its path (`export GIT_INDEX_FILE="$(ic coord hook git-index-path)"`).
-export function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string): HookResult {
+export function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const owner = validateOwner(ownerOfCommand(cwd, env), 'IC_OWNER');
-  const top = gitTopLevel(cwd, env);
+  const top = gitTopLevel(cwd, env, deadline);
   const index = indexFileFor(top, owner);
   if (index === undefined) return { stdout: '', stderr: 'ic: not in a git repository\n', exitCode: 1 };
-  if (!existsSync(index)) seedIndex(top, index, owner, env);
-  else refreshIndex(top, index, env);
+  if (!existsSync(index)) seedIndex(top, index, owner, env, deadline);
+  else refreshIndex(top, index, env, deadline);
   return { stdout: `${index}\n`, stderr: '', exitCode: 0 };
 }
 

@@ -1,35 +1,50 @@
-import { fstatSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
 export const STDIN_CAP_BYTES = 64 * 1024 * 1024;
 
 export interface StdinText {
   text: string;
   truncated: boolean;
+  /** The wait ran out before end of input (a writer that holds the pipe open): `text` is what arrived. */
+  timedOut?: boolean;
 }
 
-// Reads all of stdin synchronously (hooks are one-shot: no event loop needed), up to `cap` bytes.
-// A terminal, a closed descriptor or a non-blocking pipe that never fills reads as what arrived so far.
+// Reads all of stdin synchronously (hooks are one-shot: no event loop needed), up to `cap` bytes, waiting
+// at most `waitMs` in all for the end of input. A terminal or a closed descriptor reads as empty.
 export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText {
   if (isTerminalOrMissing()) return { text: '', truncated: false };
+  const source = nonBlockingStdin();
+  try {
+    return readUntil(source.fd, cap, Date.now() + waitMs);
+  } finally {
+    source.done();
+  }
+}
+
+function readUntil(fd: number, cap: number, giveUpAt: number): StdinText {
   const chunks: Buffer[] = [];
   let total = 0;
+  let idle = 0;
   const buffer = Buffer.alloc(64 * 1024);
-  const giveUpAt = Date.now() + waitMs;
   for (;;) {
     let n: number;
     try {
-      n = readSync(0, buffer, 0, buffer.length, null);
+      n = readSync(fd, buffer, 0, buffer.length, null);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EINTR') continue; // a signal arrived mid-read: read again
-      if (code === 'EAGAIN' && Date.now() < giveUpAt) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      if (code === 'EAGAIN') {
+        const left = giveUpAt - Date.now();
+        if (left <= 0) return { text: Buffer.concat(chunks).toString('utf8'), truncated: false, timedOut: true };
+        // Nothing yet: a short nap, 1 ms at first (a payload is usually on its way), then up to 5 ms.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(left, 1 + Math.min(4, idle++ >> 1)));
         continue;
       }
-      if (code === 'EAGAIN' || code === 'EOF' || code === 'EBADF' || code === 'ENXIO' || code === 'EISDIR') break;
+      if (code === 'EOF' || code === 'EBADF' || code === 'ENXIO' || code === 'EISDIR') break;
       throw error;
     }
     if (n === 0) break;
+    idle = 0;
     if (total + n > cap) {
       chunks.push(Buffer.from(buffer.subarray(0, cap - total)));
       return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
@@ -38,6 +53,70 @@ export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText 
     total += n;
   }
   return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+}
+
+interface Source {
+  fd: number;
+  done(): void;
+}
+
+// stdin as a descriptor whose reads never block, so the wait above is what bounds them (a writer may hold
+// a pipe open without ever closing it). Node has no fcntl, and process.stdin would load its net and tty
+// modules (a measurable share of a hook's start-up), so:
+// - a pipe or FIFO is opened again through /proc/self/fd/0 with O_NONBLOCK: a descriptor of our own, the
+//   shared one untouched (Linux);
+// - a socket (what Node- and Bun-based agents give a hook: a socketpair) cannot be opened again; libuv's
+//   pipe handle switches fd 0 itself to non-blocking (uv_pipe_open), and it is switched back when done,
+//   as whoever shares it expects;
+// - anything else (a regular file never blocks) is read as it is, as is every case where the above fails.
+function nonBlockingStdin(): Source {
+  let stat;
+  try {
+    stat = fstatSync(0);
+  } catch {
+    return { fd: 0, done: () => {} };
+  }
+  if (stat.isFIFO()) {
+    try {
+      const fd = openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);
+      return { fd, done: () => closeSync(fd) };
+    } catch {
+      // no /proc (not Linux): the pipe handle below
+    }
+  }
+  if (stat.isFIFO() || stat.isSocket()) {
+    const blocking = !openedNonBlocking();
+    const handle = stdinPipeHandle();
+    if (handle) return { fd: 0, done: () => (blocking ? handle.setBlocking(true) : undefined) };
+  }
+  return { fd: 0, done: () => {} };
+}
+
+interface PipeHandle {
+  open(fd: number): number;
+  setBlocking(blocking: boolean): number;
+}
+
+// Node's own native pipe handle (the binding, not the net module: nothing is loaded). open() puts the
+// descriptor in non-blocking mode; the handle never reads, so it keeps no event loop alive.
+function stdinPipeHandle(): PipeHandle | undefined {
+  try {
+    const binding = (process as unknown as { binding(name: string): { Pipe: new (type: number) => PipeHandle; constants: { SOCKET: number } } }).binding('pipe_wrap');
+    const handle = new binding.Pipe(binding.constants.SOCKET);
+    return handle.open(0) === 0 ? handle : undefined;
+  } catch {
+    return undefined; // a Node without it: stdin is read as it is
+  }
+}
+
+// Whether fd 0 was already non-blocking (its flags in /proc/self/fdinfo/0, octal; O_NONBLOCK is 04000 on Linux).
+function openedNonBlocking(): boolean {
+  try {
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/fdinfo/0', 'latin1'))?.[1];
+    return flags !== undefined && (parseInt(flags, 8) & constants.O_NONBLOCK) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 // A terminal (or /dev/null) carries no payload. fstat, not process.stdin.isTTY: touching process.stdin

@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { HOOK_NAMES, isHookName, readsStdin, runHook } from '../../hooks/run';
-import { readStdinSync } from '../../hooks/stdin';
+import { readStdinSync, STDIN_CAP_BYTES } from '../../hooks/stdin';
+import { startDeadline } from '../../hooks/deadline';
+import { hookSettings } from '../../hooks/settings';
 import { withCommonOptions, type CommonOptions } from '../common';
 import { failure, type Reply } from '../reply';
 
@@ -17,8 +19,9 @@ export function hookCommand(emit: (reply: Reply) => void): Command {
       }
       const env = options.db ? { ...process.env, IC_DB: options.db } : process.env;
       // git passes no payload (and its stdin may be a terminal): only agent hooks read stdin.
-      const input = !readsStdin(name) ? { text: '' } : readStdinSync();
-      const result = runHook(name, input, env, process.cwd());
+      const deadline = startDeadline(hookSettings(env).timeoutMs);
+      const input = !readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
+      const result = runHook(name, input, env, process.cwd(), deadline);
       if (result.stdout) process.stdout.write(result.stdout);
       if (result.stderr) process.stderr.write(result.stderr);
       process.exitCode = result.exitCode;

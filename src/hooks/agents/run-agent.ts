@@ -7,7 +7,8 @@ import { reserveEdit, type EditRequest } from '../edit';
 import { ownerForSession } from '../identity';
 import { parsePayload, type Payload } from '../payload';
 import { releaseSession } from '../session';
-import { envWithDeadline, hookSettings } from '../settings';
+import { envWithin, hookSettings } from '../settings';
+import type { Deadline } from '../deadline';
 import { restoreNotice, type AgentAdapter, type AgentReply, type SessionFields } from './adapter';
 
 export type AgentPhase = 'pre-tool' | 'post-tool' | 'session-end';
@@ -16,18 +17,22 @@ const QUIET: AgentReply = { stdout: '', stderr: '', exitCode: 0 };
 
 // One hook of an adapted client: payload → the client's tool call → the shared use case → the client's reply.
 // Never throws and never exits 2: a failure is the usual fail-open notice (or a deny with IC_HOOK_FAIL=closed).
-export function runAgentHook(adapter: AgentAdapter, phase: AgentPhase, text: string, truncated: boolean, env: NodeJS.ProcessEnv, hookCwd: string): AgentReply {
+export function runAgentHook(adapter: AgentAdapter, phase: AgentPhase, text: string, truncated: boolean, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const parsed = parsePayload(text, truncated);
   if (!parsed.ok) return phase === 'pre-tool' ? adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${parsed.problem}` }) : { ...QUIET, stderr: `ic: ${parsed.problem}\n` };
-  const settings = hookSettings(env);
   try {
-    if (phase === 'pre-tool') return beforeTool(adapter, parsed.value, env, hookCwd, settings.timeoutMs);
-    if (phase === 'post-tool') return afterTool(adapter, parsed.value, env, hookCwd);
-    return sessionEnd(adapter, parsed.value, env, hookCwd);
+    if (phase === 'pre-tool') return beforeTool(adapter, parsed.value, env, hookCwd, deadline);
+    if (phase === 'post-tool') return afterTool(adapter, parsed.value, env, hookCwd, deadline);
+    return sessionEnd(adapter, parsed.value, env, hookCwd, deadline);
   } catch (error) {
-    if (phase === 'pre-tool') return adapter.beforeToolReply(decideFailure(error, settings.failClosed));
-    return { ...QUIET, stderr: `ic: ${adapter.agent}-${phase} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
+    return agentHookFailed(adapter, phase, error, hookSettings(env).failClosed);
   }
+}
+
+// ic could not do the hook's work: a tool call is allowed with a notice, or denied with IC_HOOK_FAIL=closed.
+export function agentHookFailed(adapter: AgentAdapter, phase: AgentPhase, error: unknown, failClosed: boolean): AgentReply {
+  if (phase === 'pre-tool') return adapter.beforeToolReply(decideFailure(error, failClosed));
+  return { ...QUIET, stderr: `ic: ${adapter.agent}-${phase} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
 }
 
 interface Session {
@@ -52,13 +57,13 @@ function shellRequest(session: Session, command: string, timeoutMs: number | und
 
 // Before a tool: an edit reserves its files (the same call and message as Claude's and Codex's edits); a
 // shell command is checked by custody, and the files others hold are snapshotted for the after-hook.
-function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, timeoutMs: number): AgentReply {
+function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const call = adapter.toolCall(payload);
   if (call.kind === 'other') return adapter.beforeToolReply(ALLOW);
   if (call.kind === 'malformed') return adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${call.problem}` });
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return adapter.beforeToolReply({ kind: 'allow', notice: 'ic: tool call not checked: the hook input has no session id, so ic cannot tell which session it is' });
-  const dbEnv = envWithDeadline(env, timeoutMs - 1_000);
+  const dbEnv = envWithin(env, deadline);
   if (call.kind === 'edit') return adapter.beforeToolReply(decideEdit(reserveEdit(editRequest(session, call.paths), dbEnv), Date.now()));
   const request = shellRequest(session, call.command, call.timeoutMs);
   const decision = decideEdit(checkShellCommand(request, dbEnv), Date.now());
@@ -68,23 +73,23 @@ function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.Process
 
 // After a tool: the holder's own edit becomes what a restore puts back; a shell command's changes to files
 // others hold are put back (custody).
-function afterTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string): AgentReply {
+function afterTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const call = adapter.toolCall(payload);
   if (call.kind !== 'edit' && call.kind !== 'shell') return adapter.afterToolReply(undefined);
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return adapter.afterToolReply(undefined);
-  const dbEnv = envWithDeadline(env, 2_000);
+  const dbEnv = envWithin(env, deadline, 2_000);
   if (call.kind === 'edit') {
     recordHolderWrite(session.owner, call.paths, session.cwd, dbEnv);
     return adapter.afterToolReply(undefined);
   }
-  return adapter.afterToolReply(restoreNotice(restoreAfterShell(shellRequest(session, call.command, call.timeoutMs), dbEnv)));
+  return adapter.afterToolReply(restoreNotice(restoreAfterShell(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
 }
 
 // Session end: the session's locks and claims go at once (clients give this hook little time).
-function sessionEnd(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string): AgentReply {
+function sessionEnd(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return { ...QUIET, stderr: 'ic: nothing released: the hook input has no session id\n' };
-  const released = releaseSession(session.cwd, session.owner, envWithDeadline(env, 1_000));
+  const released = releaseSession(session.cwd, session.owner, envWithin(env, deadline, 1_000));
   return { ...QUIET, stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${session.owner}\n` : '' };
 }

@@ -1,5 +1,7 @@
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { NO_DEADLINE, type Deadline } from '../deadline';
+import { runGit } from '../git-process';
 
 // Git's object store, used as a content-addressed copy store: a file's content is kept as a blob under its
 // own id, so the same content is never stored twice and git's own tools can read it. Loose objects are
@@ -54,7 +56,7 @@ export function writeBlob(objectsDir: string, content: Buffer, id: string = blob
 }
 
 // The content of a blob: loose in-process, else (packed) through git. Throws when git has no such blob.
-export function readBlob(objectsDir: string, gitDir: string, id: string): Buffer {
+export function readBlob(objectsDir: string, gitDir: string, id: string, deadline: Deadline = NO_DEADLINE): Buffer {
   const path = loosePath(objectsDir, id);
   if (existsSync(path)) {
     const raw = zlib().inflateSync(readFileSync(path));
@@ -62,6 +64,5 @@ export function readBlob(objectsDir: string, gitDir: string, id: string): Buffer
     if (nul < 0 || !raw.subarray(0, nul).toString('latin1').startsWith('blob ')) throw new Error(`git object ${id} is not a blob`);
     return raw.subarray(nul + 1);
   }
-  const childProcess = require('node:child_process') as typeof import('node:child_process');
-  return childProcess.execFileSync('git', ['--git-dir', gitDir, 'cat-file', 'blob', id], { maxBuffer: 1024 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runGit(['--git-dir', gitDir, 'cat-file', 'blob', id], { maxBuffer: 1024 * 1024 * 1024 }, deadline);
 }

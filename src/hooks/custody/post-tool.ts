@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { CLAUDE_EDIT_TOOLS, CODEX_SHELL_TOOLS, claudeEditEvent, codexEditEvent, codexOwner } from '../edit-events';
 import { ownerForSession } from '../identity';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
-import { envWithDeadline, hookSettings } from '../settings';
+import { envWithin } from '../settings';
+import type { Deadline } from '../deadline';
 import { commandText } from '../shell-patch';
 import { recordHolderWrite, restoreAfterShell } from './restore';
 import type { RestoreReport, ShellRequest } from './types';
@@ -34,7 +35,7 @@ export function mcpPaths(tool: string, input: Record<string, unknown> | undefine
   return paths;
 }
 
-export function runClaudePostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string): PostToolResult {
+export function runClaudePostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): PostToolResult {
   const parsed = parsePayload(text, truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: tool result not checked: ${parsed.problem}\n` };
   const payload = parsed.value;
@@ -43,8 +44,8 @@ export function runClaudePostTool(text: string, truncated: boolean | undefined, 
   if (tool === undefined || sessionId === undefined) return QUIET;
   const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
   const dir = stringField(payload, 'cwd') ?? env.CLAUDE_PROJECT_DIR ?? cwd;
-  const budget = envWithDeadline(env, hookSettings(env).timeoutMs - 1_000);
-  if (tool === 'Bash') return afterShell(shellRequest(payload, owner, dir, env.CLAUDE_PROJECT_DIR || dir), budget);
+  const budget = envWithin(env, deadline);
+  if (tool === 'Bash') return afterShell(shellRequest(payload, owner, dir, env.CLAUDE_PROJECT_DIR || dir), budget, deadline);
   if (CLAUDE_EDIT_TOOLS.includes(tool)) {
     const event = claudeEditEvent(payload);
     const content = tool === 'Write' ? stringField(objectField(payload, 'tool_input'), 'content') : undefined;
@@ -58,7 +59,7 @@ export function runClaudePostTool(text: string, truncated: boolean | undefined, 
   return QUIET;
 }
 
-export function runCodexPostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string): PostToolResult {
+export function runCodexPostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): PostToolResult {
   const parsed = parsePayload(text, truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: tool result not checked: ${parsed.problem}\n` };
   const payload = parsed.value;
@@ -66,11 +67,11 @@ export function runCodexPostTool(text: string, truncated: boolean | undefined, e
   const owner = codexOwner(payload, env);
   if (tool === undefined || owner === undefined) return QUIET;
   const dir = stringField(payload, 'cwd') ?? cwd;
-  const budget = envWithDeadline(env, hookSettings(env).timeoutMs - 1_000);
+  const budget = envWithin(env, deadline);
   // A shell command (its own writes to files the writer holds are recorded by the restore itself).
   // Run in tool_input.workdir when given, as the before hook reads it.
   const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
-  if (CODEX_SHELL_TOOLS.includes(tool)) return afterShell(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, dir), budget);
+  if (CODEX_SHELL_TOOLS.includes(tool)) return afterShell(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, dir), budget, deadline);
   const event = codexEditEvent(payload, env);
   if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget);
   else if (tool.startsWith('mcp__')) {
@@ -88,8 +89,8 @@ function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: 
   return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof duration === 'number' && duration >= 0 ? { durationMs: duration } : {}) };
 }
 
-function afterShell(request: ShellRequest, env: NodeJS.ProcessEnv): PostToolResult {
-  const report = restoreAfterShell(request, env);
+function afterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline): PostToolResult {
+  const report = restoreAfterShell(request, env, deadline);
   const message = restoreMessage(report);
   return message === undefined ? QUIET : { stdout: postToolUseOutput(message), stderr: '' };
 }

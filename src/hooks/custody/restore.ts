@@ -6,6 +6,7 @@ import { insertEvent } from '../../store/events';
 import { sameLineage } from '../identity';
 import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
 import { readBlob } from './git-objects';
+import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex } from './index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView } from './view';
@@ -18,7 +19,7 @@ const WINDOW_SLACK_MS = 1_000;
 // After a shell command: every file another owner holds that the command changed goes back to the holder's
 // latest content, and a file it created under another owner's pattern is moved aside (never lost). The
 // writer's own held files are recorded as its latest content. Files nobody holds are never touched.
-export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv): RestoreReport {
+export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): RestoreReport {
   const report: RestoreReport = { restored: [], displaced: [] };
   const view = openView(request.cwd, request.owner, env);
   if (!view) return report;
@@ -56,7 +57,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
       plans.map((plan) => plan.path),
     );
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
-    if (pending.length > 0) awaitRecords(ctx, view.scope, pending);
+    if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
     const moved = displacedDir(repo, view.now);
     writeTransaction(ctx, (now) => {
@@ -82,7 +83,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv)
           detail.moved_to = movedTo;
           report.displaced.push({ path: plan.path, holder: plan.held.holder, movedTo });
         } else {
-          writeContent(repo, plan.path, plan.expected);
+          writeContent(repo, plan.path, plan.expected, deadline);
           report.restored.push({ path: plan.path, holder: plan.held.holder });
           // The restored file has a new stat: the record keeps its blob and learns the stat, so the next check needs no read.
           const state = fileState(repo, plan.path, [], false);
@@ -121,11 +122,11 @@ function editInFlight(plan: Plan, mark: EditRow | undefined, now: number): boole
 }
 
 // Polls the edit marks of the pending files until each is cleared (its write recorded) or the wait is over.
-function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[]): void {
-  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[], deadline: Deadline): void {
+  const giveUpAt = Date.now() + Math.min(IN_FLIGHT_WAIT_MS, deadline.leftMs());
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   const paths = pending.map((plan) => plan.path);
-  while (Date.now() < deadline) {
+  while (Date.now() < giveUpAt) {
     if (editsFor(ctx.db, scope, paths).size === 0) return;
     Atomics.wait(sleeper, 0, 0, 50);
   }
@@ -205,9 +206,9 @@ function moveAside(from: string, to: string): void {
 }
 
 // Puts a blob's content back in place: written beside the file and renamed over it, so no reader sees half.
-function writeContent(repo: Repo, path: string, state: FileState): void {
+function writeContent(repo: Repo, path: string, state: FileState, deadline: Deadline): void {
   const target = join(repo.root, path);
-  const content = readBlob(repo.objectsDir, repo.commonDir, state.blob!);
+  const content = readBlob(repo.objectsDir, repo.commonDir, state.blob!, deadline);
   mkdirSync(dirname(target), { recursive: true });
   const tmp = `${target}.ic-restore-${process.pid}`;
   rmSync(tmp, { force: true });
