@@ -1,4 +1,5 @@
 import { IcError } from './errors';
+import { toNFC } from './nfc';
 
 // The text rule for everything a person names: owners, lock names, claim items, consumers, patterns and
 // reasons (docs/reference.md, "Names"). Each refused character is invisible, rewrites the terminal, or
@@ -29,7 +30,7 @@ export function checkText(text: string, what: string): string {
 
 // Names of named locks, claims and consumers: any text that follows the rule, compared exactly after NFC.
 export function validateName(input: string, what: string): string {
-  const name = checkText(input, what).normalize('NFC');
+  const name = toNFC(checkText(input, what));
   if (name.trim() === '') throw new IcError('INVALID_INPUT', `${what} must not be empty`);
   if ([...name].length > 256) throw new IcError('INVALID_INPUT', `${what} may be at most 256 characters`);
   return name;

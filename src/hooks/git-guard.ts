@@ -6,6 +6,7 @@ import { activeFileLocks } from '../coord/guard';
 import type { Deadline } from './deadline';
 import { runGit, runGitText } from './git-process';
 import { sameLineage } from './identity';
+import { toNFC } from '../core/nfc';
 
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
 // unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which the git process inherits.
@@ -32,7 +33,7 @@ export function heldByOthers(paths: readonly string[], locks: readonly Lock[], o
   const held: HeldPath[] = [];
   if (others.length === 0) return held;
   for (const path of paths) {
-    let key = path.normalize('NFC');
+    let key = toNFC(path);
     if (ignoreCase) key = key.toLowerCase();
     const lock = others.find((candidate) => matchPath(candidate.pattern, key));
     if (lock) held.push({ path, lock });

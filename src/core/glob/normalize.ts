@@ -7,6 +7,7 @@ import { validateComplexity } from './limits';
 import { overlaps } from './overlap';
 import { type Atom, checkCharacters, invalid, parsePattern } from './parse';
 import { isLiteral, unescapeLiteral } from './scan';
+import { toNFC } from '../nfc';
 
 export interface NormalizeOptions {
   root: string; // canonical absolute scope root, '/'-separated, no trailing slash
@@ -28,8 +29,8 @@ const GLOBSTAR_ATOMS: Atom[] = [{ kind: 'star' }, { kind: 'star' }];
 export function normalizePattern(input: string, options: NormalizeOptions): string {
   validateComplexity(input);
   checkCharacters(input);
-  const root = options.root.normalize('NFC');
-  const { segments, absolute, directory } = splitTopLevel(parsePattern(input.normalize('NFC')));
+  const root = toNFC(options.root);
+  const { segments, absolute, directory } = splitTopLevel(parsePattern(toNFC(input)));
   const { kept, climbs } = foldDots(segments, absolute);
   // A trailing `/` means the whole directory, and so does a relative pattern naming its base (`.`, `..`).
   if ((directory || (!absolute && kept.length === 0)) && !isGlobstar(kept[kept.length - 1])) kept.push(GLOBSTAR_ATOMS);
@@ -73,7 +74,7 @@ function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => 
     names.push(name);
   }
   const written = `/${names.join('/')}`;
-  const real = resolvePath(written).normalize('NFC');
+  const real = toNFC(resolvePath(written));
   if (real === written) return { path: segments };
   const realNames = real.split('/').filter((s) => s !== '');
   return { path: [...realNames.map(literalAtoms), ...segments.slice(names.length)], resolved: real };

@@ -1,6 +1,6 @@
 import { automatonOf } from './automaton';
 import { type GlobCache, SHARED_CACHE } from './cache';
-import { basesDiverge } from './scan';
+import { basesDiverge, isLiteral, literalBase } from './scan';
 
 // Exact overlap of two normalized patterns. The argument (a path intersection is a product over segment
 // pairs, decided one pair at a time by segment.ts): docs/overlap.md.
@@ -21,6 +21,8 @@ export function overlaps(a: string, b: string, cache: GlobCache = SHARED_CACHE):
   const pa = cache.compiled(a);
   const pb = cache.compiled(b);
   if (basesDiverge(a, b)) return { overlap: false };
+  const literal = literalOverlap(a, b);
+  if (literal !== undefined) return literal;
   const A = automatonOf(pa);
   const B = automatonOf(pb);
   const Q = B.accepting.length;
@@ -76,4 +78,15 @@ export function overlaps(a: string, b: string, cache: GlobCache = SHARED_CACHE):
   const parts: string[] = [];
   for (let s = found; s >= 0; s = parent[s]!) if (via[s]! >= 0) parts.push(names[via[s]!]!);
   return { overlap: true, example: parts.reverse().join('/') };
+}
+
+// Two literal patterns name one path each: they overlap exactly when that is the same path. Answered without
+// building automata (the hook's usual case: an edited file against the locks on it). Undefined when either is
+// not a plain literal path (a glob, or a `.`/`..` segment, which no path has).
+function literalOverlap(a: string, b: string): Overlap | undefined {
+  if (!isLiteral(a) || !isLiteral(b)) return undefined;
+  const pathA = literalBase(a);
+  const pathB = literalBase(b);
+  if (pathA === '' || pathB === '' || /(^|\/)\.\.?(\/|$)/.test(pathA) || /(^|\/)\.\.?(\/|$)/.test(pathB)) return undefined;
+  return pathA === pathB ? { overlap: true, example: pathA } : { overlap: false };
 }
