@@ -22,6 +22,8 @@ export interface ReserveInput {
   reason: string | null;
   /** Added to the detail of each `conflict` event a refusal records (a shell hook: the command). */
   conflictDetail?: Record<string, unknown>;
+  /** A renewal never shortens the lock (hooks: a shell command's cover must outlive the session's next edit). */
+  neverShorten?: boolean;
 }
 
 // `busy`: a wait ran out while the database was busy (conflicts then are the last ones seen, if any).
@@ -242,10 +244,11 @@ function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInp
     own = row && row.released_at === null ? row : undefined;
   }
   if (own && own.expires_at > now) {
-    setExpiry(ctx.db, own.seq, expiresAt, input.ttlMs, request.mode);
-    const detail = renewalDetail(expiresAt, request.mode, own.mode); // a re-reserve may switch the mode in place
+    const renewedTo = input.neverShorten === true ? Math.max(expiresAt, own.expires_at) : expiresAt;
+    setExpiry(ctx.db, own.seq, renewedTo, input.ttlMs, request.mode);
+    const detail = renewalDetail(renewedTo, request.mode, own.mode); // a re-reserve may switch the mode in place
     insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now, detail });
-    return withoutBase({ ...own, expires_at: expiresAt, mode: request.mode });
+    return withoutBase({ ...own, expires_at: renewedTo, mode: request.mode });
   }
   if (own) expireLock(ctx, own, now);
   const next = nextEventId(ctx.db);

@@ -74,6 +74,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     owner: request.owner,
     mode: 'exclusive' as const,
     ttlMs: DEFAULT_TTL_MS.file,
+    neverShorten: true, // a running shell command's cover (docs/sessions.md) outlives this edit's renewal
     reason: request.reason ?? editReason(request.toolUseId),
     ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
   };

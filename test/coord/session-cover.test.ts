@@ -20,4 +20,17 @@ describe('a shell command’s lock cover', () => {
     expect(shell(long).wrote).toBe(true);
     expect(getLock(store.ctx.db, lock!.id)!.expires_at).toBe(store.now + long + SHELL_GRACE_MS);
   });
+
+  it('the session’s next edit of a covered file keeps the longer expiry; a re-reserve by hand still sets its own', () => {
+    const [lock] = grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000 });
+    expect(shell(30 * 60_000).wrote).toBe(true);
+    const covered = getLock(store.ctx.db, lock!.id)!.expires_at;
+    expect(covered).toBe(store.now + 30 * 60_000 + SHELL_GRACE_MS);
+    store.now += 60_000;
+    const [renewed] = grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000, neverShorten: true }); // as the edit hooks renew
+    expect(renewed!.expires_at).toBe(covered);
+    expect(getLock(store.ctx.db, lock!.id)!.expires_at).toBe(covered);
+    grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 5 * 60_000 }); // `coord reserve --ttl 5m`: the person's word
+    expect(getLock(store.ctx.db, lock!.id)!.expires_at).toBe(store.now + 5 * 60_000);
+  });
 });
