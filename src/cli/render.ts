@@ -102,6 +102,7 @@ export type LockState = 'active' | 'delay' | 'lapsed' | 'released' | 'expired' |
 
 // active, delay (lapsed but still binding others for the lock-delay), lapsed, or why it was released.
 export function lockState(lock: LockView, now: number, lockDelayMs: number): LockState {
+  if (lock.command_pid !== undefined) return 'active'; // a run whose lease lapsed while its command runs on: it holds
   if (lock.released_at !== null) {
     if (lock.release_reason === 'expired' && Date.parse(lock.expires_at) > now - lockDelayMs) return 'delay';
     return lock.release_reason ?? 'released';
@@ -128,6 +129,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
   const delay = options.lockDelayMs ?? 0;
   const states = locks.map((lock) => lockState(lock, now, delay));
   const until = (lock: LockView, state: string) => {
+    if (lock.command_pid !== undefined) return `while its command runs (process group ${lock.command_pid}; its ic process is gone)`;
     if (state === 'delay') return `lapsed ${whenText(lock.expires_at, now)}, binds others for ${span(Date.parse(lock.expires_at) + delay - now)}`;
     if (lock.released_at !== null) return `ended ${whenText(lock.released_at, now)}`;
     if (state === 'active' && isRunLock(lock)) return RUN_LEASE_TEXT; // renewed while its command runs: the lease says nothing

@@ -1,6 +1,7 @@
 import type { Lock, LockType } from '../core/lock';
 import { listLocks, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
 import { readTransaction, type CoordContext } from './context';
+import { liveOrphanRunLocks } from './run-process';
 
 export interface ListInput {
   active: boolean;
@@ -15,7 +16,7 @@ export interface ListInput {
 export function list(ctx: CoordContext, input: ListInput): Lock[] {
   return readTransaction(ctx, (now) => {
     const activeOnly = input.active || input.expiringMs !== undefined;
-    return locksInView(ctx, input.allScopes, {
+    return heldInView(ctx, input.allScopes, {
       owner: input.owner,
       type: input.type,
       activeAt: activeOnly ? now : undefined,
@@ -32,4 +33,20 @@ export function locksInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope
   if (ctx.claimScope === ctx.scope || (filter.type !== undefined && filter.type !== 'claim')) return own;
   const claims = listLocks(ctx.db, { ...filter, scope: ctx.claimScope, type: 'claim' });
   return [...own, ...claims].sort((a, b) => a.token - b.token);
+}
+
+// What people see as held (list, who): the active locks and also a run lock whose lease lapsed while its
+// command still runs on this host. That lock holds (a waiter is told so), with its command's pid.
+export function heldInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): StoredLock[] {
+  return withOrphans(locksInView(ctx, allScopes, filter), orphanRunsInView(ctx, allScopes, filter));
+}
+
+function orphanRunsInView(ctx: Pick<CoordContext, 'db' | 'scope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): StoredLock[] {
+  if (filter.activeAt === undefined || filter.expiresBefore !== undefined || filter.pattern !== undefined) return [];
+  if (filter.type !== undefined && filter.type !== 'named') return [];
+  return liveOrphanRunLocks(ctx.db, filter.activeAt).filter((lock) => (allScopes || lock.scope === ctx.scope) && (filter.owner === undefined || lock.owner === filter.owner));
+}
+
+function withOrphans(locks: StoredLock[], orphans: StoredLock[]): StoredLock[] {
+  return orphans.length === 0 ? locks : [...locks, ...orphans].sort((a, b) => a.token - b.token);
 }

@@ -1,5 +1,6 @@
 import type { Lock } from '../core/lock';
-import { forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
+import { allLapsedRunLocks, forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
+import type { StoredLock } from '../store/locks';
 import { getLock, withoutBase } from '../store/locks';
 import { readStat, thisMachine } from './client-process';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
@@ -77,4 +78,13 @@ export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | unde
   }
   if (ended.length > 0) writeTransaction(ctx, () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
   return alive;
+}
+
+// Inside a read: the run locks whose lease lapsed but whose command still lives on this host, marked with
+// that command's pid. Read only (an ended command's row is left for the next lock call to forget).
+export function liveOrphanRunLocks(db: import('better-sqlite3').Database, now: number): StoredLock[] {
+  if (thisHost() === undefined) return [];
+  return allLapsedRunLocks(db, now)
+    .filter((row) => runProcessState(row) === 'alive')
+    .map(({ host: _host, pid, started: _started, ...lock }) => ({ ...lock, command_pid: pid }));
 }

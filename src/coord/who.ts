@@ -1,6 +1,6 @@
 import type { Lock } from '../core/lock';
 import { withoutBase } from '../store/locks';
-import { locksInView } from './list';
+import { heldInView } from './list';
 import { allLastSeen } from '../store/owners';
 import { readTransaction, type CoordContext } from './context';
 import { claimsOf } from './handoff';
@@ -21,7 +21,7 @@ export function who(ctx: CoordContext, allScopes: boolean): OwnerActivity[] {
   return readTransaction(ctx, (now) => {
     const seen = allLastSeen(ctx.db);
     const byOwner = new Map<string, OwnerActivity>();
-    for (const stored of locksInView(ctx, allScopes, { activeAt: now })) {
+    for (const stored of heldInView(ctx, allScopes, { activeAt: now })) {
       const lock = withoutBase(stored);
       let entry = byOwner.get(lock.owner);
       if (!entry) {

@@ -18,6 +18,8 @@ export interface Lock {
   expires_at: number;
   released_at: number | null;
   release_reason: string | null;
+  /** A `lock NAME -- CMD` run whose lease lapsed but whose command still runs on this host (list, who): it still holds. */
+  command_pid?: number;
 }
 
 // The lock as every command prints it (docs/reference.md, "Locks").
@@ -53,5 +55,6 @@ export function viewLock(lock: Lock): LockView {
     expires_at: formatTime(lock.expires_at),
     released_at: formatNullableTime(lock.released_at),
     release_reason: lock.release_reason,
+    ...(lock.command_pid !== undefined ? { command_pid: lock.command_pid } : {}),
   };
 }

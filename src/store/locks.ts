@@ -168,7 +168,7 @@ export function listLapsed(db: Database.Database, now: number, scope?: string): 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.
 // Names every field (no rest spread): this runs for every lock a command returns.
 export function withoutBase(lock: StoredLock): Lock {
-  return {
+  const plain: Lock = {
     id: lock.id,
     token: lock.token,
     type: lock.type,
@@ -182,6 +182,8 @@ export function withoutBase(lock: StoredLock): Lock {
     released_at: lock.released_at,
     release_reason: lock.release_reason,
   };
+  if (lock.command_pid !== undefined) plain.command_pid = lock.command_pid; // an orphaned run's command (list, who)
+  return plain;
 }
 
 // Deletes at most `rows` released locks older than the cutoff (the cleanup loop for every creation loop),

@@ -17,6 +17,19 @@ export function forgetRunProcess(db: Database.Database, lockSeq: number): void {
   statement(db, 'DELETE FROM run_processes WHERE lock_seq = ?').run(lockSeq);
 }
 
+// Every run lock whose lease lapsed while its command was recorded, in any scope: what `list` and `who`
+// still show while that command lives. The table holds only runs not yet ended, so it is small.
+export function allLapsedRunLocks(db: Database.Database, now: number): (StoredLock & RunProcessRow)[] {
+  return statement(
+    db,
+    `SELECT l.seq, l.id, l.token, l.type, l.scope, l.pattern, l.base, l.owner, l.mode, l.reason, l.created_at, l.expires_at, l.ttl_ms, l.released_at, l.release_reason,
+            r.host, r.pid, r.started
+       FROM run_processes r JOIN locks l ON l.seq = r.lock_seq
+      WHERE l.type = 'named' AND l.expires_at <= ? AND (l.released_at IS NULL OR l.release_reason = 'expired')
+      ORDER BY l.seq`,
+  ).all(now) as (StoredLock & RunProcessRow)[];
+}
+
 // Run locks on this name whose lease lapsed (expired, or swept as expired) and whose command was recorded:
 // the ones an orphaned command may still hold. The table holds only runs not yet ended, so it is small.
 export function lapsedRunLocks(db: Database.Database, scope: string, name: string, now: number): (StoredLock & RunProcessRow)[] {

@@ -135,12 +135,20 @@ describe('an orphaned run keeps its lock', () => {
     expect(refused.json.error.conflicts[0]).toMatchObject({ state: 'command_running', pid: leader, held: { owner: expect.stringMatching(/^alice\/run-/) } });
     expect(refused.json.error.message).toContain(`its ic process is gone but its command (process group ${leader}) still runs on this host`);
     expect(refused.json.error.message).toContain(`kill -- -${leader}`);
+    // People see it held too: list --active and who show the lock with its command's process group.
+    const listed = await coord(repo, ['list', '--active'], { env: later });
+    expect(listed.json.locks).toEqual([expect.objectContaining({ type: 'named', pattern: 'tests', owner: expect.stringMatching(/^alice\/run-/), command_pid: leader })]);
+    const table = await coord(repo, ['list', '--active', '--format', 'table'], { env: later });
+    expect(table.stdout).toContain(`while its command runs (process group ${leader}; its ic process is gone)`);
+    const byOwner = await coord(repo, ['who'], { env: later });
+    expect(JSON.stringify(byOwner.json)).toContain(`"command_pid":${leader}`);
     const waited = await coord(repo, ['lock', 'tests', '-w', '1s', '--', 'true'], { env: later });
     expect(waited.exitCode).toBe(75);
     expect(waited.stderr.trim().split('\n')[0]).toMatch(/^ic: waiting for tests \(held by alice's run of `sh -c .*`.*its ic process is gone/);
 
     process.kill(-leader, 'SIGKILL');
     await waitFor(() => !alive(readPid(bgFile)), 5_000);
+    expect((await coord(repo, ['list', '--active'], { env: later })).json.locks).toEqual([]);
     const next = await coord(repo, ['lock', 'tests', '-n', '--', 'echo', 'ran'], { env: later });
     expect(next.exitCode).toBe(0);
     expect(next.stdout).toBe('ran');
