@@ -1,7 +1,7 @@
 import type { Lock } from '../core/lock';
 import { allLapsedRunLocks, forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
-import type { StoredLock } from '../store/locks';
-import { getLock, withoutBase } from '../store/locks';
+import type Database from 'better-sqlite3';
+import { getLock, withoutBase, type StoredLock } from '../store/locks';
 import { readStat, thisMachine } from './client-process';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
 
@@ -82,7 +82,7 @@ export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | unde
 
 // Inside a read: the run locks whose lease lapsed but whose command still lives on this host, marked with
 // that command's pid. Read only (an ended command's row is left for the next lock call to forget).
-export function liveOrphanRunLocks(db: import('better-sqlite3').Database, now: number): StoredLock[] {
+export function liveOrphanRunLocks(db: Database.Database, now: number): StoredLock[] {
   if (thisHost() === undefined) return [];
   return allLapsedRunLocks(db, now)
     .filter((row) => runProcessState(row) === 'alive')

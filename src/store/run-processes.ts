@@ -31,14 +31,7 @@ export function allLapsedRunLocks(db: Database.Database, now: number): (StoredLo
 }
 
 // Run locks on this name whose lease lapsed (expired, or swept as expired) and whose command was recorded:
-// the ones an orphaned command may still hold. The table holds only runs not yet ended, so it is small.
+// the ones an orphaned command may still hold. The same rows as allLapsedRunLocks, narrowed to one name.
 export function lapsedRunLocks(db: Database.Database, scope: string, name: string, now: number): (StoredLock & RunProcessRow)[] {
-  return statement(
-    db,
-    `SELECT l.seq, l.id, l.token, l.type, l.scope, l.pattern, l.base, l.owner, l.mode, l.reason, l.created_at, l.expires_at, l.ttl_ms, l.released_at, l.release_reason,
-            r.host, r.pid, r.started
-       FROM run_processes r JOIN locks l ON l.seq = r.lock_seq
-      WHERE l.scope = ? AND l.type = 'named' AND l.pattern = ? AND l.expires_at <= ? AND (l.released_at IS NULL OR l.release_reason = 'expired')
-      ORDER BY l.seq`,
-  ).all(scope, name, now) as (StoredLock & RunProcessRow)[];
+  return allLapsedRunLocks(db, now).filter((row) => row.scope === scope && row.pattern === name);
 }

@@ -21,6 +21,13 @@ export interface SessionRow extends ClientProcess {
 
 const COLUMNS = 'owner, base, agent, host, boot, pid, start, created_at, last_seen, told_until';
 
+// An owner and its subagents (`owner/…`): the lineage a session's renewals and releases cover. Bound by lineageOf.
+const LINEAGE = '(owner = ? OR substr(owner, 1, ?) = ?)';
+
+function lineageOf(owner: string): [string, number, string] {
+  return [owner, owner.length + 1, `${owner}/`];
+}
+
 export function sessionByOwner(db: Database.Database, owner: string): SessionRow | undefined {
   return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner) as SessionRow | undefined;
 }
@@ -59,48 +66,24 @@ export function deleteSession(db: Database.Database, owner: string): void {
 
 // Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
 export function lineageLockIds(db: Database.Database, owner: string, now: number): { id: string; owner: string }[] {
-  return statement(db, 'SELECT id, owner FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) = ?) ORDER BY token').all(
-    now,
-    owner,
-    owner.length + 1,
-    `${owner}/`,
-  ) as { id: string; owner: string }[];
+  return statement(db, `SELECT id, owner FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner)) as { id: string; owner: string }[];
 }
 
 // Pushes the expiry of an owner's (and its subagents') active locks out to at least `until`; never shortens one.
 export function extendLineageUntil(db: Database.Database, owner: string, now: number, until: number): number {
-  return statement(db, 'UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND (owner = ? OR substr(owner, 1, ?) = ?)').run(
-    until,
-    now,
-    until,
-    owner,
-    owner.length + 1,
-    `${owner}/`,
-  ).changes;
+  return statement(db, `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}`).run(until, now, until, ...lineageOf(owner)).changes;
 }
 
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
 // cover need a write.
 export function lineageLockEndsBefore(db: Database.Database, owner: string, now: number, until: number): boolean {
   return (
-    statement(db, 'SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND (owner = ? OR substr(owner, 1, ?) = ?) LIMIT 1').get(
-      now,
-      until,
-      owner,
-      owner.length + 1,
-      `${owner}/`,
-    ) !== undefined
+    statement(db, `SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, owner, owner.length + 1, `${owner}/`) !== undefined
   );
 }
 
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents.
 export function extendLineageLocks(db: Database.Database, owner: string, now: number): number {
-  return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND (owner = ? OR substr(owner, 1, ?) = ?)').run(
-    now,
-    now,
-    now,
-    owner,
-    owner.length + 1,
-    `${owner}/`,
-  ).changes;
+  return statement(db, `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}`).run(now, now, now, ...lineageOf(owner))
+    .changes;
 }
