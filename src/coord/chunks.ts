@@ -1,6 +1,7 @@
 import { checkpointPassive, pauseAutoCheckpoint } from '../store/checkpoint';
 import { monotonicMs } from './timing';
 import { writeTransaction, type CoordContext } from './context';
+import type { WriteScope } from '../store/connection';
 
 // The one place bulk writes are cut into bounded transactions (docs/guarantees.md, "Bulk operations"): a
 // chunk is at most CHUNK.rows items and stops early once it has held the write lock for CHUNK.budgetMs,
@@ -18,14 +19,15 @@ export const CHUNK = {
 // Applies `apply` to every item, in order, in as many write transactions as the budget calls for. Each
 // transaction reads its own `now` (after the write lock is held); `apply` must re-check its item against
 // the row as it is then, since other writers run between chunks. Returns the results `apply` kept.
-export function inChunks<T, R>(ctx: CoordContext, items: readonly T[], apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number } = CHUNK): R[] {
+// `scope`: what every chunk may change (context.ts, writeTransaction).
+export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: readonly T[], apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number } = CHUNK): R[] {
   const results: R[] = [];
   const bulk = items.length >= CHUNK.manualCheckpointFrom;
   const resume = bulk ? pauseAutoCheckpoint(ctx.db) : undefined;
   try {
     let next = 0;
     while (next < items.length) {
-      next = oneChunk(ctx, items, next, apply, limits, results);
+      next = oneChunk(ctx, scope, items, next, apply, limits, results);
       if (bulk) checkpointPassive(ctx.db);
     }
   } finally {
@@ -36,8 +38,16 @@ export function inChunks<T, R>(ctx: CoordContext, items: readonly T[], apply: (i
 
 // One write transaction from item `from` on; returns where the next chunk starts. Results are kept only
 // once the chunk has committed (an error rolls it back and reaches the caller).
-function oneChunk<T, R>(ctx: CoordContext, items: readonly T[], from: number, apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number }, results: R[]): number {
-  const { next, kept } = writeTransaction(ctx, (now) => {
+function oneChunk<T, R>(
+  ctx: CoordContext,
+  scope: WriteScope,
+  items: readonly T[],
+  from: number,
+  apply: (item: T, now: number) => R | undefined,
+  limits: { rows: number; budgetMs: number },
+  results: R[],
+): number {
+  const { next, kept } = writeTransaction(ctx, scope, (now) => {
     const started = monotonicMs();
     const end = Math.min(items.length, from + limits.rows);
     const kept: R[] = [];
@@ -56,12 +66,12 @@ function oneChunk<T, R>(ctx: CoordContext, items: readonly T[], from: number, ap
 
 // Repeats a bounded statement (e.g. a DELETE of at most `rows` rows) in its own write transaction until it
 // reports fewer than `rows` changes: for purges, which need no list of items first.
-export function repeatInChunks(ctx: CoordContext, step: (now: number, rows: number) => number, rows: number = CHUNK.rows / 4): number {
+export function repeatInChunks(ctx: CoordContext, scope: WriteScope, step: (now: number, rows: number) => number, rows: number = CHUNK.rows / 4): number {
   const resume = pauseAutoCheckpoint(ctx.db);
   try {
     let total = 0;
     for (;;) {
-      const changed = writeTransaction(ctx, (now) => step(now, rows));
+      const changed = writeTransaction(ctx, scope, (now) => step(now, rows));
       total += changed;
       if (changed < rows) return total;
       checkpointPassive(ctx.db);

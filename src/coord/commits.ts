@@ -1,6 +1,6 @@
 import { insertEvent, type StoredEvent } from '../store/events';
 import { newestCommitSince } from '../store/commits';
-import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
 
 const MAX_PATHS = 200;
 
@@ -15,7 +15,7 @@ export interface CommitRecord {
 // The post-commit hook's `committed` event: other sessions learn of new commits by reading the log
 // (`events`, the status line), nothing is broadcast. Long path lists are cut (paths_total says how many).
 export function recordCommit(ctx: CoordContext, commit: CommitRecord): number {
-  return writeTransaction(ctx, (now) =>
+  return writeTransaction(ctx, ownScope(ctx), (now) =>
     insertEvent(ctx.db, {
       type: 'committed',
       lock_id: null,

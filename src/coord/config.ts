@@ -1,8 +1,9 @@
 import { formatDuration, parseDuration } from '../core/duration';
 import { IcError } from '../core/errors';
 import { readSetting, writeSetting } from '../store/settings';
-import type { Database } from 'better-sqlite3';
+import type { Connection } from '../store/connection';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 
 // The repository's settings (`ic config`): stored with the database, so every process using it (every
 // agent, hook and person) agrees on them; no one process's environment can change what they mean.
@@ -43,7 +44,7 @@ export interface SettingView {
   describe: string;
 }
 
-function viewIn(db: Database, name: string): SettingView {
+function viewIn(db: Connection, name: string): SettingView {
   const rule = ruleFor(name);
   const stored = readSetting(db, name);
   return { name, value: stored ?? rule.default, default: stored === undefined, describe: rule.describe };
@@ -56,7 +57,7 @@ export function readConfig(ctx: CoordContext, name?: string): SettingView[] {
 
 export function writeConfig(ctx: CoordContext, name: string, value: string): { setting: SettingView; previous: string } {
   const canonical = ruleFor(name).parse(value);
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, EVERYTHING, (now) => {
     const previous = viewIn(ctx.db, name).value;
     writeSetting(ctx.db, name, canonical, now);
     return { setting: viewIn(ctx.db, name), previous };
@@ -64,6 +65,6 @@ export function writeConfig(ctx: CoordContext, name: string, value: string): { s
 }
 
 // The stall threshold of claims, as the repository sets it. Call inside a transaction.
-export function stallAfterMs(db: Database): number {
+export function stallAfterMs(db: Connection): number {
   return parseDuration(viewIn(db, 'stall-after').value, 'stall-after');
 }

@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
 import { checkClock, type Clock, systemClock } from '../core/time';
 import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
@@ -8,6 +7,7 @@ import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, lo
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
+import type { Connection, WriteScope } from '../store/connection';
 import { monotonicMs, recordTransaction } from './timing';
 import { scopeKey } from './scope-key';
 
@@ -45,7 +45,8 @@ export interface Project {
 
 // Everything a use case needs: the open database, the scope it acts in, and one clock.
 export interface CoordContext extends Omit<Project, 'db'> {
-  db: Database.Database;
+  /** The store's connection (src/store/connection.ts): every SQL statement goes through it. */
+  db: Connection;
   /** The scope directory as reached from here, for file-system work; `scope` is its stored key (see scope-key.ts). */
   scopeDir: string;
   dbLocation: DbLocation;
@@ -154,34 +155,37 @@ export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoo
   });
 }
 
-const runners = new WeakMap<Database.Database, Database.Transaction<(work: () => unknown) => unknown>>();
-
-// One transaction function per connection, given the work as an argument: better-sqlite3 builds a new
-// wrapper (several closures and property definitions) for every db.transaction() call.
-function transactionRunner(db: Database.Database): Database.Transaction<(work: () => unknown) => unknown> {
-  let runner = runners.get(db);
-  if (!runner) {
-    runner = db.transaction((work: () => unknown) => work());
-    runners.set(db, runner);
-  }
-  return runner;
-}
-
-// One IMMEDIATE transaction with one clock reading: expiry is judged after the write lock is held.
-// `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
-export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T, options: { checkClock?: boolean } = {}): T {
+// One write transaction with one clock reading: expiry is judged after the write lock is held. `scope` names
+// what the work may change (the connection's lock: the whole file on SQLite, one lock per scope on an
+// engine that has them). `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
+export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => T, options: { checkClock?: boolean } = {}): T {
   const requested = monotonicMs();
   let started = requested;
   try {
-    const result = transactionRunner(ctx.db).immediate(() => {
-      started = monotonicMs(); // BEGIN IMMEDIATE has returned: the write lock is ours
-      return work(options.checkClock === false ? checkClock(ctx.clock(), 'the clock') : writeClock(ctx));
-    }) as T;
+    const result = ctx.db.write(scope, () => {
+      started = monotonicMs(); // the write lock is ours
+      return work(options.checkClock === false ? checkClock(ctx.db.now(ctx.clock), 'the clock') : writeClock(ctx));
+    });
     recordTransaction({ lockWaitMs: started - requested, heldMs: monotonicMs() - started });
     return result;
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }
+}
+
+/** The write scope of a use case acting in the context's scope (file and named locks; claims, when `scope` is the claim scope). */
+export function ownScope(ctx: Pick<CoordContext, 'scope'>): WriteScope {
+  return { scopes: [ctx.scope] };
+}
+
+/** The write scope of a use case acting on claims (the repository's scope, shared by its worktrees). */
+export function claimWriteScope(ctx: Pick<CoordContext, 'claimScope'>): WriteScope {
+  return { scopes: [ctx.claimScope] };
+}
+
+/** The write scope of what `list` shows without --all-scopes: the context's scope and its claim scope. */
+export function viewWriteScope(ctx: Pick<CoordContext, 'scope' | 'claimScope'>): WriteScope {
+  return { scopes: ctx.claimScope === ctx.scope ? [ctx.scope] : [ctx.scope, ctx.claimScope] };
 }
 
 /** How far behind the newest event a write's clock may be (it is then recorded at the newest event's time). */
@@ -199,7 +203,7 @@ export const MAX_CLOCK_LEAP_MS = 86_400_000;
 function writeClock(ctx: CoordContext): number {
   const testClock = Boolean(ctx.env.IC_NOW && ctx.env[TEST_CLOCK_SWITCH] === '1');
   const source = testClock ? 'IC_NOW' : 'the system clock';
-  const now = checkClock(ctx.clock(), source);
+  const now = checkClock(ctx.db.now(ctx.clock), source);
   const newest = newestEventTime(ctx.db);
   if (newest === null) return now;
   if (now < newest - MAX_CLOCK_SKEW_MS) {
@@ -235,7 +239,7 @@ function writeClock(ctx: CoordContext): number {
 // Reads run in one deferred transaction so that they see one consistent snapshot.
 export function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
   try {
-    return transactionRunner(ctx.db).deferred(() => work(ctx.clock())) as T;
+    return ctx.db.read(() => work(ctx.db.now(ctx.clock)));
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }

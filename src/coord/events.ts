@@ -1,6 +1,7 @@
 import { formatTime } from '../core/time';
 import { advanceConsumer, consumerCursor, queryEvents, type StoredEvent } from '../store/events';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 
 export interface EventView {
   id: number;
@@ -41,7 +42,8 @@ export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
     return readTransaction(ctx, (now) => queryEvents(ctx.db, { afterId: input.afterId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit }).map(viewEvent));
   }
   const consumer = input.consumer;
-  return writeTransaction(ctx, (now) => {
+  // A consumer's cursor is no scope's: its read-and-advance excludes every other writer.
+  return writeTransaction(ctx, EVERYTHING, (now) => {
     const cursor = Math.max(consumerCursor(ctx.db, consumer), input.afterId ?? 0);
     const events = queryEvents(ctx.db, { afterId: cursor, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
     const last = events[events.length - 1];

@@ -7,7 +7,7 @@ import { insertEvent, nextEventId } from '../store/events';
 import { handoffRequests } from '../store/handoffs';
 import { markTold, sessionByOwner } from '../store/sessions';
 import { listLocks, reassign, setExpiry, withoutBase, type StoredLock } from '../store/locks';
-import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { claimWriteScope, readTransaction, writeTransaction, type CoordContext } from './context';
 
 // Claims that cannot be hoarded (README, "Stalled claims and hand-offs"). A claim is stalled when its
 // owner has shown no activity (any event of its own: edits, renewals, heartbeats, commits; or a heartbeat
@@ -92,7 +92,7 @@ export function untoldRequests(ctx: CoordContext, owner: string, isHolder: (owne
     return openRequestsIn(ctx, isHolder, now).filter((request) => request.id > told);
   });
   if (fresh.length === 0) return [];
-  writeTransaction(ctx, () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
+  writeTransaction(ctx, claimWriteScope(ctx), () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
   return fresh;
 }
 
@@ -104,7 +104,7 @@ export function openRequests(ctx: CoordContext, isHolder: (owner: string) => boo
 // (the `taken_over` event's id) and a fresh TTL; the event records the previous owner and its last activity.
 // A claim that is not stalled is refused (CONFLICT); a free item is not this function's business.
 export function takeOver(ctx: CoordContext, input: { item: string; owner: string; ttlMs: number; reason: string | null }): { claim: Lock; previous_owner: string } | undefined {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, claimWriteScope(ctx), (now) => {
     const claim = activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
     const state = stateOf(ctx, claim, now);
@@ -130,7 +130,7 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
 // `claim ITEM --ask`: a visible hand-off request to the holder (its hooks and status line show it; it
 // answers with `unclaim` or `transfer`). Undefined when nobody else holds the item.
 export function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): (ClaimState & { repeated?: boolean }) | undefined {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, claimWriteScope(ctx), (now) => {
     const claim = activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
     const mine = handoffRequests(ctx.db, [claim.id], claim.token).filter((row) => row.owner === input.owner);

@@ -2,6 +2,7 @@ import { insertEvent } from '../store/events';
 import { extendOwnerLocks } from '../store/locks';
 import { lastSeen, markSeen } from '../store/owners';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 
 export const HEARTBEAT_SKIP_MS = 10_000;
 
@@ -23,7 +24,8 @@ export function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_S
     return seen !== undefined && now - seen < skipMs ? seen : undefined;
   });
   if (recent !== undefined) return { renewed: 0, skipped: true, last_seen: recent };
-  return writeTransaction(ctx, (now) => {
+  // Every scope: the owner's locks may lie in any of them.
+  return writeTransaction(ctx, EVERYTHING, (now) => {
     const renewed = extendOwnerLocks(ctx.db, owner, now);
     markSeen(ctx.db, owner, now);
     insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: null, created_at: now, detail: { renewed, interval_ms: skipMs } });

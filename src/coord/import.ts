@@ -9,6 +9,7 @@ import { checkReadableDbFile } from '../store/db-file';
 import { readLiveLocks, type ImportableLock } from '../store/legacy';
 import { canonicalFilePattern } from './paths';
 import { writeTransaction, type CoordContext, type Project } from './context';
+import { EVERYTHING } from '../store/connection';
 import { reserveOnce } from './reserve';
 
 export interface ImportResult {
@@ -74,7 +75,7 @@ function checkRow(project: Pick<Project, 'scope' | 'claimScope' | 'ignoreCase'>,
 // mode, reason and expiry and gets a new id and fencing token; one that would conflict with a lock held
 // here is skipped, never forced in. All in one write transaction: every row lands (or is skipped) or none does.
 export function importLocks(ctx: CoordContext, rows: readonly ImportRow[]): ImportResult {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, EVERYTHING, (now) => {
     const result: ImportResult = { locks: [], skipped: [] };
     for (const row of rows) {
       const ttlMs = Math.min(MAX_TTL_MS, Math.max(1_000, row.lock.expires_at - now));

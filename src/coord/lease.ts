@@ -3,6 +3,7 @@ import { insertEvent } from '../store/events';
 import { getLock, markReleased, type StoredLock } from '../store/locks';
 import { forgetRunProcess } from '../store/run-processes';
 import { writeTransaction, type CoordContext } from './context';
+import { inScopes } from '../store/connection';
 import { expireLock } from './reserve';
 import { extendLock } from './renewal';
 
@@ -28,7 +29,7 @@ function judge(ctx: CoordContext, lock: Lock, now: number): { held: true; row: S
 
 // Extends the lease by ttlMs from now, or reports that it was lost.
 export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseState {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, inScopes(lock.scope), (now) => {
     const state = judge(ctx, lock, now);
     if (!state.held) return state;
     extendLock(ctx.db, state.row, now, ttlMs);
@@ -38,7 +39,7 @@ export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseS
 
 // Releases the lease when the command has ended; reports whether it was still held up to that moment.
 export function endLease(ctx: CoordContext, lock: Lock, reason: string): LeaseState {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, inScopes(lock.scope), (now) => {
     const stored = getLock(ctx.db, lock.id);
     if (stored !== undefined) forgetRunProcess(ctx.db, stored.seq); // the command has ended: it holds nothing now
     const state = judge(ctx, lock, now);

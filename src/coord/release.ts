@@ -6,7 +6,8 @@ import { insertEvent } from '../store/events';
 import { getLock, getLockBySeq, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
 import { inChunks } from './chunks';
 import { locksInView } from './list';
-import { readTransaction, type CoordContext } from './context';
+import { readTransaction, viewWriteScope, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 
 export interface ReleaseInput {
   ids: string[];
@@ -48,7 +49,8 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
   // is inside the chunk that releases it (docs/guarantees.md, "Bulk operations").
   const { targets, near } = readTransaction(ctx, (now) => listTargets(ctx, input, owner, now));
   const result: ReleaseResult = { released: [], not_released: [] };
-  const outcomes = inChunks(ctx, targets, (target, now) => releaseTarget(ctx, input, owner, target, now));
+  // A lock named by id may lie in any scope; --pattern and --all act in the scopes `list` shows.
+  const outcomes = inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, (target, now) => releaseTarget(ctx, input, owner, target, now));
   for (const outcome of outcomes) {
     if ('lock' in outcome) result.released.push(outcome.lock);
     else result.not_released.push(outcome);

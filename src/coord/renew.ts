@@ -4,7 +4,8 @@ import { getLock, getLockBySeq, withoutBase, type StoredLock } from '../store/lo
 import { locksInView } from './list';
 import { extendLock } from './renewal';
 import { inChunks } from './chunks';
-import { readTransaction, type CoordContext } from './context';
+import { readTransaction, viewWriteScope, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 
 export interface RenewResult {
   locks: Lock[];
@@ -22,7 +23,8 @@ export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; 
       ? [...new Set(input.ids)].map((id) => ({ id }))
       : readTransaction(ctx, (now) => locksInView(ctx, false, { owner: input.owner, activeAt: now }).map((lock) => ({ seq: lock.seq })));
   const result: RenewResult = { locks: [], not_renewed: [] };
-  const outcomes = inChunks(ctx, targets, (target, now): Outcome | undefined => {
+  // A lock named by id may lie in any scope; all of an owner's are listed from the scopes `list` shows.
+  const outcomes = inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, (target, now): Outcome | undefined => {
     if ('seq' in target) {
       const lock = getLockBySeq(ctx.db, target.seq);
       // Released, expired or handed on since it was listed: no longer the owner's to renew.

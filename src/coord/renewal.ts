@@ -1,5 +1,5 @@
 import type { LockMode } from '../core/lock';
-import type { Database } from 'better-sqlite3';
+import type { Connection } from '../store/connection';
 import { insertEvent } from '../store/events';
 import { setExpiry, type StoredLock } from '../store/locks';
 
@@ -11,7 +11,7 @@ export function renewalDetail(expiresAt: number, mode: LockMode, previousMode?: 
 
 // Extends one lock to now + ttlMs in the given mode and records it: the single way a renewal is written
 // (renew, a lock -- CMD lease), so every `renewed` event carries what the log needs.
-export function extendLock(db: Database, lock: Pick<StoredLock, 'seq' | 'id' | 'scope' | 'owner' | 'pattern' | 'mode'>, now: number, ttlMs: number, reason: string | null = null): number {
+export function extendLock(db: Connection, lock: Pick<StoredLock, 'seq' | 'id' | 'scope' | 'owner' | 'pattern' | 'mode'>, now: number, ttlMs: number, reason: string | null = null): number {
   const expiresAt = now + ttlMs;
   setExpiry(db, lock.seq, expiresAt, ttlMs, lock.mode);
   insertEvent(db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now, detail: renewalDetail(expiresAt, lock.mode) });

@@ -6,9 +6,8 @@ import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';
 import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
 import { lastEventId, locksChangedSince, purgeCount } from '../store/changes';
-import { setBusyTimeout } from '../store/open';
-import type { Database } from 'better-sqlite3';
-import { busyTimeoutFromEnv, readTransaction, writeTransaction, type CoordContext } from './context';
+import type { Connection } from '../store/connection';
+import { busyTimeoutFromEnv, ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
 import { renewalDetail } from './renewal';
 
@@ -35,7 +34,7 @@ export function baseOf(type: LockType, pattern: string): string {
 }
 
 // The candidates of each request, by its own query (see CandidateGroup): never one merged list.
-export function gatherGroups(db: Database, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
+export function gatherGroups(db: Connection, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
   return requests.map((request) => ({
     request,
     candidates: findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }),
@@ -87,13 +86,13 @@ export function reserveWaiting(ctx: CoordContext, waitMs: number, take: (attempt
         waitMs,
         clock: ctx.clock,
         busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome,
-        limitLockWait: (ms) => setBusyTimeout(ctx.db, ms),
+        limitLockWait: (ms) => ctx.db.setLockWait(ms),
       },
     );
     if (result.busy && lastAnswer && !lastAnswer.granted) return { outcome: { ...lastAnswer, busy: true }, timedOut: true };
     return { outcome: result.value, timedOut: result.timedOut };
   } finally {
-    setBusyTimeout(ctx.db, busyTimeoutMs);
+    ctx.db.setLockWait(busyTimeoutMs);
   }
 }
 
@@ -117,7 +116,7 @@ export const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
 // The small call's path: gather and decide inside one write transaction, unless the candidates found call
 // for more glob comparisons than the write lock affords (then nothing is written and the snapshot path runs).
 function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof TOO_BIG_FOR_THE_LOCK {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, ownScope(ctx), (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     if (countComparisons(groups) > WRITE_BUDGET.inLockPairs) return TOO_BIG_FOR_THE_LOCK;
     return commit(ctx, input, groups.map(ownLockOf), findGroupConflicts(groups, now, ctx.lockDelayMs), attempt, now);
@@ -164,7 +163,7 @@ export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapsh
 
 // Inside the write lock: the snapshot's answer, brought up to date with what changed since, is committed.
 export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, ownScope(ctx), (now) => {
     if (now < snapshot.now || purgeCount(ctx.db) !== snapshot.purges) return SNAPSHOT_STALE;
     const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;

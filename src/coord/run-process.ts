@@ -1,9 +1,10 @@
 import type { Lock } from '../core/lock';
 import { allLapsedRunLocks, forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
-import type Database from 'better-sqlite3';
+import type { Connection } from '../store/connection';
 import { getLock, withoutBase, type StoredLock } from '../store/locks';
 import { readStat, thisMachine } from './client-process';
-import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
+import { inScopes } from '../store/connection';
 
 // The process of a `lock NAME -- CMD` run outlives a SIGKILLed ic (flock's orphan keeps its lock too), so
 // the run records its command with the lease and a lapsed lease does not free the lock while that command
@@ -48,7 +49,7 @@ export function runProcessState(row: RunProcessRow): 'alive' | 'ended' | 'elsewh
 export function recordRun(ctx: CoordContext, lock: Lock, pid: number): boolean {
   const row = identifyRunProcess(pid);
   if (row === undefined) return false;
-  return writeTransaction(ctx, () => {
+  return writeTransaction(ctx, inScopes(lock.scope), () => {
     const stored = getLock(ctx.db, lock.id);
     if (stored === undefined) return false;
     recordRunProcess(ctx.db, stored.seq, row);
@@ -76,13 +77,13 @@ export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | unde
     }
     if (state === 'ended') ended.push(row.seq);
   }
-  if (ended.length > 0) writeTransaction(ctx, () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
+  if (ended.length > 0) writeTransaction(ctx, ownScope(ctx), () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
   return alive;
 }
 
 // Inside a read: the run locks whose lease lapsed but whose command still lives on this host, marked with
 // that command's pid. Read only (an ended command's row is left for the next lock call to forget).
-export function liveOrphanRunLocks(db: Database.Database, now: number): StoredLock[] {
+export function liveOrphanRunLocks(db: Connection, now: number): StoredLock[] {
   if (thisHost() === undefined) return [];
   return allLapsedRunLocks(db, now)
     .filter((row) => runProcessState(row) === 'alive')

@@ -16,6 +16,7 @@ import {
 } from '../store/sessions';
 import { ancestors, clientState, thisMachine } from './client-process';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 import { release } from './release';
 
 // Session truth (docs/sessions.md): which live agent an owner is, how its activity keeps its locks, and
@@ -54,7 +55,8 @@ export function recordActivity(ctx: CoordContext, activity: Activity): Liveness 
     return lineageLockEndsBefore(ctx.db, row.owner, now, now + activity.shellTimeoutMs + SHELL_GRACE_MS) ? undefined : row.owner;
   });
   if (known !== undefined) return { owner: known, renewed: 0, wrote: false };
-  return writeTransaction(ctx, (now) => {
+  // Every scope: the lineage's locks may lie in any of them.
+  return writeTransaction(ctx, EVERYTHING, (now) => {
     const owner = liveOwnerFor(ctx, activity, now);
     let renewed = extendLineageLocks(ctx.db, owner, now);
     let until: number | undefined;
@@ -102,7 +104,7 @@ export function releaseDeadClients(ctx: CoordContext): number {
   reaped.add(ctx.dbLocation.path);
   const dead = readTransaction(ctx, () => sessionsOnHost(ctx.db, here.host)).filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, EVERYTHING, (now) => {
     let released = 0;
     for (const row of dead) {
       const byOwner = new Map<string, string[]>();

@@ -1,6 +1,7 @@
 import { countEventsBefore, newestEventId, purgeEvents } from '../store/events';
 import { countReleasedBefore, getLockBySeq, listLapsed, purgeReleased } from '../store/locks';
 import { readTransaction, type CoordContext } from './context';
+import { EVERYTHING } from '../store/connection';
 import { inChunks, repeatInChunks } from './chunks';
 import { expireLock } from './reserve';
 import { allLastActivity } from '../store/activity';
@@ -23,14 +24,14 @@ export interface SweepResult {
 export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: boolean }): SweepResult {
   if (input.dryRun) return dryRun(ctx, input.olderThanMs);
   const lapsed = readTransaction(ctx, (now) => listLapsed(ctx.db, now).map((lock) => lock.seq));
-  const expired = inChunks(ctx, lapsed, (seq, now) => {
+  const expired = inChunks(ctx, EVERYTHING, lapsed, (seq, now) => {
     const lock = getLockBySeq(ctx.db, seq);
     // Renewed or released since it was listed: no longer lapsed.
     return lock && lock.released_at === null && lock.expires_at <= now && expireLock(ctx, lock, now) ? true : undefined;
   }).length;
   const olderThanMs = input.olderThanMs;
-  const purgedLocks = olderThanMs === undefined ? 0 : repeatInChunks(ctx, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
-  const purgedEvents = olderThanMs === undefined ? 0 : repeatInChunks(ctx, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
+  const purgedLocks = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
+  const purgedEvents = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
   const indexFiles = readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
   return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dry_run: false };
 }

@@ -5,7 +5,7 @@ import { insertEvent, nextEventId } from '../store/events';
 import { getLockBySeq, reassign, withoutBase } from '../store/locks';
 import { locksInView } from './list';
 import { inChunks } from './chunks';
-import { readTransaction, type CoordContext } from './context';
+import { ownScope, readTransaction, viewWriteScope, type CoordContext } from './context';
 
 export interface TransferInput {
   from: string;
@@ -30,7 +30,8 @@ export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
       .filter((lock) => only === undefined || lock.pattern === (lock.type === 'file' ? only.file : only.name))
       .map((lock) => lock.seq),
   );
-  const moved = inChunks(ctx, held, (seq, now) => {
+  // A file pattern's locks are the scope's own; a name may be a named lock or a claim.
+  const moved = inChunks(ctx, only?.file !== undefined ? ownScope(ctx) : viewWriteScope(ctx), held, (seq, now) => {
     const lock = getLockBySeq(ctx.db, seq);
     if (!lock || lock.owner !== input.from || lock.released_at !== null || lock.expires_at <= now) return undefined; // changed since it was listed
     const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
-import { createContext, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
+import { createContext, ownScope, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
 import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { markEdits } from '../store/custody';
@@ -78,11 +78,11 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     reason: request.reason ?? editReason(request.toolUseId),
     ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
   };
-  return writeTransaction(ctx, (now) => {
+  return writeTransaction(ctx, ownScope(ctx), (now) => {
     let outcome: ReserveOutcome;
     try {
       // A savepoint: refused only by its own lineage, the try is undone (no conflict events) and handed over.
-      outcome = writeTransaction(ctx, () => {
+      outcome = writeTransaction(ctx, ownScope(ctx), () => {
         const first = reserveOnce(ctx, input);
         if (!first.granted && first.conflicts.length > 0 && first.conflicts.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) throw new LineageHandOver(first.conflicts);
         return first;

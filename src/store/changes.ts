@@ -1,8 +1,8 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 // The newest event id: a snapshot's position in the event log, to ask later what changed since.
-export function lastEventId(db: Database.Database): number {
+export function lastEventId(db: Connection): number {
   return (statement(db, 'SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
 }
 
@@ -13,13 +13,13 @@ const LOCK_CHANGING = "'reserved', 'renewed', 'released', 'force_released', 'exp
 // Ids of the locks in `scope` that such events touched after event `afterId`. Event ids grow in commit
 // order (each is taken inside the write transaction that commits it), so this is every such change
 // committed since the snapshot that read `afterId`.
-export function locksChangedSince(db: Database.Database, afterId: number, scope: string): string[] {
+export function locksChangedSince(db: Connection, afterId: number, scope: string): string[] {
   const rows = statement(db, `SELECT DISTINCT lock_id FROM events WHERE id > ? AND scope = ? AND lock_id IS NOT NULL AND type IN (${LOCK_CHANGING})`).all(afterId, scope) as { lock_id: string }[];
   return rows.map((row) => row.lock_id);
 }
 
 // How many purges have deleted events so far: a count that moved since a snapshot says events after the
 // snapshot may be gone, so what changed since cannot be told from the log.
-export function purgeCount(db: Database.Database): number {
+export function purgeCount(db: Connection): number {
   return (statement(db, 'SELECT count FROM purges WHERE id = 1').get() as { count: number }).count;
 }

@@ -1,18 +1,18 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 /** How far ahead of the clock a stored time may be before it counts as dated in the future (and how far back a write's clock may be). */
 export const CLOCK_TOLERANCE_MS = 3_600_000;
 
 // The time of the newest event (by id, the primary key: one index probe), or null in an empty log.
-export function newestEventTime(db: Database.Database): number | null {
+export function newestEventTime(db: Connection): number | null {
   const row = statement(db, 'SELECT created_at FROM events ORDER BY id DESC LIMIT 1').get() as { created_at: number } | undefined;
   return row ? row.created_at : null;
 }
 
 // Events and locks dated after `after` (a lock by when it was granted or released: a live lock's expiry
 // is legitimately in the future): what a write with a wrong clock leaves behind.
-export function futureTimes(db: Database.Database, after: number): { events: number; locks: number; newest: number } {
+export function futureTimes(db: Connection, after: number): { events: number; locks: number; newest: number } {
   const events = db.prepare('SELECT count(*) AS n, max(created_at) AS newest FROM events WHERE created_at > ?').get(after) as { n: number; newest: number | null };
   const locks = db.prepare('SELECT count(*) AS n, max(max(created_at), coalesce(max(released_at), 0)) AS newest FROM locks WHERE created_at > ? OR released_at > ?').get(after, after) as {
     n: number;
@@ -25,7 +25,7 @@ export function futureTimes(db: Database.Database, after: number): { events: num
 // non-decreasing with id), each lock's grant and release, and its expiry to now plus its TTL (so a live
 // lock keeps the time it was granted for); heartbeats, consumer cursors and settings likewise. Call
 // inside one write transaction.
-export function repairFutureTimes(db: Database.Database, now: number): { events: number; locks: number } {
+export function repairFutureTimes(db: Connection, now: number): { events: number; locks: number } {
   const events = db.prepare('UPDATE events SET created_at = ? WHERE created_at > ?').run(now, now).changes;
   const locks = db
     .prepare(

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 // Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
@@ -24,7 +24,7 @@ export interface SnapshotRow extends FileState {
   holder: string;
 }
 
-export function latestFor(db: Database.Database, scope: string, paths: readonly string[]): Map<string, LatestRow> {
+export function latestFor(db: Connection, scope: string, paths: readonly string[]): Map<string, LatestRow> {
   const found = new Map<string, LatestRow>();
   if (paths.length === 0) return found;
   // One query for all the paths (a held directory may cover thousands), by the (scope, path) key.
@@ -37,11 +37,11 @@ export function latestFor(db: Database.Database, scope: string, paths: readonly 
 }
 
 // Every recorded path of the scope: one read, for a caller that asks about many directories at once.
-export function latestPaths(db: Database.Database, scope: string): string[] {
+export function latestPaths(db: Connection, scope: string): string[] {
   return (statement(db, 'SELECT path FROM custody_latest WHERE scope = ?').all(scope) as { path: string }[]).map((row) => row.path);
 }
 
-export function recordLatest(db: Database.Database, scope: string, row: LatestRow): void {
+export function recordLatest(db: Connection, scope: string, row: LatestRow): void {
   statement(
     db,
     'INSERT INTO custody_latest (scope, path, owner, blob, mode, stat, source, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, blob = excluded.blob, mode = excluded.mode, stat = excluded.stat, source = excluded.source, recorded_at = excluded.recorded_at',
@@ -49,11 +49,11 @@ export function recordLatest(db: Database.Database, scope: string, row: LatestRo
 }
 
 // Records older than the longest lock (24 h) describe no live holder any more.
-export function purgeLatest(db: Database.Database, before: number): number {
+export function purgeLatest(db: Connection, before: number): number {
   return statement(db, 'DELETE FROM custody_latest WHERE recorded_at < ?').run(before).changes;
 }
 
-export function startCommand(db: Database.Database, scope: string, writer: string, callId: string, now: number, rows: readonly SnapshotRow[]): void {
+export function startCommand(db: Connection, scope: string, writer: string, callId: string, now: number, rows: readonly SnapshotRow[]): void {
   statement(db, 'DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
   statement(db, 'INSERT INTO custody_commands (scope, writer, call_id, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, writer, call_id) DO UPDATE SET started_at = excluded.started_at').run(
     scope,
@@ -65,29 +65,29 @@ export function startCommand(db: Database.Database, scope: string, writer: strin
   for (const row of rows) insert.run(scope, writer, callId, row.path, row.holder, row.blob, row.mode, row.stat);
 }
 
-export function commandStart(db: Database.Database, scope: string, writer: string, callId: string): number | undefined {
+export function commandStart(db: Connection, scope: string, writer: string, callId: string): number | undefined {
   const row = statement(db, 'SELECT started_at FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').get(scope, writer, callId) as { started_at: number } | undefined;
   return row?.started_at;
 }
 
-export function snapshotRows(db: Database.Database, scope: string, writer: string, callId: string): Map<string, SnapshotRow> {
+export function snapshotRows(db: Connection, scope: string, writer: string, callId: string): Map<string, SnapshotRow> {
   const rows = statement(db, 'SELECT path, holder, blob, mode, stat FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').all(scope, writer, callId) as SnapshotRow[];
   return new Map(rows.map((row) => [row.path, row]));
 }
 
-export function endCommand(db: Database.Database, scope: string, writer: string, callId: string): void {
+export function endCommand(db: Connection, scope: string, writer: string, callId: string): void {
   statement(db, 'DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
   statement(db, 'DELETE FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
 }
 
 // Commands whose after hook never came (killed, timed out): dropped once older than the cutoff.
-export function purgeCommands(db: Database.Database, startedBefore: number): void {
+export function purgeCommands(db: Connection, startedBefore: number): void {
   const stale = statement(db, 'SELECT scope, writer, call_id FROM custody_commands WHERE started_at < ?').all(startedBefore) as { scope: string; writer: string; call_id: string }[];
   for (const c of stale) endCommand(db, c.scope, c.writer, c.call_id);
 }
 
 // Other writers' commands running now (started, not yet ended): their writes to files they hold are theirs.
-export function runningWriters(db: Database.Database, scope: string, since: number): Set<string> {
+export function runningWriters(db: Connection, scope: string, since: number): Set<string> {
   const rows = statement(db, 'SELECT DISTINCT writer FROM custody_commands WHERE scope = ? AND started_at >= ?').all(scope, since) as { writer: string }[];
   return new Set(rows.map((r) => r.writer));
 }
@@ -99,7 +99,7 @@ export interface EditRow {
 }
 
 // The holder's edit hook is about to let its tool write these files (custody_edits).
-export function markEdits(db: Database.Database, scope: string, owner: string, paths: readonly string[], now: number): void {
+export function markEdits(db: Connection, scope: string, owner: string, paths: readonly string[], now: number): void {
   const upsert = statement(
     db,
     'INSERT INTO custody_edits (scope, path, owner, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, started_at = excluded.started_at',
@@ -107,7 +107,7 @@ export function markEdits(db: Database.Database, scope: string, owner: string, p
   for (const path of paths) upsert.run(scope, path, owner, now);
 }
 
-export function editsFor(db: Database.Database, scope: string, paths: readonly string[]): Map<string, EditRow> {
+export function editsFor(db: Connection, scope: string, paths: readonly string[]): Map<string, EditRow> {
   const found = new Map<string, EditRow>();
   const select = statement(db, 'SELECT path, owner, started_at FROM custody_edits WHERE scope = ? AND path = ?');
   for (const path of paths) {
@@ -118,17 +118,17 @@ export function editsFor(db: Database.Database, scope: string, paths: readonly s
 }
 
 // The holder's write was recorded (or its command ended): the file's edit is no longer under way.
-export function clearEdits(db: Database.Database, scope: string, paths: readonly string[]): void {
+export function clearEdits(db: Connection, scope: string, paths: readonly string[]): void {
   const remove = statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND path = ?');
   for (const path of paths) remove.run(scope, path);
 }
 
 // Edit marks older than the cutoff: their tool never reported back (refused, failed, killed).
-export function purgeEdits(db: Database.Database, startedBefore: number): number {
+export function purgeEdits(db: Connection, startedBefore: number): number {
   return statement(db, 'DELETE FROM custody_edits WHERE started_at < ?').run(startedBefore).changes;
 }
 
 // The owner's own shell command ended: the marks its before hook made are over (its writes were recorded).
-export function clearEditsBy(db: Database.Database, scope: string, owner: string): void {
+export function clearEditsBy(db: Connection, scope: string, owner: string): void {
   statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND owner = ?').run(scope, owner);
 }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
@@ -40,7 +40,7 @@ export interface StoredEvent extends Omit<NewEvent, 'detail'> {
 
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
 // every other event takes SQLite's next rowid, which is the same number.
-export function insertEvent(db: Database.Database, event: NewEvent, id: number | null = null): number {
+export function insertEvent(db: Connection, event: NewEvent, id: number | null = null): number {
   const result = statement(db, 'INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
     id,
     event.type,
@@ -59,14 +59,14 @@ export function insertEvent(db: Database.Database, event: NewEvent, id: number |
 // lock's key: one above every event id. Every token ever assigned was an event id, and the largest event
 // id never goes back (purgeEvents keeps the newest event), so no counter is needed for tokens to rise
 // forever. Call it inside the write transaction that inserts that event.
-export function nextEventId(db: Database.Database): { id: number } {
+export function nextEventId(db: Connection): { id: number } {
   return statement(db, 'SELECT coalesce(max(id), 0) + 1 AS id FROM events').get() as { id: number };
 }
 
 // The first event id whose time is at or after `since`, found by bisecting the ids: commit order and
 // clock agree on one host (`now` is read inside the write transaction), so created_at grows with id
 // unless the clock is stepped back. For hints that must stay cheap; exact answers filter every event.
-export function firstEventIdSince(db: Database.Database, since: number): number {
+export function firstEventIdSince(db: Connection, since: number): number {
   const at = statement(db, 'SELECT id, created_at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
   const last = statement(db, 'SELECT max(id) AS id FROM events').get() as { id: number | null };
   let [low, high] = [0, (last.id ?? 0) + 1]; // the answer lies in (low, high]
@@ -83,18 +83,18 @@ export function firstEventIdSince(db: Database.Database, since: number): number 
 // consumer cursors rely on the largest event id never going back.
 // Each purge that deletes anything is counted (see the purges table), in the same transaction.
 // At most `rows` events per call, oldest id first (a bulk purge repeats it, one transaction each).
-export function purgeEvents(db: Database.Database, before: number, rows: number): number {
+export function purgeEvents(db: Connection, before: number, rows: number): number {
   const deleted = statement(db, 'DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)').run(before, rows).changes;
   if (deleted > 0) statement(db, 'UPDATE purges SET count = count + 1 WHERE id = 1').run();
   return deleted;
 }
 
-export function newestEventId(db: Database.Database): { id: number; created_at: number } | undefined {
+export function newestEventId(db: Connection): { id: number; created_at: number } | undefined {
   return statement(db, 'SELECT id, created_at FROM events ORDER BY id DESC LIMIT 1').get() as { id: number; created_at: number } | undefined;
 }
 
 // What purgeEvents would delete now, for a dry run.
-export function countEventsBefore(db: Database.Database, before: number): number {
+export function countEventsBefore(db: Connection, before: number): number {
   return (statement(db, 'SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before) as { n: number }).n;
 }
 
@@ -104,19 +104,19 @@ export interface EventQuery {
   limit: number;
 }
 
-export function queryEvents(db: Database.Database, q: EventQuery): StoredEvent[] {
+export function queryEvents(db: Connection, q: EventQuery): StoredEvent[] {
   return statement(
     db,
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? ORDER BY id LIMIT ?',
   ).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
 }
 
-export function consumerCursor(db: Database.Database, name: string): number {
+export function consumerCursor(db: Connection, name: string): number {
   const row = statement(db, 'SELECT last_event FROM consumers WHERE name = ?').get(name) as { last_event: number } | undefined;
   return row?.last_event ?? 0;
 }
 
-export function advanceConsumer(db: Database.Database, name: string, lastEvent: number, now: number): void {
+export function advanceConsumer(db: Connection, name: string, lastEvent: number, now: number): void {
   statement(db, 'INSERT INTO consumers (name, last_event, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at').run(
     name,
     lastEvent,

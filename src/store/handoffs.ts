@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 export interface HandoffRow {
@@ -12,7 +12,7 @@ export interface HandoffRow {
 
 // `handoff_requested` events for these claims after event `afterId` (a claim's current token: requests made
 // before it changed hands were for the previous holder).
-export function handoffRequests(db: Database.Database, lockIds: readonly string[], afterId: number): HandoffRow[] {
+export function handoffRequests(db: Connection, lockIds: readonly string[], afterId: number): HandoffRow[] {
   if (lockIds.length === 0) return [];
   const marks = lockIds.map(() => '?').join(', ');
   return statement(db, `SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`).all(

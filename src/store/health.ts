@@ -8,6 +8,7 @@ import { LATEST_VERSION } from './migrations';
 import { CLOCK_TOLERANCE_MS, futureTimes } from './clock';
 import { classifyDbFile } from './db-file';
 import { isDiskFull } from './errors';
+import { SqliteConnection } from './sqlite-connection';
 import { shellQuote } from '../core/shell';
 
 // One finding of `ic doctor`. An `error` means ic cannot use the database; a `warning` means it works
@@ -43,6 +44,7 @@ export interface HealthReport {
 
 const SQLITE_HEADER = 'SQLite format 3\u0000';
 
+// SQLite's doctor: the file, its header, integrity and journal mode are SQLite's own (another engine has its own checks).
 // Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
 export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null = null): HealthReport {
   const path = location.path;
@@ -260,7 +262,7 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
 // A write with a wrong clock (IC_NOW far ahead, or a system clock set wrong) dates its events in the future;
 // every later write would then be refused (coord/context.ts, writeClock). Said here, with the repair.
 function clockCheck(db: Database.Database, now: number): HealthCheck {
-  const future = futureTimes(db, now + CLOCK_TOLERANCE_MS);
+  const future = futureTimes(new SqliteConnection(db, db.name), now + CLOCK_TOLERANCE_MS);
   if (future.events === 0 && future.locks === 0) return { name: 'clock', ok: true, detail: 'no event or lock is dated in the future' };
   return {
     name: 'clock',

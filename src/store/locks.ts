@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import type { Lock, LockMode, LockType } from '../core/lock';
 import { randomId } from '../core/ids';
 import { statement } from './statements';
@@ -15,7 +15,7 @@ const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason
 // The key and public id of the lock granted by the event `next.id` (nextEventId): the key is that event
 // id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
 // would otherwise fail the whole grant). `newId` is for tests that need a collision.
-export function allocateLockKey(db: Database.Database, next: { id: number }, newId: () => string = randomId): { seq: number; id: string } {
+export function allocateLockKey(db: Connection, next: { id: number }, newId: () => string = randomId): { seq: number; id: string } {
   const taken = statement(db, 'SELECT 1 FROM locks WHERE id = ?');
   let id = newId();
   while (taken.get(id)) id = newId();
@@ -23,7 +23,7 @@ export function allocateLockKey(db: Database.Database, next: { id: number }, new
 }
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
-export function insertLock(db: Database.Database, lock: StoredLock): void {
+export function insertLock(db: Connection, lock: StoredLock): void {
   statement(db, `INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
     lock.seq,
     lock.id,
@@ -44,12 +44,12 @@ export function insertLock(db: Database.Database, lock: StoredLock): void {
 }
 
 // By public id, through locks_by_id.
-export function getLock(db: Database.Database, id: string): StoredLock | undefined {
+export function getLock(db: Connection, id: string): StoredLock | undefined {
   return statement(db, `SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
 }
 
 // By key: how a bulk operation finds again, inside a later write transaction, a row it listed before.
-export function getLockBySeq(db: Database.Database, seq: number): StoredLock | undefined {
+export function getLockBySeq(db: Connection, seq: number): StoredLock | undefined {
   return statement(db, `SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq) as StoredLock | undefined;
 }
 
@@ -67,7 +67,7 @@ export function basePrefixes(base: string): string[] {
 // kinds are narrowed by base the same way (locks_unreleased_by_base, locks_expired_by_base), so lapsed
 // locks elsewhere in the tree cost a request nothing. Separate SELECTs joined by UNION ALL, because SQLite
 // will not use the base index for an OR of the two; callers deduplicate by id.
-export function findCandidates(db: Database.Database, q: { scope: string; type: LockType; base: string; delayCutoff: number }): StoredLock[] {
+export function findCandidates(db: Connection, q: { scope: string; type: LockType; base: string; delayCutoff: number }): StoredLock[] {
   const isFile = q.type === 'file';
   if (isFile && q.base === '') {
     // A pattern with no literal base may overlap anything in the scope.
@@ -116,16 +116,16 @@ function candidatesSql(kind: 'everything' | 'equal' | 'related', prefixCount: nu
   return sql;
 }
 
-export function setExpiry(db: Database.Database, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): void {
+export function setExpiry(db: Connection, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): void {
   statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?').run(expiresAt, ttlMs, mode, seq);
 }
 
 // Marks a lock released once; returns false when it already was (so no second event is written).
-export function markReleased(db: Database.Database, seq: number, at: number, reason: string): boolean {
+export function markReleased(db: Connection, seq: number, at: number, reason: string): boolean {
   return statement(db, 'UPDATE locks SET released_at = ?, release_reason = ? WHERE seq = ? AND released_at IS NULL').run(at, reason, seq).changes === 1;
 }
 
-export function reassign(db: Database.Database, seq: number, owner: string, token: number): void {
+export function reassign(db: Connection, seq: number, owner: string, token: number): void {
   statement(db, 'UPDATE locks SET owner = ?, token = ? WHERE seq = ?').run(owner, token, seq);
 }
 
@@ -144,7 +144,7 @@ export interface LockFilter {
 }
 
 // Lists locks by the given filter, oldest grant first.
-export function listLocks(db: Database.Database, filter: LockFilter): StoredLock[] {
+export function listLocks(db: Connection, filter: LockFilter): StoredLock[] {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.scope !== undefined) (where.push('scope = ?'), params.push(filter.scope));
@@ -160,7 +160,7 @@ export function listLocks(db: Database.Database, filter: LockFilter): StoredLock
 }
 
 // Unreleased locks whose TTL has run out: what a sweep marks as expired.
-export function listLapsed(db: Database.Database, now: number, scope?: string): StoredLock[] {
+export function listLapsed(db: Connection, now: number, scope?: string): StoredLock[] {
   const sql = `SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ?${scope ? ' AND scope = ?' : ''} ORDER BY token`;
   return statement(db, sql).all(...(scope ? [now, scope] : [now])) as StoredLock[];
 }
@@ -188,15 +188,15 @@ export function withoutBase(lock: StoredLock): Lock {
 
 // Deletes at most `rows` released locks older than the cutoff (the cleanup loop for every creation loop),
 // oldest release first through locks_released_at; a bulk purge repeats it, one transaction each.
-export function purgeReleased(db: Database.Database, releasedBefore: number, rows: number): number {
+export function purgeReleased(db: Connection, releasedBefore: number, rows: number): number {
   return statement(db, 'DELETE FROM locks WHERE seq IN (SELECT seq FROM locks WHERE released_at IS NOT NULL AND released_at < ? ORDER BY released_at LIMIT ?)').run(releasedBefore, rows).changes;
 }
 
-export function countReleasedBefore(db: Database.Database, releasedBefore: number): number {
+export function countReleasedBefore(db: Connection, releasedBefore: number): number {
   return (statement(db, 'SELECT count(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore) as { n: number }).n;
 }
 
 // Pushes expiry out for every active lock of an owner (all scopes), each by the TTL it was taken with.
-export function extendOwnerLocks(db: Database.Database, owner: string, now: number): number {
+export function extendOwnerLocks(db: Connection, owner: string, now: number): number {
   return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
 }

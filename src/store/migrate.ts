@@ -2,9 +2,21 @@ import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
 import { LATEST_VERSION, MIGRATIONS } from './migrations';
 import { IC_APPLICATION_ID } from './application-id';
+import type { Connection } from './connection';
+import { sqliteHandle } from './sqlite-connection';
+
+// SQLite's migrations: the PRAGMA user_version counts the schema, applied in IMMEDIATE transactions.
 
 export function schemaVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
+}
+
+// The schema version of a store on any engine: SQLite counts it in user_version; another engine's
+// migrations record themselves in schema_migrations.
+export function storeSchemaVersion(connection: Connection): number {
+  const db = sqliteHandle(connection);
+  if (db !== undefined) return schemaVersion(db);
+  return (connection.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_migrations').get() as { version: number }).version;
 }
 
 // A database from a newer ic is left untouched: we cannot know what its tables mean.

@@ -11,6 +11,8 @@ import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
 import { classifyDbFile, oddSidecar, type DbFileKind } from './db-file';
 import { keepShared, sharedConnection } from './shared-connections';
+import type { Connection } from './connection';
+import { SqliteConnection } from './sqlite-connection';
 
 export interface OpenOptions {
   /** Writers create the file on first use; readers of a missing default file see an empty database. */
@@ -24,7 +26,7 @@ export interface OpenOptions {
 }
 
 export interface OpenedDb {
-  db: Database.Database;
+  db: Connection;
   /** The read found no database (or a blank file) and answers from an empty one; nothing was created. */
   missing: boolean;
 }
@@ -36,7 +38,7 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 export function openDb(path: string, options: OpenOptions): OpenedDb {
   const shared = sharedConnection(path, options.write);
   if (shared) {
-    setBusyTimeout(shared, options.busyTimeoutMs);
+    shared.setLockWait(options.busyTimeoutMs);
     return { db: shared, missing: false };
   }
   try {
@@ -46,12 +48,12 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     if (!options.write) {
       if (file.kind === 'missing' && options.explicit === true) throw missingExplicitDb(path);
       if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
-      return { db: keepShared(path, false, openExisting(path, options, false, file.kind === 'ic')), missing: false };
+      return { db: keepShared(path, false, new SqliteConnection(openExisting(path, options, false, file.kind === 'ic'), path)), missing: false };
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
     if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), options.explicit === true);
     else if (file.kind === 'blank') probeReadOnly(path, options); // a foreign WAL file must not be checkpointed by our close
-    return { db: keepShared(path, true, openExisting(path, options, true, file.kind === 'ic')), missing: false };
+    return { db: keepShared(path, true, new SqliteConnection(openExisting(path, options, true, file.kind === 'ic'), path)), missing: false };
   } catch (error) {
     throw withAdvice(translateDbError(error, path), path);
   }
@@ -239,8 +241,8 @@ function requireCurrentSchema(db: Database.Database, path: string): void {
 }
 
 // A read of a database that does not exist yet answers from an empty in-memory one: no file is created.
-function openEmpty(now: number): Database.Database {
+function openEmpty(now: number): Connection {
   const db = openSqlite(':memory:');
   migrate(db, ':memory:', now);
-  return db;
+  return new SqliteConnection(db, ':memory:');
 }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 import type { StoredLock } from './locks';
 
@@ -9,17 +9,17 @@ export interface RunProcessRow {
   started: string;
 }
 
-export function recordRunProcess(db: Database.Database, lockSeq: number, row: RunProcessRow): void {
+export function recordRunProcess(db: Connection, lockSeq: number, row: RunProcessRow): void {
   statement(db, 'INSERT OR REPLACE INTO run_processes (lock_seq, host, pid, started) VALUES (?, ?, ?, ?)').run(lockSeq, row.host, row.pid, row.started);
 }
 
-export function forgetRunProcess(db: Database.Database, lockSeq: number): void {
+export function forgetRunProcess(db: Connection, lockSeq: number): void {
   statement(db, 'DELETE FROM run_processes WHERE lock_seq = ?').run(lockSeq);
 }
 
 // Every run lock whose lease lapsed while its command was recorded, in any scope: what `list` and `who`
 // still show while that command lives. The table holds only runs not yet ended, so it is small.
-export function allLapsedRunLocks(db: Database.Database, now: number): (StoredLock & RunProcessRow)[] {
+export function allLapsedRunLocks(db: Connection, now: number): (StoredLock & RunProcessRow)[] {
   return statement(
     db,
     `SELECT l.seq, l.id, l.token, l.type, l.scope, l.pattern, l.base, l.owner, l.mode, l.reason, l.created_at, l.expires_at, l.ttl_ms, l.released_at, l.release_reason,
@@ -32,6 +32,6 @@ export function allLapsedRunLocks(db: Database.Database, now: number): (StoredLo
 
 // Run locks on this name whose lease lapsed (expired, or swept as expired) and whose command was recorded:
 // the ones an orphaned command may still hold. The same rows as allLapsedRunLocks, narrowed to one name.
-export function lapsedRunLocks(db: Database.Database, scope: string, name: string, now: number): (StoredLock & RunProcessRow)[] {
+export function lapsedRunLocks(db: Connection, scope: string, name: string, now: number): (StoredLock & RunProcessRow)[] {
   return allLapsedRunLocks(db, now).filter((row) => row.scope === scope && row.pattern === name);
 }

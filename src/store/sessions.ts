@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 // Live agent sessions (schema/0003_sessions.sql): which client process runs as which owner.
@@ -28,22 +28,22 @@ function lineageOf(owner: string): [string, number, string] {
   return [owner, owner.length + 1, `${owner}/`];
 }
 
-export function sessionByOwner(db: Database.Database, owner: string): SessionRow | undefined {
+export function sessionByOwner(db: Connection, owner: string): SessionRow | undefined {
   return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner) as SessionRow | undefined;
 }
 
 // The session a client process runs under `base` (one process may run several: Claude's /clear starts a new id).
-export function sessionOfProcess(db: Database.Database, client: ClientProcess, base?: string): SessionRow | undefined {
+export function sessionOfProcess(db: Connection, client: ClientProcess, base?: string): SessionRow | undefined {
   const rows = statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ? AND pid = ? AND start = ? ORDER BY last_seen DESC`).all(client.host, client.pid, client.start) as SessionRow[];
   return rows.find((row) => row.boot === client.boot && (base === undefined || row.base === base));
 }
 
-export function sessionsOnHost(db: Database.Database, host: string): SessionRow[] {
+export function sessionsOnHost(db: Connection, host: string): SessionRow[] {
   return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ?`).all(host) as SessionRow[];
 }
 
 // Registers (or re-registers, for a process that took the owner over) a session.
-export function putSession(db: Database.Database, row: Omit<SessionRow, 'told_until'>): void {
+export function putSession(db: Connection, row: Omit<SessionRow, 'told_until'>): void {
   statement(
     db,
     `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
@@ -52,38 +52,38 @@ export function putSession(db: Database.Database, row: Omit<SessionRow, 'told_un
   ).run(row.owner, row.base, row.agent, row.host, row.boot, row.pid, row.start, row.created_at, row.last_seen);
 }
 
-export function touchSession(db: Database.Database, owner: string, now: number): void {
+export function touchSession(db: Connection, owner: string, now: number): void {
   statement(db, 'UPDATE sessions SET last_seen = max(last_seen, ?) WHERE owner = ?').run(now, owner);
 }
 
-export function markTold(db: Database.Database, owner: string, eventId: number): void {
+export function markTold(db: Connection, owner: string, eventId: number): void {
   statement(db, 'UPDATE sessions SET told_until = max(told_until, ?) WHERE owner = ?').run(eventId, owner);
 }
 
-export function deleteSession(db: Database.Database, owner: string): void {
+export function deleteSession(db: Connection, owner: string): void {
   statement(db, 'DELETE FROM sessions WHERE owner = ?').run(owner);
 }
 
 // Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
-export function lineageLockIds(db: Database.Database, owner: string, now: number): { id: string; owner: string }[] {
+export function lineageLockIds(db: Connection, owner: string, now: number): { id: string; owner: string }[] {
   return statement(db, `SELECT id, owner FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner)) as { id: string; owner: string }[];
 }
 
 // Pushes the expiry of an owner's (and its subagents') active locks out to at least `until`; never shortens one.
-export function extendLineageUntil(db: Database.Database, owner: string, now: number, until: number): number {
+export function extendLineageUntil(db: Connection, owner: string, now: number, until: number): number {
   return statement(db, `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}`).run(until, now, until, ...lineageOf(owner)).changes;
 }
 
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
 // cover need a write.
-export function lineageLockEndsBefore(db: Database.Database, owner: string, now: number, until: number): boolean {
+export function lineageLockEndsBefore(db: Connection, owner: string, now: number, until: number): boolean {
   return (
     statement(db, `SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, owner, owner.length + 1, `${owner}/`) !== undefined
   );
 }
 
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents.
-export function extendLineageLocks(db: Database.Database, owner: string, now: number): number {
+export function extendLineageLocks(db: Connection, owner: string, now: number): number {
   return statement(db, `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}`).run(now, now, now, ...lineageOf(owner))
     .changes;
 }

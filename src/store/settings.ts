@@ -1,16 +1,16 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 // The repository's settings (schema/0002_settings.sql): text values by name, set by a person.
-export function readSetting(db: Database.Database, name: string): string | undefined {
+export function readSetting(db: Connection, name: string): string | undefined {
   const row = statement(db, 'SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined;
   return row?.value;
 }
 
-export function writeSetting(db: Database.Database, name: string, value: string, now: number): void {
+export function writeSetting(db: Connection, name: string, value: string, now: number): void {
   statement(db, 'INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(name, value, now);
 }
 
-export function allSettings(db: Database.Database): { name: string; value: string; updated_at: number }[] {
+export function allSettings(db: Connection): { name: string; value: string; updated_at: number }[] {
   return statement(db, 'SELECT name, value, updated_at FROM settings ORDER BY name').all() as { name: string; value: string; updated_at: number }[];
 }

@@ -1,11 +1,11 @@
-import type Database from 'better-sqlite3';
+import type { SqliteConnection } from './sqlite-connection';
 
 // A hook process opens its database more than once (the liveness step, then the hook's own work, then the
 // custody view): each open costs a file check, SQLite's schema parse and the pragmas. In a hook process
 // (and only there: a CLI call or a test may close a database and expect it gone) those opens share one
 // connection per file and mode; closing it is left to the process's exit, which better-sqlite3 handles.
 let sharing = false;
-const connections = new Map<string, Database.Database>();
+const connections = new Map<string, SqliteConnection>();
 
 export function shareConnections(): void {
   sharing = true;
@@ -16,16 +16,16 @@ function keyOf(path: string, write: boolean): string {
 }
 
 // The open connection to reuse, if there is one (the caller sets its own busy timeout on it).
-export function sharedConnection(path: string, write: boolean): Database.Database | undefined {
+export function sharedConnection(path: string, write: boolean): SqliteConnection | undefined {
   if (!sharing) return undefined;
-  const db = connections.get(keyOf(path, write));
-  return db !== undefined && db.open && !db.inTransaction ? db : undefined;
+  const connection = connections.get(keyOf(path, write));
+  return connection !== undefined && connection.sqlite.open && !connection.sqlite.inTransaction ? connection : undefined;
 }
 
 // Keeps a freshly opened connection for the next open of the same file; its close() then does nothing.
-export function keepShared(path: string, write: boolean, db: Database.Database): Database.Database {
-  if (!sharing || connections.has(keyOf(path, write))) return db;
-  connections.set(keyOf(path, write), db);
-  db.close = () => db;
-  return db;
+export function keepShared(path: string, write: boolean, connection: SqliteConnection): SqliteConnection {
+  if (!sharing || connections.has(keyOf(path, write))) return connection;
+  connections.set(keyOf(path, write), connection);
+  connection.close = () => undefined;
+  return connection;
 }

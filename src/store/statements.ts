@@ -1,18 +1,6 @@
-import type Database from 'better-sqlite3';
+import type { Connection, Sql, Statement } from './connection';
 
-const cache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-// Prepares each SQL text once per connection: preparing is a measurable part of a short-lived CLI call.
-export function statement(db: Database.Database, sql: string): Database.Statement {
-  let byText = cache.get(db);
-  if (!byText) {
-    byText = new Map();
-    cache.set(db, byText);
-  }
-  let prepared = byText.get(sql);
-  if (!prepared) {
-    prepared = db.prepare(sql);
-    byText.set(sql, prepared);
-  }
-  return prepared;
+// The store's statements, each prepared once per connection (the connection keeps the cache).
+export function statement(db: Connection, sql: Sql): Statement {
+  return db.prepare(sql);
 }

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { statement } from './statements';
 
 // One group of conflict events: who was refused, because of whose lock on which pattern.
@@ -18,7 +18,7 @@ export interface EventTally {
 }
 
 // The events table has no index on type or time, so each statement scans it once: two scans in all.
-export function tallyEvents(db: Database.Database, since: number): EventTally {
+export function tallyEvents(db: Connection, since: number): EventTally {
   const counts = statement(
     db,
     "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN json_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",

@@ -1,11 +1,11 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from './connection';
 import { firstEventIdSince } from './events';
 import { statement } from './statements';
 
 // Owners refused (a `conflict` event) in the scope since `since`, each with the lock that refused it, and
 // granted nothing since. The window starts at an event id found by time (events have no time index), so a
 // clock stepped back can hide a conflict from this hint.
-export function refusedSince(db: Database.Database, scope: string, since: number): { owner: string; lock_id: string }[] {
+export function refusedSince(db: Connection, scope: string, since: number): { owner: string; lock_id: string }[] {
   return statement(
     db,
     "SELECT DISTINCT c.owner, c.lock_id FROM events c WHERE c.id >= ? AND c.type = 'conflict' AND c.scope = ? AND c.created_at >= ? " +

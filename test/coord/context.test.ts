@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { busyTimeoutFromEnv, clockFromEnv, createContext, lockDelayFromEnv, readTransaction, resolveProject, TEST_CLOCK_SWITCH, writeTransaction } from '../../src/coord/context';
+import { busyTimeoutFromEnv, clockFromEnv, createContext, lockDelayFromEnv, ownScope, readTransaction, resolveProject, TEST_CLOCK_SWITCH, writeTransaction } from '../../src/coord/context';
 import { systemClock } from '../../src/core/time';
 import { insertEvent } from '../../src/store/events';
 import { T0 } from '../support/store';
@@ -53,9 +53,9 @@ describe('transactions', () => {
     let now = T0;
     const ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
     try {
-      writeTransaction(ctx, (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
+      writeTransaction(ctx, ownScope(ctx), (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
       now = T0 - 5_000;
-      expect(writeTransaction(ctx, (t) => t)).toBe(T0);
+      expect(writeTransaction(ctx, ownScope(ctx), (t) => t)).toBe(T0);
       expect(readTransaction(ctx, (t) => t)).toBe(T0 - 5_000);
     } finally {
       ctx.db.close();

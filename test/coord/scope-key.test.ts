@@ -2,13 +2,13 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { directoryIdentity, scopeKey } from '../../src/coord/scope-key';
 import { openDb } from '../../src/store/open';
+import type { Connection } from '../../src/store/connection';
 
 let dir: string;
-let db: Database.Database;
+let db: Connection;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-scope-key-')));
   db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1_000, now: Date.now(), explicit: true }).db;

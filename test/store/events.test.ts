@@ -2,15 +2,15 @@
 // fencing token gets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../src/store/open';
+import { EVERYTHING, type Connection } from '../../src/store/connection';
 import { firstEventIdSince, insertEvent, nextEventId, purgeEvents } from '../../src/store/events';
 
 let dir: string;
-let db: Database.Database;
+let db: Connection;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ic-events-'));
   db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1000, now: Date.now(), env: {} }).db;
@@ -27,13 +27,13 @@ function withLog<T>(steps: readonly { gap: number; at: number }[], look: () => T
   const RESET = Symbol('reset');
   let result: T | undefined;
   try {
-    db.transaction(() => {
-      db.exec('DELETE FROM events');
+    db.write(EVERYTHING, () => {
+      db.prepare('DELETE FROM events').run();
       let id = 0;
       for (const step of steps) insertEvent(db, event(step.at), (id += step.gap));
       result = look();
       throw RESET;
-    })();
+    });
   } catch (error) {
     if (error !== RESET) throw error;
   }

@@ -5,7 +5,7 @@ import { viewLock } from '../../core/lock';
 import { clockFromEnv, resolveProject, type CoordContext } from '../../coord/context';
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
 import { DB_DIR, locateDb } from '../../store/discover';
-import { schemaVersion } from '../../store/migrate';
+import { storeSchemaVersion } from '../../store/migrate';
 import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
@@ -42,7 +42,7 @@ function runInit(options: InitOptions): Reply {
     'init',
     (ctx) => {
       markProjectRoot(ctx);
-      const base = { db: ctx.dbLocation.path, schema_version: schemaVersion(ctx.db), scope: ctx.scope };
+      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope };
       if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
       const result = importLocks(ctx, rows);
       const imported = {

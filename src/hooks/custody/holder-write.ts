@@ -1,4 +1,4 @@
-import { writeTransaction } from '../../coord/context';
+import { ownScope, writeTransaction } from '../../coord/context';
 import { listLocks } from '../../store/locks';
 import { clearEdits, recordLatest, type LatestRow } from '../../store/custody';
 import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
@@ -24,7 +24,7 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
     const repo = repoAt(git.root, git.commonDir);
     const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
     try {
-      writeTransaction(ctx, (now) => {
+      writeTransaction(ctx, ownScope(ctx), (now) => {
         const mine = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).filter((lock) => sameLineage(lock.owner, owner));
         if (mine.length === 0) return;
         const rows: LatestRow[] = [];

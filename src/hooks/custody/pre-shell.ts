@@ -5,7 +5,7 @@ import { isIcError } from '../../core/errors';
 import { escapeLiteralPath } from '../../core/glob';
 import { shellWrites, type Disk, type ShellTarget } from '../../core/shell/index';
 import { check } from '../../coord/check';
-import { createContext, resolveProject, writeTransaction, type Project } from '../../coord/context';
+import { createContext, ownScope, resolveProject, writeTransaction, type Project } from '../../coord/context';
 import { canonicalFilePattern } from '../../coord/paths';
 import { recordConflict } from '../../coord/reserve';
 import { findGitInfo } from '../../store/discover';
@@ -101,7 +101,7 @@ function checkPatterns(request: ShellRequest, targets: readonly Extract<ShellTar
       if (canonical.length === 0) continue;
       const conflicts = check(ctx, { type: 'file', patterns: canonical, owner: request.owner, mode: 'exclusive' }).filter((conflict) => !sameLineage(conflict.held.owner, request.owner));
       if (conflicts.length === 0) continue;
-      writeTransaction(ctx, (now) => {
+      writeTransaction(ctx, ownScope(ctx), (now) => {
         for (const conflict of conflicts.slice(0, 100)) recordConflict(ctx, conflict, request.owner, now, conflictDetail);
       });
       return conflicts;

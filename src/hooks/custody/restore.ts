@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeTransaction, type CoordContext } from '../../coord/context';
+import { inScopes } from '../../store/connection';
 import { clearEditsBy, commandStart, editsFor, endCommand, latestFor, recordLatest, runningWriters, snapshotRows, type EditRow, type FileState, type LatestRow } from '../../store/custody';
 import { insertEvent } from '../../store/events';
 import { sameLineage } from '../identity';
@@ -60,7 +61,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
     const moved = displacedDir(repo, view.now);
-    writeTransaction(ctx, (now) => {
+    writeTransaction(ctx, inScopes(view.scope), (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
       // holder's record written meanwhile wins, and no record or mark can be written while a file is put back.
       const paths = plans.map((plan) => plan.path);

@@ -1,4 +1,5 @@
 import { writeTransaction } from '../../coord/context';
+import { inScopes } from '../../store/connection';
 import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type LatestRow, type SnapshotRow } from '../../store/custody';
 import { ABSENT, existenceProbe, fileState, statMatchesIndex } from './files';
 import type { ShellRequest } from './types';
@@ -37,7 +38,7 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
-    writeTransaction(ctx, (now) => {
+    writeTransaction(ctx, inScopes(view.scope), (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
       busy.delete(request.owner);
       for (const row of seen) {

@@ -1,0 +1,65 @@
+// The store's one boundary with a database engine (docs/architecture.md, "The store interface"): every
+// store function takes a Connection, and coord, core and hooks see nothing else of the engine. SQLite is
+// the embedded default (sqlite-connection.ts); a PostgreSQL engine implements the same interface.
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** One statement's text for each engine, where their dialects differ. Keep it a module-level constant: it is looked up by its text, once per connection. */
+export interface DialectSql {
+  readonly sqlite: string;
+  readonly postgres: string;
+}
+
+/** SQL with `?` placeholders: one text for both engines, or a DialectSql where they differ. */
+export type Sql = string | DialectSql;
+
+export interface RunResult {
+  changes: number;
+  /** SQLite: the inserted row's rowid. PostgreSQL: the first column of the first row a RETURNING clause gives. */
+  lastInsertRowid: number | bigint;
+}
+
+/** A prepared statement: positional parameters, rows as plain objects, numbers as JS numbers. */
+export interface Statement {
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): RunResult;
+}
+
+/**
+ * What a write transaction may change: the scopes (stored scope keys) whose rows it reads to decide and
+ * writes, or everything. SQLite ignores it (BEGIN IMMEDIATE locks the whole file); PostgreSQL takes one
+ * lock per scope, so writers in different scopes run in parallel. A write that touches rows of scopes
+ * it cannot name beforehand (an owner's locks in every scope, a sweep, an import, the clock, settings)
+ * says `everything`.
+ */
+export type WriteScope = { readonly scopes: readonly string[] } | { readonly everything: true };
+
+export const EVERYTHING: WriteScope = Object.freeze({ everything: true as const });
+
+export function inScopes(...scopes: string[]): WriteScope {
+  return { scopes };
+}
+
+export interface Connection {
+  readonly engine: Engine;
+  /** Where the data lives, for messages: a file path (or ':memory:'), or a server address without credentials. */
+  readonly location: string;
+  /** The statement for this text, prepared once per connection and cached (preparing is a measurable part of a short-lived call). */
+  prepare(sql: Sql): Statement;
+  /** Runs `work` in one write transaction holding the scope's write lock: it commits when `work` returns and rolls back when it throws. Nested, it is a savepoint. */
+  write<T>(scope: WriteScope, work: () => T): T;
+  /** Runs `work` in one read transaction: one consistent snapshot, no write lock. */
+  read<T>(work: () => T): T;
+  /** How long a statement waits for another writer's lock before the engine reports busy (BUSY, exit 75). SQLite: busy_timeout; PostgreSQL: lock_timeout. */
+  setLockWait(ms: number): void;
+  /** The time a transaction acts at. SQLite: the client's clock. PostgreSQL: the server's (clock_timestamp()), so a client clock hours off cannot grant over a live lock. */
+  now(clientClock: () => number): number;
+  /** Closes the connection (a connection shared within a hook process ignores it; the process exit closes it). */
+  close(): void;
+}
+
+/** The statement text an engine runs. */
+export function sqlFor(engine: Engine, sql: Sql): string {
+  return typeof sql === 'string' ? sql : sql[engine];
+}
