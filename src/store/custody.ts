@@ -1,4 +1,4 @@
-import type { Connection } from './connection';
+import type { Connection, DialectSql } from './connection';
 import { statement } from './statements';
 
 // Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
@@ -24,14 +24,17 @@ export interface SnapshotRow extends FileState {
   holder: string;
 }
 
+// The paths arrive as one JSON array: SQLite unpacks it with json_each, PostgreSQL with jsonb_array_elements_text.
+const LATEST_FOR: DialectSql = {
+  sqlite: 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path IN (SELECT value FROM json_each(?))',
+  postgres: 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path IN (SELECT jsonb_array_elements_text(?::jsonb))',
+};
+
 export function latestFor(db: Connection, scope: string, paths: readonly string[]): Map<string, LatestRow> {
   const found = new Map<string, LatestRow>();
   if (paths.length === 0) return found;
   // One query for all the paths (a held directory may cover thousands), by the (scope, path) key.
-  const rows = statement(db, 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path IN (SELECT value FROM json_each(?))').all(
-    scope,
-    JSON.stringify(paths),
-  ) as LatestRow[];
+  const rows = statement(db, LATEST_FOR).all(scope, JSON.stringify(paths)) as LatestRow[];
   for (const row of rows) found.set(row.path, row);
   return found;
 }

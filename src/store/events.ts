@@ -1,4 +1,4 @@
-import type { Connection } from './connection';
+import type { Connection, DialectSql } from './connection';
 import { statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
@@ -38,10 +38,17 @@ export interface StoredEvent extends Omit<NewEvent, 'detail'> {
   lock_type?: string | null;
 }
 
+// SQLite gives a null id the next rowid; PostgreSQL takes the id column's sequence, and returns the id.
+const INSERT_EVENT: DialectSql = {
+  sqlite: 'INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  postgres:
+    "INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (coalesce(?::bigint, nextval(pg_get_serial_sequence('events', 'id'))), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+};
+
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
-// every other event takes SQLite's next rowid, which is the same number.
+// every other event takes the next id (SQLite's next rowid), which is the same number.
 export function insertEvent(db: Connection, event: NewEvent, id: number | null = null): number {
-  const result = statement(db, 'INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+  const result = statement(db, INSERT_EVENT).run(
     id,
     event.type,
     event.lock_id,
@@ -58,9 +65,16 @@ export function insertEvent(db: Connection, event: NewEvent, id: number | null =
 // The id the next token-assigning event will get, which is its fencing token and, for a grant, the new
 // lock's key: one above every event id. Every token ever assigned was an event id, and the largest event
 // id never goes back (purgeEvents keeps the newest event), so no counter is needed for tokens to rise
-// forever. Call it inside the write transaction that inserts that event.
+// forever. Call it inside the write transaction that inserts that event, once per event.
+// PostgreSQL: writers of different scopes run at once, so max(id) + 1 would hand two of them one id; the
+// id column's sequence hands out each id once and only upwards (a rolled-back one is skipped).
+const NEXT_EVENT_ID: DialectSql = {
+  sqlite: 'SELECT coalesce(max(id), 0) + 1 AS id FROM events',
+  postgres: "SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id",
+};
+
 export function nextEventId(db: Connection): { id: number } {
-  return statement(db, 'SELECT coalesce(max(id), 0) + 1 AS id FROM events').get() as { id: number };
+  return statement(db, NEXT_EVENT_ID).get() as { id: number };
 }
 
 // The first event id whose time is at or after `since`, found by bisecting the ids: commit order and

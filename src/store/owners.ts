@@ -1,12 +1,18 @@
-import type { Connection } from './connection';
+import type { Connection, DialectSql } from './connection';
 import { statement } from './statements';
 
 export function lastSeen(db: Connection, owner: string): number | undefined {
   return (statement(db, 'SELECT last_seen FROM owners WHERE owner = ?').get(owner) as { last_seen: number } | undefined)?.last_seen;
 }
 
+// Two-argument max() is SQLite's; PostgreSQL spells it GREATEST (and needs the table named beside excluded).
+const MARK_SEEN: DialectSql = {
+  sqlite: 'INSERT INTO owners (owner, last_seen) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)',
+  postgres: 'INSERT INTO owners (owner, last_seen) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET last_seen = GREATEST(owners.last_seen, excluded.last_seen)',
+};
+
 export function markSeen(db: Connection, owner: string, now: number): void {
-  statement(db, 'INSERT INTO owners (owner, last_seen) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)').run(owner, now);
+  statement(db, MARK_SEEN).run(owner, now);
 }
 
 export function allLastSeen(db: Connection): Map<string, number> {

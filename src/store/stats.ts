@@ -1,4 +1,4 @@
-import type { Connection } from './connection';
+import type { Connection, DialectSql } from './connection';
 import { statement } from './statements';
 
 // One group of conflict events: who was refused, because of whose lock on which pattern.
@@ -17,16 +17,24 @@ export interface EventTally {
   conflicts: ConflictGroup[];
 }
 
+// JSON functions differ: SQLite's json_array/json_extract, PostgreSQL's jsonb_build_array and ->> on the
+// detail text; PostgreSQL also folds unquoted aliases to lower case, so the camel-case ones are quoted.
+const COUNTS: DialectSql = {
+  sqlite: "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN json_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",
+  postgres: "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN jsonb_build_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",
+};
+
+const CONFLICTS: DialectSql = {
+  sqlite:
+    "SELECT json_extract(detail, '$.held_pattern') AS heldPattern, json_extract(detail, '$.held_owner') AS heldOwner, owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1, 2, 3",
+  postgres:
+    "SELECT detail::jsonb ->> 'held_pattern' AS \"heldPattern\", detail::jsonb ->> 'held_owner' AS \"heldOwner\", owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1, 2, 3",
+};
+
 // The events table has no index on type or time, so each statement scans it once: two scans in all.
 export function tallyEvents(db: Connection, since: number): EventTally {
-  const counts = statement(
-    db,
-    "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN json_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",
-  ).all(since) as { type: string; n: number; tries: number }[];
-  const conflicts = statement(
-    db,
-    "SELECT json_extract(detail, '$.held_pattern') AS heldPattern, json_extract(detail, '$.held_owner') AS heldOwner, owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1, 2, 3",
-  ).all(since) as ConflictGroup[];
+  const counts = statement(db, COUNTS).all(since) as { type: string; n: number; tries: number }[];
+  const conflicts = statement(db, CONFLICTS).all(since) as ConflictGroup[];
   return {
     byType: new Map(counts.map((row) => [row.type, row.n])),
     deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0,

@@ -7,7 +7,7 @@ import { openContext, withCommonOptions, withContext, type CommonOptions } from 
 import { failure, success, toIcError, type Reply } from '../reply';
 import { currentOutput } from '../format';
 import { readTransaction, type CoordContext } from '../../coord/context';
-import { nextEventId } from '../../store/events';
+import { lastEventId as newestEventIdOrZero } from '../../store/changes';
 import { clockTime, escapeControls, paint, shortOwner, table, type SafeText, type Style } from '../render';
 
 interface EventsOptions extends CommonOptions {
@@ -58,7 +58,7 @@ function tailing(input: EventsInput): boolean {
 }
 
 function lastEventId(ctx: CoordContext): number {
-  return readTransaction(ctx, () => nextEventId(ctx.db).id - 1);
+  return readTransaction(ctx, () => newestEventIdOrZero(ctx.db));
 }
 
 function runEventsOnce(options: EventsOptions, input: EventsInput): Reply {
