@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
 /** How far ahead of the clock a stored time may be before it counts as dated in the future (and how far back a write's clock may be). */
@@ -13,10 +13,10 @@ export function newestEventTime(db: Connection): number | null {
 // Events and locks dated after `after` (a lock by when it was granted or released: a live lock's expiry
 // is legitimately in the future): what a write with a wrong clock leaves behind.
 // Two-argument max() and min() are SQLite's; PostgreSQL spells them GREATEST and LEAST.
-const FUTURE_LOCKS: DialectSql = {
+const FUTURE_LOCKS = dialect({
   sqlite: 'SELECT count(*) AS n, max(max(created_at), coalesce(max(released_at), 0)) AS newest FROM locks WHERE created_at > ? OR released_at > ?',
   postgres: 'SELECT count(*) AS n, GREATEST(max(created_at), coalesce(max(released_at), 0)) AS newest FROM locks WHERE created_at > ? OR released_at > ?',
-};
+});
 
 export function futureTimes(db: Connection, after: number): { events: number; locks: number; newest: number } {
   const events = db.prepare('SELECT count(*) AS n, max(created_at) AS newest FROM events WHERE created_at > ?').get(after) as { n: number; newest: number | null };
@@ -30,10 +30,10 @@ export function futureTimes(db: Connection, after: number): { events: number; lo
 const REPAIR_LOCKS_SET = `released_at = CASE WHEN released_at > ? THEN ? ELSE released_at END,
         expires_at = CASE WHEN created_at > ? OR expires_at > ? + ttl_ms THEN ? + ttl_ms ELSE expires_at END
        WHERE created_at > ? OR released_at > ? OR expires_at > ? + ttl_ms`;
-const REPAIR_LOCKS: DialectSql = {
+const REPAIR_LOCKS = dialect({
   sqlite: `UPDATE locks SET created_at = min(created_at, ?), ${REPAIR_LOCKS_SET}`,
   postgres: `UPDATE locks SET created_at = LEAST(created_at, ?), ${REPAIR_LOCKS_SET}`,
-};
+});
 
 // Dates everything stamped after `now` at `now`: events (their order by id is kept, and created_at stays
 // non-decreasing with id), each lock's grant and release, and its expiry to now plus its TTL (so a live

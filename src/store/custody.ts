@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
 // Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
@@ -25,10 +25,10 @@ export interface SnapshotRow extends FileState {
 }
 
 // The paths arrive as one JSON array: SQLite unpacks it with json_each, PostgreSQL with jsonb_array_elements_text.
-const LATEST_FOR: DialectSql = {
+const LATEST_FOR = dialect({
   sqlite: 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path IN (SELECT value FROM json_each(?))',
   postgres: 'SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ? AND path IN (SELECT jsonb_array_elements_text(?::jsonb))',
-};
+});
 
 export function latestFor(db: Connection, scope: string, paths: readonly string[]): Map<string, LatestRow> {
   const found = new Map<string, LatestRow>();

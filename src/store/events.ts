@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
@@ -39,11 +39,11 @@ export interface StoredEvent extends Omit<NewEvent, 'detail'> {
 }
 
 // SQLite gives a null id the next rowid; PostgreSQL takes the id column's sequence, and returns the id.
-const INSERT_EVENT: DialectSql = {
+const INSERT_EVENT = dialect({
   sqlite: 'INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   postgres:
     "INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (coalesce(?::bigint, nextval(pg_get_serial_sequence('events', 'id'))), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-};
+});
 
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
 // every other event takes the next id (SQLite's next rowid), which is the same number.
@@ -68,10 +68,10 @@ export function insertEvent(db: Connection, event: NewEvent, id: number | null =
 // forever. Call it inside the write transaction that inserts that event, once per event.
 // PostgreSQL: writers of different scopes run at once, so max(id) + 1 would hand two of them one id; the
 // id column's sequence hands out each id once and only upwards (a rolled-back one is skipped).
-const NEXT_EVENT_ID: DialectSql = {
+const NEXT_EVENT_ID = dialect({
   sqlite: 'SELECT coalesce(max(id), 0) + 1 AS id FROM events',
   postgres: "SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id",
-};
+});
 
 export function nextEventId(db: Connection): { id: number } {
   return statement(db, NEXT_EVENT_ID).get() as { id: number };

@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
 export function lastSeen(db: Connection, owner: string): number | undefined {
@@ -6,10 +6,10 @@ export function lastSeen(db: Connection, owner: string): number | undefined {
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST (and needs the table named beside excluded).
-const MARK_SEEN: DialectSql = {
+const MARK_SEEN = dialect({
   sqlite: 'INSERT INTO owners (owner, last_seen) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)',
   postgres: 'INSERT INTO owners (owner, last_seen) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET last_seen = GREATEST(owners.last_seen, excluded.last_seen)',
-};
+});
 
 export function markSeen(db: Connection, owner: string, now: number): void {
   statement(db, MARK_SEEN).run(owner, now);

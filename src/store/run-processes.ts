@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 import type { StoredLock } from './locks';
 
@@ -10,10 +10,10 @@ export interface RunProcessRow {
 }
 
 // INSERT OR REPLACE is SQLite's; PostgreSQL replaces the row on its key with ON CONFLICT.
-const RECORD_RUN: DialectSql = {
+const RECORD_RUN = dialect({
   sqlite: 'INSERT OR REPLACE INTO run_processes (lock_seq, host, pid, started) VALUES (?, ?, ?, ?)',
   postgres: 'INSERT INTO run_processes (lock_seq, host, pid, started) VALUES (?, ?, ?, ?) ON CONFLICT (lock_seq) DO UPDATE SET host = excluded.host, pid = excluded.pid, started = excluded.started',
-};
+});
 
 export function recordRunProcess(db: Connection, lockSeq: number, row: RunProcessRow): void {
   statement(db, RECORD_RUN).run(lockSeq, row.host, row.pid, row.started);

@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
 // Live agent sessions (schema/0003_sessions.sql): which client process runs as which owner.
@@ -53,19 +53,19 @@ export function putSession(db: Connection, row: Omit<SessionRow, 'told_until'>):
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST.
-const TOUCH: DialectSql = {
+const TOUCH = dialect({
   sqlite: 'UPDATE sessions SET last_seen = max(last_seen, ?) WHERE owner = ?',
   postgres: 'UPDATE sessions SET last_seen = GREATEST(last_seen, ?) WHERE owner = ?',
-};
+});
 
 export function touchSession(db: Connection, owner: string, now: number): void {
   statement(db, TOUCH).run(now, owner);
 }
 
-const MARK_TOLD: DialectSql = {
+const MARK_TOLD = dialect({
   sqlite: 'UPDATE sessions SET told_until = max(told_until, ?) WHERE owner = ?',
   postgres: 'UPDATE sessions SET told_until = GREATEST(told_until, ?) WHERE owner = ?',
-};
+});
 
 export function markTold(db: Connection, owner: string, eventId: number): void {
   statement(db, MARK_TOLD).run(eventId, owner);

@@ -1,4 +1,4 @@
-import type { Connection, DialectSql } from './connection';
+import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
 // One group of conflict events: who was refused, because of whose lock on which pattern.
@@ -19,17 +19,17 @@ export interface EventTally {
 
 // JSON functions differ: SQLite's json_array/json_extract, PostgreSQL's jsonb_build_array and ->> on the
 // detail text; PostgreSQL also folds unquoted aliases to lower case, so the camel-case ones are quoted.
-const COUNTS: DialectSql = {
+const COUNTS = dialect({
   sqlite: "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN json_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",
   postgres: "SELECT type, COUNT(*) AS n, COUNT(DISTINCT CASE WHEN type = 'conflict' THEN jsonb_build_array(owner, created_at) END) AS tries FROM events WHERE created_at >= ? GROUP BY type",
-};
+});
 
-const CONFLICTS: DialectSql = {
+const CONFLICTS = dialect({
   sqlite:
     "SELECT json_extract(detail, '$.held_pattern') AS heldPattern, json_extract(detail, '$.held_owner') AS heldOwner, owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1, 2, 3",
   postgres:
     "SELECT detail::jsonb ->> 'held_pattern' AS \"heldPattern\", detail::jsonb ->> 'held_owner' AS \"heldOwner\", owner, COUNT(*) AS conflicts FROM events WHERE type = 'conflict' AND created_at >= ? GROUP BY 1, 2, 3",
-};
+});
 
 // The events table has no index on type or time, so each statement scans it once: two scans in all.
 export function tallyEvents(db: Connection, since: number): EventTally {

@@ -1,0 +1,144 @@
+// The store's engine boundary (src/store/connection.ts) on a real SQLite file: statement caching, the
+// transaction semantics every engine must give, the dialect statements, and the write scope each use case names.
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDb } from '../../src/store/open';
+import { dialectSqlList, EVERYTHING, type Connection, type WriteScope } from '../../src/store/connection';
+import { sqliteHandle } from '../../src/store/sqlite-connection';
+import { heartbeat } from '../../src/coord/heartbeat';
+import { release } from '../../src/coord/release';
+import { renew } from '../../src/coord/renew';
+import { sweep } from '../../src/coord/sweep';
+import { grant, useTestStore } from '../support/store';
+
+describe('SqliteConnection', () => {
+  let dir: string;
+  let db: Connection;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ic-connection-'));
+    db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1_000, now: Date.now(), env: {} }).db;
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const owners = () => (db.prepare('SELECT owner FROM owners ORDER BY owner').all() as { owner: string }[]).map((row) => row.owner);
+  const insert = (owner: string) => db.prepare('INSERT INTO owners (owner, last_seen) VALUES (?, 0)').run(owner);
+
+  it('prepares each text once per connection, and runs the SQLite text of a dialect statement', () => {
+    expect(db.engine).toBe('sqlite');
+    expect(db.prepare('SELECT 1 AS one')).toBe(db.prepare('SELECT 1 AS one'));
+    const both = { sqlite: 'SELECT 2 AS two', postgres: 'SELECT not valid sqlite' };
+    expect(db.prepare(both).get()).toEqual({ two: 2 });
+    expect(sqliteHandle(db)).toBeDefined();
+  });
+
+  it('commits a write when its work returns, rolls it back when the work throws, and nests as a savepoint', () => {
+    db.write(EVERYTHING, () => insert('kept'));
+    expect(() =>
+      db.write(
+        { scopes: ['/s'] },
+        () => (
+          insert('undone'),
+          (() => {
+            throw new Error('no');
+          })()
+        ),
+      ),
+    ).toThrow('no');
+    db.write(EVERYTHING, () => {
+      insert('outer');
+      expect(() =>
+        db.write(
+          { scopes: ['/s'] },
+          () => (
+            insert('inner'),
+            (() => {
+              throw new Error('inner');
+            })()
+          ),
+        ),
+      ).toThrow('inner');
+    });
+    expect(owners()).toEqual(['kept', 'outer']);
+  });
+
+  it('reads in one transaction and leaves none open, even when the work throws', () => {
+    insert('a');
+    expect(db.read(() => owners())).toEqual(['a']);
+    expect(() =>
+      db.read(() => {
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    expect(sqliteHandle(db)!.inTransaction).toBe(false);
+  });
+});
+
+describe('dialect statements', () => {
+  beforeAll(async () => {
+    // Every store module, so that each declares its dialect statements.
+    for (const file of readdirSync(join(__dirname, '../../src/store')).filter((name) => name.endsWith('.ts'))) await import(`../../src/store/${file}`);
+  });
+  const store = useTestStore();
+  const marks = (sql: string) => sql.split('?').length - 1;
+
+  it('bind the same parameters in both dialects, and the SQLite text is valid against the schema', () => {
+    const list = dialectSqlList();
+    expect(list.length).toBeGreaterThanOrEqual(10);
+    for (const sql of list) {
+      expect(marks(sql.postgres), sql.postgres).toBe(marks(sql.sqlite));
+      expect(sql.postgres).not.toBe(sql.sqlite);
+      expect(() => sqliteHandle(store.ctx.db)!.prepare(sql.sqlite)).not.toThrow();
+    }
+  });
+});
+
+describe('write scopes', () => {
+  const store = useTestStore();
+  let scopes: WriteScope[];
+  // A recording connection around the real one: what each use case asks the engine to lock.
+  beforeEach(() => {
+    scopes = [];
+    const real = store.ctx.db;
+    store.ctx.db = {
+      engine: real.engine,
+      location: real.location,
+      prepare: (sql) => real.prepare(sql),
+      write: (scope, work) => (scopes.push(scope), real.write(scope, work)),
+      read: (work) => real.read(work),
+      setLockWait: (ms) => real.setLockWait(ms),
+      now: (clock) => real.now(clock),
+      close: () => real.close(),
+    };
+  });
+  const own = () => ({ scopes: [store.ctx.scope] });
+
+  it('a reserve locks its own scope; a heartbeat and a sweep lock everything', () => {
+    grant(store.ctx, 'alice', ['src/a.ts']);
+    expect(scopes).toEqual([own()]);
+    scopes.length = 0;
+    heartbeat(store.ctx, 'alice', 0);
+    expect(scopes).toEqual([EVERYTHING]);
+    scopes.length = 0;
+    store.now += 3_600_000;
+    sweep(store.ctx, { dryRun: false });
+    expect(scopes.length).toBeGreaterThan(0);
+    expect(scopes.every((scope) => 'everything' in scope)).toBe(true);
+  });
+
+  it('release --all and renew of all locks lock the scopes list shows; by id, a lock of any scope, so everything', () => {
+    const [lock] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
+    scopes.length = 0;
+    renew(store.ctx, { ids: [], owner: 'alice' });
+    expect(scopes).toEqual([own()]);
+    scopes.length = 0;
+    renew(store.ctx, { ids: [lock!.id], owner: 'alice' });
+    expect(scopes).toEqual([EVERYTHING]);
+    scopes.length = 0;
+    release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
+    expect(scopes).toEqual([own()]);
+  });
+});
