@@ -1,5 +1,6 @@
 // The programmatic surface, for benchmarks, fuzzers and embedding: the same use cases the CLI runs.
-export { createContext, writeTransaction, readTransaction, type CoordContext } from './coord/context';
+export { createContext, writeTransaction, readTransaction, ownScope, claimWriteScope, viewWriteScope, type CoordContext } from './coord/context';
+export { EVERYTHING, type Connection, type WriteScope } from './store/connection';
 export { reserveOnce } from './coord/reserve';
 export { check } from './coord/check';
 export { release } from './coord/release';
