@@ -34,10 +34,16 @@ export function markerFile(dbPath: string, scope: string, writer: string, callId
 }
 
 export function writeMarker(dbPath: string, marker: CommandMarker): void {
-  mkdirSync(runningDir(dbPath), { recursive: true });
   const file = markerFile(dbPath, marker.scope, marker.writer, marker.call_id);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(marker));
+  const text = JSON.stringify(marker);
+  try {
+    writeFileSync(tmp, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(runningDir(dbPath), { recursive: true }); // the first marker of this database
+    writeFileSync(tmp, text);
+  }
   renameSync(tmp, file); // whole or absent for a reader
 }
 
