@@ -5,6 +5,8 @@ import { hookSettings } from '../settings';
 import { readStdinSync, STDIN_CAP_BYTES, type StdinText } from '../stdin';
 import { fastShellHook } from './shell';
 
+export { fastShellHook }; // for the build's code-cache warm-up (scripts/warm-caches.cjs)
+
 // Entry of dist/fast.cjs, the bundle bin/load.js loads for a shell command's before and after hooks: it
 // answers without SQLite when it can (./shell.ts), else hands the input it read to the hook bundle.
 export function run(argv: string[]): void {
