@@ -20,6 +20,8 @@ await Promise.all([
   build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/cli/hook-main.ts'], outfile: 'dist/hook.cjs', external: [...shared.external, './ic.cjs'] }),
   // A shell command's before and after hooks (src/hooks/fast/): answered without SQLite when nothing held is at stake.
   build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/hooks/fast/entry.ts'], outfile: 'dist/fast.cjs', metafile: true }).then(reportFastInputs),
+  // The glob matcher on its own, which the fast path loads only when a glob is held.
+  build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/core/glob/match.ts'], outfile: 'dist/glob.cjs' }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);

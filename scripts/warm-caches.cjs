@@ -4,7 +4,7 @@
 // the cache holds them all: an edit hook and a shell command's hooks (the full way, then the fast way),
 // and a reserve through the CLI.
 const { execFileSync } = require('node:child_process');
-const { mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
@@ -37,6 +37,8 @@ try {
   delete env.IC_DB;
   execFileSync('git', ['init', '-q', repo]);
   writeFileSync(join(repo, 'held.ts'), 'held\n');
+  mkdirSync(join(repo, 'src'));
+  writeFileSync(join(repo, 'src', 'a.ts'), 'under a held glob\n'); // so the fast path loads the glob matcher too
   execFileSync(process.execPath, [ic, 'coord', 'reserve', 'held.ts', 'src/**'], { cwd: repo, env: { ...env, IC_OWNER: 'another-agent' }, stdio: 'ignore' });
   for (const bundle of ['hook.cjs', 'fast.cjs']) execFileSync(process.execPath, [__filename, 'child', bundle, repo], { cwd: repo, env, stdio: 'ignore' });
   execFileSync(process.execPath, [ic, 'coord', 'reserve', 'b.ts'], { cwd: repo, env: { ...env, IC_OWNER: 'warm-up' }, stdio: 'ignore' }); // the full CLI
