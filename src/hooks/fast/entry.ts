@@ -15,7 +15,10 @@ export function run(argv: string[]): void {
   const deadline = startDeadline(hookSettings(process.env).timeoutMs);
   const input: StdinText = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
   const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, workingDir());
-  if (answer === undefined) return hookBundle().runWithInput(argv, input);
+  if (answer === undefined) {
+    (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/load.js)
+    return hookBundle().runWithInput(argv, input);
+  }
   if (answer !== '') writeSync(1, answer);
 }
 
