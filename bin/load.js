@@ -9,10 +9,20 @@ const Module = require('module');
 
 // No list of hook names here (src/hooks/run.ts has the one list): the hook bundle hands any name it
 // does not know to the full CLI, which answers it.
+// The exception: a shell command's before and after hooks start in a smaller bundle still, which answers
+// without SQLite when it can and hands over to hook.cjs otherwise (src/hooks/fast/).
+const FAST_HOOKS = ['claude-pre-shell', 'codex-pre-shell', 'claude-post-tool', 'codex-post-tool'];
+
 function bundleFor(argv) {
   const bareHook = argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && /^[a-z]+(-[a-z]+)+$/.test(argv[2]);
-  return path.join(__dirname, '..', 'dist', bareHook ? 'hook.cjs' : 'ic.cjs');
+  const dist = path.join(__dirname, '..', 'dist');
+  if (bareHook && FAST_HOOKS.includes(argv[2])) return path.join(dist, 'fast.cjs');
+  return path.join(dist, bareHook ? 'hook.cjs' : 'ic.cjs');
 }
+
+// A bundle whose run did not reach its hot path says so here (dist/fast.cjs handing a call to hook.cjs): a
+// cache written then would lack the functions that matter, and it is never written again.
+const PARTIAL_RUN = Symbol.for('ic.code-cache.partial-run');
 
 function loadWithCache(bundle) {
   const cacheFile = `${bundle}.${process.version}-${process.arch}.cache`;
@@ -26,7 +36,7 @@ function loadWithCache(bundle) {
   const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
   const module = { exports: {}, filename: bundle, id: bundle };
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle));
-  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCache(script, cacheFile));
+  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => globalThis[PARTIAL_RUN] !== bundle && writeCache(script, cacheFile));
   return module.exports;
 }
 
@@ -50,13 +60,28 @@ function exitIfNotBuilt(bundle) {
 }
 
 module.exports = function load(argv) {
-  const bundle = bundleFor(argv);
+  return loadFrom(bundleFor(argv));
+};
+
+function loadFrom(bundle) {
   const plain = process.env.IC_CODE_CACHE === '0';
   try {
     return plain ? require(bundle) : loadWithCache(bundle);
   } catch (error) {
+    // A build from before the fast path has no fast.cjs: the hook runs in hook.cjs, as it always did.
+    if (error && error.code === 'ENOENT' && path.basename(bundle) === 'fast.cjs') return loadFrom(path.join(path.dirname(bundle), 'hook.cjs'));
     exitIfNotBuilt(bundle);
     if (plain || (error && error.code === 'ENOENT')) throw error;
+    return require(bundle);
+  }
+}
+
+// For dist/fast.cjs, which hands a call it cannot answer to dist/hook.cjs: loaded through the same code cache.
+module.exports.loadBundle = function loadBundle(bundle) {
+  try {
+    return process.env.IC_CODE_CACHE === '0' ? require(bundle) : loadWithCache(bundle);
+  } catch (error) {
+    if (error && error.code === 'ENOENT') throw error;
     return require(bundle);
   }
 };

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isLiteral, literalBase, matchPath, unescapeLiteral } from '../../core/glob';
+import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/scan';
 import type { FileState } from '../../store/custody';
 import { blobId, writeBlob } from './git-objects';
 import { readIndex, type IndexEntry } from './index-file';
@@ -33,18 +33,18 @@ export function repoAt(root: string, commonDir: string): Repo {
 
 export const ABSENT: FileState = { blob: null, mode: 0, stat: '' };
 
-function signature(st: Stats): string {
+export function signature(st: Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
 }
 
 // git's modes: a symlink, an executable file, a plain file.
-function gitMode(st: Stats): number {
+export function gitMode(st: Stats): number {
   if (st.isSymbolicLink()) return 0o120000;
   return st.mode & 0o111 ? 0o100755 : 0o100644;
 }
 
 // Most held patterns name paths that do not exist: no exception (and no stack) for those.
-function lstatOrNull(path: string): Stats | null {
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
@@ -100,7 +100,9 @@ export interface Covered {
   tracked: Map<string, IndexEntry>;
 }
 
-export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra: (base: string) => string[]): Covered {
+// `match`: the glob matcher (core/glob's matchPath), passed in so that a caller holding only literal patterns
+// need not load it (the shell hooks' fast path).
+export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra: (base: string) => string[], match: (pattern: string, path: string) => boolean): Covered {
   const files = new Map<string, HeldPattern>();
   const tracked = new Map<string, IndexEntry>();
   const globs: HeldPattern[] = [];
@@ -113,7 +115,7 @@ export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra
   if (globs.length === 0) return { files, tracked };
   const bases = globs.map((g) => literalBase(g.pattern));
   const underAnyBase = isUnderAny(bases);
-  const matching = (path: string): HeldPattern | undefined => globs.find((g) => matchPath(g.pattern, path));
+  const matching = (path: string): HeldPattern | undefined => globs.find((g) => match(g.pattern, path));
   for (const entry of readIndex(join(repo.gitDir, 'index'), underAnyBase, bases)) {
     const held = matching(entry.path);
     if (held && !files.has(entry.path)) {
@@ -194,4 +196,19 @@ function untrackedUnder(repo: Repo, base: string, tracked: Map<string, IndexEntr
   walk(start, base);
   st = null;
   return found;
+}
+
+// The recorded paths strictly below each directory ('' for all), from one read: a thousand held patterns
+// must not cost a thousand queries.
+export function pathsBelow(paths: readonly string[]): (base: string) => string[] {
+  const below = new Map<string, string[]>();
+  for (const path of paths) {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      const dir = path.slice(0, slash);
+      const list = below.get(dir);
+      if (list) list.push(path);
+      else below.set(dir, [path]);
+    }
+  }
+  return (base) => (base === '' ? [...paths] : (below.get(base) ?? []));
 }

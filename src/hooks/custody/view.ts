@@ -3,8 +3,9 @@ import { listLocks } from '../../store/locks';
 import { existsSync } from 'node:fs';
 import { findGitInfo, locateDb } from '../../store/discover';
 import { sameLineage } from '../identity';
-import { coveredFiles, repoAt, type Covered, type HeldPattern, type Repo } from './files';
+import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from './files';
 import { latestPaths } from '../../store/custody';
+import { matchPath } from '../../core/glob';
 
 // What one shell command's custody works on: the repository its cwd is in, the database, and the files
 // held by other owners (and by the writer's own lineage), as of one read of the lock table.
@@ -33,8 +34,8 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
       const mine: HeldPattern[] = [];
       for (const lock of locks) (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at });
       const recorded = pathsBelow(latestPaths(ctx.db, ctx.scope));
-      const ownCovered = coveredFiles(repo, mine, recorded);
-      const otherCovered = coveredFiles(repo, theirs, recorded);
+      const ownCovered = coveredFiles(repo, mine, recorded, matchPath);
+      const otherCovered = coveredFiles(repo, theirs, recorded, matchPath);
       for (const path of ownCovered.files.keys()) otherCovered.files.delete(path); // held by both (shared): the writer's
       return { others: otherCovered, own: ownCovered, now };
     });
@@ -43,19 +44,4 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
     ctx.db.close();
     throw error;
   }
-}
-
-// The recorded paths strictly below each directory ('' for all), from one read: a thousand held patterns
-// must not cost a thousand queries.
-function pathsBelow(paths: readonly string[]): (base: string) => string[] {
-  const below = new Map<string, string[]>();
-  for (const path of paths) {
-    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
-      const dir = path.slice(0, slash);
-      const list = below.get(dir);
-      if (list) list.push(path);
-      else below.set(dir, [path]);
-    }
-  }
-  return (base) => (base === '' ? [...paths] : (below.get(base) ?? []));
 }
