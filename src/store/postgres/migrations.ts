@@ -1,0 +1,7 @@
+import init from '../../../schema/postgres/0001_init.sql';
+
+// PostgreSQL's own migrations, numbered apart from SQLite's: version 1 holds what SQLite reaches at version 6.
+// Append-only, like src/store/migrations.ts: a landed migration is never edited.
+export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [{ version: 1, name: '0001_init', sql: init }];
+
+export const POSTGRES_LATEST_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,117 @@
+// A client process for the PostgreSQL tests, bundled by global-setup.ts and run as `node worker.cjs MODE JSON`:
+// real processes with their own connections, which a test can run by the dozen or kill -9.
+//
+//   grant   {url, scope, owner, patterns, iterations, seed, lock}  take or give back random patterns; prints a summary
+//   hold    {url, scope, owner, during}  inserts a lock row in a scope transaction, prints "inserted", then waits
+//           idle in the transaction (during = 'idle') or inside a long statement (during = 'statement')
+//   migrate {url}  creates the schema; prints the versions it applied
+import { IcError } from '../../src/core/errors';
+import { PostgresConnection } from '../../src/store/postgres/connection';
+import { migratePostgres } from '../../src/store/postgres/migrate';
+
+interface GrantArgs {
+  url: string;
+  scope: string;
+  owner: string;
+  patterns: string[];
+  iterations: number;
+  seed: number;
+  // false: the control run, without the scope lock (the checker must then find double grants)
+  lock: boolean;
+}
+
+// A small deterministic generator (mulberry32), so a failing run can be replayed from its seed.
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// One grant-or-release decision: read who holds the pattern, wait a little (so that, without the scope
+// lock, another writer would decide on the same stale read), then write.
+function step(db: PostgresConnection, args: GrantArgs, pattern: string): 'granted' | 'released' | 'refused' {
+  const now = db.serverNowMs();
+  const held = db.get<{ seq: number; owner: string }>("SELECT seq, owner FROM locks WHERE scope = ? AND type = 'file' AND base = ? AND released_at IS NULL", [args.scope, pattern]);
+  db.exec('SELECT pg_sleep(0.002)');
+  if (!held) {
+    const id = db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
+    db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, pattern, now]);
+    db.run(
+      "INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, ?, ?, ?, 'exclusive', NULL, ?, ?, ?)",
+      [id, `l${id}`, id, args.scope, pattern, pattern, args.owner, now, now + 60_000, 60_000],
+    );
+    return 'granted';
+  }
+  if (held.owner !== args.owner) return 'refused';
+  db.run("UPDATE locks SET released_at = ?, release_reason = 'released' WHERE seq = ?", [now, held.seq]);
+  db.run('INSERT INTO events (type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)', ['released', `l${held.seq}`, args.scope, args.owner, pattern, now]);
+  return 'released';
+}
+
+function grant(args: GrantArgs): void {
+  const next = random(args.seed);
+  const db = PostgresConnection.open(args.url);
+  const counts = { granted: 0, released: 0, refused: 0, busy: 0 };
+  for (let i = 0; i < args.iterations; i++) {
+    const pattern = args.patterns[Math.floor(next() * args.patterns.length)]!;
+    try {
+      let outcome: 'granted' | 'released' | 'refused';
+      if (args.lock) {
+        outcome = db.transaction(args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
+      } else {
+        db.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+        outcome = step(db, args, pattern);
+        db.exec('COMMIT');
+      }
+      counts[outcome] += 1;
+    } catch (error) {
+      if (!(error instanceof IcError) || error.code !== 'BUSY') throw error;
+      counts.busy += 1;
+    }
+  }
+  db.close();
+  process.stdout.write(`${JSON.stringify(counts)}\n`);
+}
+
+function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement' }): void {
+  const db = PostgresConnection.open(args.url);
+  db.transaction(args.scope, () => {
+    const now = db.serverNowMs();
+    const id = db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
+    db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, 'half.ts', now]);
+    db.run(
+      "INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, 'half.ts', 'half.ts', ?, 'exclusive', ?, ?, ?)",
+      [id, `l${id}`, id, args.scope, args.owner, now, now + 60_000, 60_000],
+    );
+    process.stdout.write('inserted\n');
+    // Either way the process is killed long before this returns (the test kills it with SIGKILL).
+    if (args.during === 'statement') db.exec('SELECT pg_sleep(25)');
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25_000);
+  });
+  db.close();
+}
+
+function migrate(args: { url: string }): void {
+  const db = PostgresConnection.open(args.url);
+  const applied = migratePostgres(db, db.serverNowMs());
+  db.close();
+  process.stdout.write(`${JSON.stringify(applied)}\n`);
+}
+
+const [mode, json] = process.argv.slice(2);
+try {
+  const args = JSON.parse(json ?? '{}');
+  if (mode === 'grant') grant(args);
+  else if (mode === 'hold') hold(args);
+  else if (mode === 'migrate') migrate(args);
+  else throw new Error(`unknown mode ${mode}`);
+} catch (error) {
+  const shown = error instanceof IcError ? `${error.code}: ${error.message}` : String(error);
+  process.stderr.write(`${shown}\n`);
+  process.exit(error instanceof IcError && error.code === 'BUSY' ? 75 : 1);
+}
