@@ -6,6 +6,7 @@
 //   node scripts/postgres-server.mjs start        prints {"url":…,"tcpUrl":…,"dir":…} and leaves the server running
 //   node scripts/postgres-server.mjs stop DIR     stops it and removes DIR
 //   node scripts/postgres-server.mjs run -- CMD…  runs CMD with IC_TEST_PG_URL set, then stops the server (even if CMD fails)
+//   node scripts/postgres-server.mjs watch PID DIR  stops the server in DIR once process PID is gone (see startPostgres)
 //
 // The test suite's globalSetup (test/postgres/global-setup.ts) imports startPostgres/stopPostgres.
 import { spawnSync, spawn } from 'node:child_process';
@@ -71,13 +72,37 @@ export function urlsFor(dir, port, database = 'postgres') {
   };
 }
 
-export async function startPostgres() {
+// A detached watchdog that stops the cluster once `pid` (the test runner) has gone, however it went (SIGKILL
+// included, when no exit handler runs). It ends by itself as soon as the directory is gone, i.e. right after
+// a normal stop.
+function watchOwner(pid, dir) {
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, 'watch', String(pid), dir], { detached: true, stdio: 'ignore' });
+  child.unref();
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+async function watch(pid, dir) {
+  while (existsSync(dir) && isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 500));
+  if (existsSync(dir)) stopPostgres(dir);
+}
+
+// `ownerPid`: the process whose end must stop the cluster (default: this one; null: none, stop it yourself).
+export async function startPostgres({ ownerPid = process.pid } = {}) {
   const bin = serverBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'ic-pg-'));
   try {
     chmodSync(dir, 0o755); // the owner (postgres) must reach it; mkdtemp makes it 0700
     const { uid, gid } = ownerIds();
     chownSync(dir, uid, gid);
+    if (ownerPid !== null) watchOwner(ownerPid, dir);
     const data = join(dir, 'data');
     const pwfile = join(dir, 'pwfile');
     writeFileSync(pwfile, `${SUPERUSER_PASSWORD}\n`, { mode: 0o600 });
@@ -112,7 +137,12 @@ export function stopPostgres(dir) {
 async function main(argv) {
   const [command, ...rest] = argv;
   if (command === 'start') {
-    process.stdout.write(`${JSON.stringify(await startPostgres())}\n`);
+    // The server outlives this command on purpose, with no watchdog: `stop DIR` stops it.
+    process.stdout.write(`${JSON.stringify(await startPostgres({ ownerPid: null }))}\n`);
+    return 0;
+  }
+  if (command === 'watch' && rest.length === 2) {
+    await watch(Number(rest[0]), rest[1]);
     return 0;
   }
   if (command === 'stop' && rest.length === 1) {
@@ -127,7 +157,7 @@ async function main(argv) {
     const child = spawn(rest[1], rest.slice(2), { stdio: 'inherit', env: { ...process.env, IC_TEST_PG_URL: server.url, IC_TEST_PG_TCP_URL: server.tcpUrl } });
     return await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
   }
-  process.stderr.write(`usage: postgres-server.mjs start | stop DIR | run -- CMD [ARGS…]\n`);
+  process.stderr.write(`usage: postgres-server.mjs start | stop DIR | run -- CMD [ARGS…] | watch PID DIR\n`);
   return 64;
 }
 

@@ -41,10 +41,18 @@ function step(db: PostgresConnection, args: GrantArgs, pattern: string): 'grante
   if (!held) {
     const id = db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
     db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, pattern, now]);
-    db.run(
-      "INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, ?, ?, ?, 'exclusive', NULL, ?, ?, ?)",
-      [id, `l${id}`, id, args.scope, pattern, pattern, args.owner, now, now + 60_000, 60_000],
-    );
+    db.run("INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, ?, ?, ?, 'exclusive', NULL, ?, ?, ?)", [
+      id,
+      `l${id}`,
+      id,
+      args.scope,
+      pattern,
+      pattern,
+      args.owner,
+      now,
+      now + 60_000,
+      60_000,
+    ]);
     return 'granted';
   }
   if (held.owner !== args.owner) return 'refused';
@@ -84,10 +92,16 @@ function hold(args: { url: string; scope: string; owner: string; during: 'idle' 
     const now = db.serverNowMs();
     const id = db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
     db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, 'half.ts', now]);
-    db.run(
-      "INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, 'half.ts', 'half.ts', ?, 'exclusive', ?, ?, ?)",
-      [id, `l${id}`, id, args.scope, args.owner, now, now + 60_000, 60_000],
-    );
+    db.run("INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, 'half.ts', 'half.ts', ?, 'exclusive', ?, ?, ?)", [
+      id,
+      `l${id}`,
+      id,
+      args.scope,
+      args.owner,
+      now,
+      now + 60_000,
+      60_000,
+    ]);
     process.stdout.write('inserted\n');
     // Either way the process is killed long before this returns (the test kills it with SIGKILL).
     if (args.during === 'statement') db.exec('SELECT pg_sleep(25)');
