@@ -53,6 +53,6 @@ export function lostConnectionError(message: string, shownUrl: string): IcError 
 }
 
 export function driverMissingError(reason: string): IcError {
-  const hint = "install Debian's libpq-dev (or your system's libpq headers) and reinstall ic so that its optional `libpq` package builds";
+  const hint = "install Debian's libpq-dev (or your system's libpq headers) and reinstall ic so that the `libpq` package builds";
   return new IcError('DB_UNAVAILABLE', `PostgreSQL support is not available: the native libpq package could not be loaded (${reason}); ${hint}`, { hint });
 }
