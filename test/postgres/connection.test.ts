@@ -1,7 +1,10 @@
 // The synchronous PostgreSQL connection (src/store/postgres/connection.ts) against the suite's real server:
 // placeholders, numbers, the scope transaction, the server's clock, and every error as ic's codes with no
 // password in any text.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT_CODES } from '../../src/cli/exit-codes';
 import { IcError } from '../../src/core/errors';
@@ -230,6 +233,28 @@ describe('passwords never reach a message', () => {
     withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, (db) => {
       expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' });
     });
+  });
+
+  it('takes credentials from PG* variables or a password file when the URL has none (libpq reads them)', () => {
+    const url = `postgresql://127.0.0.1:${port}/postgres`;
+    const saved = { PGUSER: process.env.PGUSER, PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    const dir = mkdtempSync(join(tmpdir(), 'ic-pgpass-'));
+    try {
+      process.env.PGUSER = 'ic_secret_user';
+      process.env.PGPASSWORD = secret;
+      withConnection(url, (db) => expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      delete process.env.PGPASSWORD;
+      const passfile = join(dir, 'pgpass');
+      writeFileSync(passfile, `127.0.0.1:${port}:postgres:ic_secret_user:${secret.replace(/[:\\]/g, '\\$&')}\n`, { mode: 0o600 });
+      process.env.PGPASSFILE = passfile;
+      withConnection(url, (db) => expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('hides a wrong password given in the URL', () => {
