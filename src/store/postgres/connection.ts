@@ -39,14 +39,16 @@ function loadDriver(): typeof PQ {
   return driver;
 }
 
-// node-libpq's finish() closes its libuv poll handle, which libuv completes at the end of the event loop's
-// turn, yet lets the JavaScript wrapper (whose native half holds that handle) be garbage-collected at once:
-// a collection in between frees the handle under libuv, and the process aborts in uv__finish_close. A
-// reference kept for a few milliseconds outlives the close; unref'd, it never keeps a process alive.
+// node-libpq's finish() closes its libuv poll handle, which libuv completes in the closing phase at the end
+// of the event loop's next turn, yet lets the JavaScript wrapper (whose native half holds that handle) be
+// garbage-collected at once: a collection in between frees the handle under libuv, and the process aborts
+// in uv__finish_close (seen in the test suite). The reference is dropped by a timer set from the check
+// phase, which runs only after that turn's closing phase, however long the caller then computes. Both are
+// unref'd: they never keep a process alive.
 const closing = new Set<PQ>();
 function keepUntilClosed(pq: PQ): void {
   closing.add(pq);
-  setTimeout(() => closing.delete(pq), 50).unref();
+  setImmediate(() => setTimeout(() => closing.delete(pq), 0).unref()).unref();
 }
 
 function milliseconds(value: number | undefined, fallback: number): number {
