@@ -120,6 +120,12 @@ export async function startPostgres({ ownerPid = process.pid } = {}) {
   }
 }
 
+// Restarts the cluster in DIR (fast: open sessions are ended, their transactions rolled back), with the
+// options it was started with; for tests of clients across a server restart.
+export function restartPostgres(dir) {
+  runAsOwner(join(serverBinDir(), 'pg_ctl'), ['-D', join(dir, 'data'), '-l', join(dir, 'server.log'), '-m', 'fast', '-w', '-t', '30', 'restart']);
+}
+
 // Stops the cluster in DIR (immediately: nothing in it is kept) and removes DIR. Safe to call twice, or on a
 // cluster that never started.
 export function stopPostgres(dir) {

@@ -13,6 +13,7 @@ declare module 'vitest' {
     pgUrl: string;
     pgTcpUrl: string;
     pgWorker: string;
+    pgDir: string;
   }
 }
 
@@ -46,5 +47,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
   project.provide('pgUrl', server.url);
   project.provide('pgTcpUrl', server.tcpUrl);
   project.provide('pgWorker', worker);
+  project.provide('pgDir', server.dir);
   return stop;
 }

@@ -1,7 +1,8 @@
 // A client process for the PostgreSQL tests, bundled by global-setup.ts and run as `node worker.cjs MODE JSON`:
 // real processes with their own connections, which a test can run by the dozen or kill -9.
 //
-//   grant   {url, scope, owner, patterns, iterations, seed, lock}  take or give back random patterns; prints a summary
+//   grant   {url, scope, owner, patterns, iterations, seed, lock, reconnect}  take or give back random patterns;
+//           prints its counts and the ids of the events its acknowledged commits wrote
 //   hold    {url, scope, owner, during}  inserts a lock row in a scope transaction, prints "inserted", then waits
 //           idle in the transaction (during = 'idle') or inside a long statement (during = 'statement')
 //   migrate {url}  creates the schema; prints the versions it applied
@@ -18,6 +19,8 @@ interface GrantArgs {
   seed: number;
   // false: the control run, without the scope lock (the checker must then find double grants)
   lock: boolean;
+  // true: a connection the server ended (a restart) is replaced by a new one, as the next ic call would
+  reconnect?: boolean;
 }
 
 // A small deterministic generator (mulberry32), so a failing run can be replayed from its seed.
@@ -34,7 +37,9 @@ function random(seed: number): () => number {
 
 // One grant-or-release decision: read who holds the pattern, wait a little (so that, without the scope
 // lock, another writer would decide on the same stale read), then write.
-function step(db: PostgresConnection, args: GrantArgs, pattern: string): 'granted' | 'released' | 'refused' {
+type Outcome = { outcome: 'granted' | 'released' | 'refused'; eventId?: number };
+
+function step(db: PostgresConnection, args: GrantArgs, pattern: string): Outcome {
   const now = db.serverNowMs();
   const held = db.get<{ seq: number; owner: string }>("SELECT seq, owner FROM locks WHERE scope = ? AND type = 'file' AND base = ? AND released_at IS NULL", [args.scope, pattern]);
   db.exec('SELECT pg_sleep(0.002)');
@@ -53,37 +58,67 @@ function step(db: PostgresConnection, args: GrantArgs, pattern: string): 'grante
       now + 60_000,
       60_000,
     ]);
-    return 'granted';
+    return { outcome: 'granted', eventId: id };
   }
-  if (held.owner !== args.owner) return 'refused';
+  if (held.owner !== args.owner) return { outcome: 'refused' };
   db.run("UPDATE locks SET released_at = ?, release_reason = 'released' WHERE seq = ?", [now, held.seq]);
-  db.run('INSERT INTO events (type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?)', ['released', `l${held.seq}`, args.scope, args.owner, pattern, now]);
-  return 'released';
+  const released = db.get<{ id: number }>('INSERT INTO events (type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?) RETURNING id', [
+    'released',
+    `l${held.seq}`,
+    args.scope,
+    args.owner,
+    pattern,
+    now,
+  ])!;
+  return { outcome: 'released', eventId: released.id };
+}
+
+// Opens a connection, trying again while the server cannot be reached (it may be restarting) until the deadline.
+function openWhileRestarting(url: string, deadline: number): PostgresConnection {
+  for (;;) {
+    try {
+      return PostgresConnection.open(url);
+    } catch (error) {
+      if (!(error instanceof IcError) || error.code !== 'DB_UNAVAILABLE' || Date.now() > deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
 }
 
 function grant(args: GrantArgs): void {
   const next = random(args.seed);
-  const db = PostgresConnection.open(args.url);
-  const counts = { granted: 0, released: 0, refused: 0, busy: 0 };
+  const deadline = Date.now() + 60_000;
+  let db = PostgresConnection.open(args.url);
+  const counts = { granted: 0, released: 0, refused: 0, busy: 0, reconnected: 0 };
+  // The ids of the events written by transactions whose COMMIT the server acknowledged: none may be lost.
+  const acknowledged: number[] = [];
   for (let i = 0; i < args.iterations; i++) {
     const pattern = args.patterns[Math.floor(next() * args.patterns.length)]!;
     try {
-      let outcome: 'granted' | 'released' | 'refused';
+      let result: Outcome;
       if (args.lock) {
-        outcome = db.transaction(args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
+        result = db.transaction(args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
       } else {
         db.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
-        outcome = step(db, args, pattern);
+        result = step(db, args, pattern);
         db.exec('COMMIT');
       }
-      counts[outcome] += 1;
+      counts[result.outcome] += 1;
+      if (result.eventId !== undefined) acknowledged.push(result.eventId);
     } catch (error) {
       if (!(error instanceof IcError) || error.code !== 'BUSY') throw error;
       counts.busy += 1;
+      // A restart ends the session (57P01), and the connection is gone for good: a client opens a new one,
+      // as the next ic process would.
+      if (args.reconnect && /lost|shutting down or restarting/.test(error.message)) {
+        db.close();
+        db = openWhileRestarting(args.url, deadline);
+        counts.reconnected += 1;
+      }
     }
   }
   db.close();
-  process.stdout.write(`${JSON.stringify(counts)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...counts, acknowledged })}\n`);
 }
 
 function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement' }): void {
