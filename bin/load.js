@@ -9,9 +9,15 @@ const Module = require('module');
 
 // No list of hook names here (src/hooks/run.ts has the one list): the hook bundle hands any name it
 // does not know to the full CLI, which answers it.
+// The exception: a shell command's before and after hooks start in a smaller bundle still, which answers
+// without SQLite when it can and hands over to hook.cjs otherwise (src/hooks/fast/).
+const FAST_HOOKS = ['claude-pre-shell', 'codex-pre-shell', 'claude-post-tool', 'codex-post-tool'];
+
 function bundleFor(argv) {
   const bareHook = argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && /^[a-z]+(-[a-z]+)+$/.test(argv[2]);
-  return path.join(__dirname, '..', 'dist', bareHook ? 'hook.cjs' : 'ic.cjs');
+  const dist = path.join(__dirname, '..', 'dist');
+  if (bareHook && FAST_HOOKS.includes(argv[2]) && fs.existsSync(path.join(dist, 'fast.cjs'))) return path.join(dist, 'fast.cjs');
+  return path.join(dist, bareHook ? 'hook.cjs' : 'ic.cjs');
 }
 
 function loadWithCache(bundle) {
@@ -57,6 +63,16 @@ module.exports = function load(argv) {
   } catch (error) {
     exitIfNotBuilt(bundle);
     if (plain || (error && error.code === 'ENOENT')) throw error;
+    return require(bundle);
+  }
+};
+
+// For dist/fast.cjs, which hands a call it cannot answer to dist/hook.cjs: loaded through the same code cache.
+module.exports.loadBundle = function loadBundle(bundle) {
+  try {
+    return process.env.IC_CODE_CACHE === '0' ? require(bundle) : loadWithCache(bundle);
+  } catch (error) {
+    if (error && error.code === 'ENOENT') throw error;
     return require(bundle);
   }
 };

@@ -10,7 +10,7 @@
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
 // the named baseline; the target column says what the ratio must be and whether it is met.
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
@@ -628,6 +628,10 @@ function benchCustody() {
   const left = db.prepare('SELECT count(*) AS n FROM custody_commands').get().n;
   db.close();
   if (left !== 0) throw new Error(`bench custody: ${left} commands without their after hook`);
+  // Nor a marker of a command the fast path let run (src/hooks/fast/markers.ts).
+  const running = join(small, '.git', 'ic', 'ic.db-running');
+  const markers = existsSync(running) ? readdirSync(running).length : 0;
+  if (markers !== 0) throw new Error(`bench custody: ${markers} fast-path markers without their after hook`);
   // The snapshot alone, in this process: the part of the before hook that custody adds.
   for (let i = 0; i < RUNS; i++) {
     for (const dir of [small, large]) {

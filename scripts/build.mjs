@@ -18,9 +18,18 @@ await Promise.all([
   build({ ...shared, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/ic.cjs' }),
   // Only what a bare `coord hook NAME` needs: the call on every agent edit loads a third of the code.
   build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/cli/hook-main.ts'], outfile: 'dist/hook.cjs', external: [...shared.external, './ic.cjs'] }),
+  // A shell command's before and after hooks (src/hooks/fast/): answered without SQLite when nothing held is at stake.
+  build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/hooks/fast/entry.ts'], outfile: 'dist/fast.cjs', metafile: true }).then(reportFastInputs),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);
+
+// The fast path must stay small and free of SQLite: a build that pulls the store's driver in fails.
+function reportFastInputs(result) {
+  const inputs = Object.keys(result.metafile.inputs);
+  const heavy = inputs.filter((input) => /better-sqlite3|src\/store\/(driver|open)\.ts/.test(input));
+  if (heavy.length > 0) throw new Error(`dist/fast.cjs must not include ${heavy.join(', ')}`);
+}
 
 // Fresh V8 code caches for bin/load.js, made by a representative hook call (the hot path) and a reserve,
 // so the first real calls after a build are already fast. A stale cache from an older bundle is removed first.

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { isHookName, readsStdin, runHook } from '../hooks/run';
+import { isHookName, readsStdin, runHook, type HookInput } from '../hooks/run';
 import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
 import { startDeadline } from '../hooks/deadline';
 import { hookSettings } from '../hooks/settings';
@@ -12,11 +12,12 @@ export function isBareHookCall(argv: string[]): boolean {
 }
 
 // Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
-export function runHookCall(name: string): void {
+// `input`: stdin as the fast path's bundle already read it (src/hooks/fast/entry.ts).
+export function runHookCall(name: string, given?: HookInput): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
-  const deadline = startDeadline(hookSettings(process.env).timeoutMs); // the hook's one deadline, from here on
+  const deadline = startDeadline(hookSettings(process.env).timeoutMs); // the hook's one deadline, counted from the process start
   shareConnections(); // one connection per database for the whole hook (src/store/shared-connections.ts)
-  const input = !readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
+  const input = given ?? (!readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs()));
   const result = runHook(name, input, process.env, hookCwd(process.env), deadline);
   writeQuietly(1, result.stdout);
   writeQuietly(2, result.stderr);

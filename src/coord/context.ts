@@ -1,15 +1,17 @@
 import type Database from 'better-sqlite3';
 import { IcError } from '../core/errors';
-import { checkClock, type Clock, systemClock } from '../core/time';
+import { checkClock, type Clock } from '../core/time';
 import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
-import { statSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
-import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, locateDb, projectDb, repositoryRoot, type DbLocation } from '../store/discover';
+import { locateDb, type DbLocation } from '../store/discover';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
 import { monotonicMs, recordTransaction } from './timing';
 import { scopeKey } from './scope-key';
+import { clockFromEnv, resolveProject, TEST_CLOCK_SWITCH, type Project } from './project';
+
+export { clockFromEnv, resolveProject, TEST_CLOCK_SWITCH, type Project } from './project';
+import { digestGeneration, dropDigest } from '../store/custody-digest';
 
 export interface ContextOptions {
   cwd: string;
@@ -25,22 +27,6 @@ export interface ContextOptions {
   clock?: Clock;
   /** The project and scope, when the caller has already resolved them (saves a second walk up the tree). */
   project?: Project;
-}
-
-export interface Project {
-  /** The canonical work tree root (git), else the nearest ancestor holding .ic/, else the working directory. */
-  projectRoot: string;
-  /** Outside git with no `ic init` root above: no project, so no default database (only --db, IC_DB or `ic init`). */
-  unmarked: boolean;
-  /** Where file and named locks live: the project root unless --scope names another directory. */
-  scope: string;
-  /** Where claims live: the repository, shared by all its worktrees (--scope overrides it too). */
-  claimScope: string;
-  ignoreCase: boolean;
-  /** The database this project uses when neither --db nor $IC_DB names one. */
-  db: DbLocation;
-  /** An ic 0.1 database left in the work tree (`<root>/.ic/ic.db`): reported, never used. */
-  legacyDb: string | null;
 }
 
 // Everything a use case needs: the open database, the scope it acts in, and one clock.
@@ -60,22 +46,6 @@ export interface CoordContext extends Omit<Project, 'db'> {
 const DEFAULT_LOCK_DELAY_MS = 60_000;
 const MAX_BUSY_TIMEOUT_MS = 10 * 60_000;
 
-/** The switch that lets IC_NOW move the clock: a test aid nobody sets by accident. */
-export const TEST_CLOCK_SWITCH = 'IC_TEST_CLOCK';
-
-// IC_NOW (RFC 3339 or epoch ms) moves this process's clock, which then runs on from there, but only when
-// IC_TEST_CLOCK=1 is set beside it: tests step past TTLs without sleeping; anyone else's stray IC_NOW
-// cannot grant over a live lock or make one that lasts a century.
-export function clockFromEnv(env: NodeJS.ProcessEnv): Clock {
-  const raw = env.IC_NOW;
-  if (!raw || env[TEST_CLOCK_SWITCH] !== '1') return systemClock;
-  const base = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw);
-  if (!Number.isFinite(base)) throw new IcError('INVALID_INPUT', `IC_NOW "${raw}" is not a time (RFC 3339 or epoch milliseconds)`);
-  checkClock(base, 'IC_NOW');
-  const startedAt = Date.now();
-  return () => base + (Date.now() - startedAt);
-}
-
 export function lockDelayFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.IC_LOCK_DELAY;
   if (raw === undefined || raw === '') return DEFAULT_LOCK_DELAY_MS;
@@ -86,38 +56,6 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.IC_BUSY_TIMEOUT;
   // Bounded: a wait beyond a few minutes is a hang, and a huge value overflows the timers below.
   return raw ? parseNonNegativeDuration(raw, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
-}
-
-// The project: inside git, the work tree holding `cwd` (its database in git's common dir); outside git,
-// the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
-// `ic init` outside git makes `cwd` itself a root (like `git init`), even below another root.
-export function resolveProject(cwd: string, scopeFlag?: string, options: { init?: boolean } = {}): Project {
-  const git = findGitInfo(cwd);
-  const icRoot = git || options.init ? null : findIcRoot(cwd);
-  const projectRoot = git ? git.root : (icRoot ?? canonicalDir(cwd));
-  const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
-  return {
-    projectRoot,
-    unmarked: !git && icRoot === null,
-    scope: scope ?? projectRoot,
-    claimScope: scope ?? (git ? repositoryRoot(git) : projectRoot),
-    ignoreCase: gitIgnoresCase(git),
-    db: projectDb(git, projectRoot),
-    legacyDb: legacyDbPath(git),
-  };
-}
-
-// --scope must name an existing directory: a typo would otherwise start a scope nobody else uses.
-function scopeDirectory(cwd: string, flag: string): string {
-  const path = isAbsolute(flag) ? flag : join(cwd, flag);
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(path).isDirectory();
-  } catch {
-    // missing or unreadable: refused below
-  }
-  if (!isDirectory) throw new IcError('INVALID_INPUT', `--scope ${flag}: not an existing directory`, { scope: flag, hint: 'Try: --scope with the path of a directory that exists, or leave it out' });
-  return canonicalDir(path);
 }
 
 export function createContext(options: ContextOptions): CoordContext {
@@ -175,7 +113,11 @@ export function writeTransaction<T>(ctx: CoordContext, work: (now: number) => T,
   try {
     const result = transactionRunner(ctx.db).immediate(() => {
       started = monotonicMs(); // BEGIN IMMEDIATE has returned: the write lock is ours
-      return work(options.checkClock === false ? checkClock(ctx.clock(), 'the clock') : writeClock(ctx));
+      const generation = digestGeneration(ctx.db);
+      const out = work(options.checkClock === false ? checkClock(ctx.clock(), 'the clock') : writeClock(ctx));
+      // The shell hooks' digest no longer tells the whole truth: gone before this commits (schema/0007).
+      if (digestGeneration(ctx.db) !== generation) dropDigest(ctx.dbLocation.path);
+      return out;
     }) as T;
     recordTransaction({ lockWaitMs: started - requested, heldMs: monotonicMs() - started });
     return result;

@@ -21,10 +21,9 @@ import { release } from './release';
 // Session truth (docs/sessions.md): which live agent an owner is, how its activity keeps its locks, and
 // what happens when its client process is gone.
 
-/** At most one liveness write per owner in this interval (a shell command writes when its timeout needs cover). */
-export const LIVENESS_WRITE_MS = 10_000;
-/** What a shell command's lock cover adds after its timeout: the agent's next hook renews from there. */
-export const SHELL_GRACE_MS = 60_000;
+import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from './liveness-times';
+
+export { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from './liveness-times';
 
 export interface Activity {
   /** The owner the payload names: `claude-<session>`, `codex-<session>` or Codex's $IC_OWNER. */

@@ -1,15 +1,17 @@
 import { existsSync } from 'node:fs';
-import { MAX_TTL_MS } from '../core/duration';
 import { hookClient } from '../coord/client-process';
 import { createContext, resolveProject, type CoordContext } from '../coord/context';
 import { untoldRequests, type OpenRequest } from '../coord/handoff';
 import { actingOwner, recordActivity, releaseDeadClients } from '../coord/sessions';
 import { locateDb } from '../store/discover';
 import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identity';
-import { objectField, parsePayload, stringField, type Payload } from './payload';
+import { parsePayload, stringField, type Payload } from './payload';
 import { envWithin } from './settings';
 import type { Deadline } from './deadline';
 import type { HookInput } from './run';
+import { shellTimeoutOf } from './shell-timeout';
+
+export { shellTimeoutOf } from './shell-timeout';
 
 // The generic step every agent hook runs first (docs/sessions.md): any hook whose payload names a session
 // proves that session alive. It renews the session's locks and claims (rate-limited), extends them over a
@@ -28,10 +30,6 @@ export interface SessionStep {
 
 // Hook events whose hookSpecificOutput.additionalContext reaches the model, in Claude Code 2.1 and Codex 0.169.
 const CONTEXT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
-const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'run_shell_command', 'bash']);
-const PRE_TOOL_EVENTS = new Set(['PreToolUse', 'BeforeTool', 'preToolUse']);
-// Claude Code's Bash default timeout, when the call names none (BASH_DEFAULT_TIMEOUT_MS changes it).
-const CLAUDE_BASH_DEFAULT_MS = 120_000;
 
 export function agentOfHook(name: string): string | undefined {
   const agent = name.slice(0, name.indexOf('-'));
@@ -47,18 +45,6 @@ export function baseOwnerOf(agent: string, payload: Payload, env: NodeJS.Process
   const sessionId = sessionIdOf(payload);
   if (agent === 'codex' && env.IC_OWNER) return env.IC_OWNER;
   return sessionId === undefined ? undefined : ownerForSession(agent as Agent, sessionId);
-}
-
-// The timeout of the shell command a PreToolUse is about to let run, in ms; undefined for anything else.
-export function shellTimeoutOf(name: string, payload: Payload, env: NodeJS.ProcessEnv): number | undefined {
-  const tool = stringField(payload, 'tool_name') ?? stringField(payload, 'toolName') ?? '';
-  const event = stringField(payload, 'hook_event_name') ?? stringField(payload, 'hookEventName');
-  if (!SHELL_TOOLS.has(tool) || (event !== undefined ? !PRE_TOOL_EVENTS.has(event) : !name.includes('-pre-'))) return undefined;
-  const input = objectField(payload, 'tool_input') ?? objectField(payload, 'toolArgs') ?? {};
-  if (input.run_in_background === true) return undefined; // runs on past the call: the ordinary renewal covers it
-  const given = [input.timeout, input.timeout_ms].find((value) => typeof value === 'number' && Number.isFinite(value) && value > 0) as number | undefined;
-  const fallback = Number(env.BASH_DEFAULT_TIMEOUT_MS) > 0 ? Number(env.BASH_DEFAULT_TIMEOUT_MS) : CLAUDE_BASH_DEFAULT_MS;
-  return Math.min(given ?? fallback, MAX_TTL_MS);
 }
 
 // Runs the step; never throws (liveness must not turn a working hook into a failing one).

@@ -10,6 +10,9 @@ import { noticeOutput } from './output';
 import { parsePayload, stringField } from './payload';
 import { shellQuote } from './session';
 import { appendOnce } from './env-file';
+import { runsGit } from './runs-git';
+
+export { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
 import type { HookInput, HookResult } from './run';
 import { isDeadlineExceeded, type Deadline } from './deadline';
@@ -19,13 +22,6 @@ import { runGitText } from './git-process';
 // refresh it lazily before git commands, record commits, delete it at session end.
 
 const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
-
-// A shell command that mentions git anywhere (cheap test, no database): `git …`, `cd x && git …`, `(git …)`,
-// `bash -c 'git commit …'`, `/usr/bin/git`, `xargs git`. A false positive costs one refresh; a miss can
-// let a stale index commit, so this errs towards yes.
-export function runsGit(command: string): boolean {
-  return /(^|[^A-Za-z0-9_.-])git($|[^A-Za-z0-9_-])/.test(command);
-}
 
 // The work tree holding `dir`, found on disk like `git rev-parse --show-toplevel` but without a process.
 function topOf(dir: string): string | undefined {

@@ -44,6 +44,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
     IC_GUARD: undefined,
     IC_HOOK_FAIL: undefined,
     IC_DEBUG: undefined,
+    IC_FAST_PATH: undefined,
     CLAUDE_ENV_FILE: undefined,
     NO_COLOR: '1',
   };

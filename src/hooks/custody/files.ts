@@ -33,18 +33,18 @@ export function repoAt(root: string, commonDir: string): Repo {
 
 export const ABSENT: FileState = { blob: null, mode: 0, stat: '' };
 
-function signature(st: Stats): string {
+export function signature(st: Stats): string {
   return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
 }
 
 // git's modes: a symlink, an executable file, a plain file.
-function gitMode(st: Stats): number {
+export function gitMode(st: Stats): number {
   if (st.isSymbolicLink()) return 0o120000;
   return st.mode & 0o111 ? 0o100755 : 0o100644;
 }
 
 // Most held patterns name paths that do not exist: no exception (and no stack) for those.
-function lstatOrNull(path: string): Stats | null {
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
@@ -194,4 +194,19 @@ function untrackedUnder(repo: Repo, base: string, tracked: Map<string, IndexEntr
   walk(start, base);
   st = null;
   return found;
+}
+
+// The recorded paths strictly below each directory ('' for all), from one read: a thousand held patterns
+// must not cost a thousand queries.
+export function pathsBelow(paths: readonly string[]): (base: string) => string[] {
+  const below = new Map<string, string[]>();
+  for (const path of paths) {
+    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
+      const dir = path.slice(0, slash);
+      const list = below.get(dir);
+      if (list) list.push(path);
+      else below.set(dir, [path]);
+    }
+  }
+  return (base) => (base === '' ? [...paths] : (below.get(base) ?? []));
 }

@@ -1,9 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../../core/conflict';
 import { isIcError } from '../../core/errors';
 import { escapeLiteralPath } from '../../core/glob';
-import { shellWrites, type Disk, type ShellTarget } from '../../core/shell/index';
+import { shellWrites, type ShellTarget } from '../../core/shell/index';
+import { NODE_DISK } from './node-disk';
 import { check } from '../../coord/check';
 import { createContext, resolveProject, writeTransaction, type Project } from '../../coord/context';
 import { canonicalFilePattern } from '../../coord/paths';
@@ -56,20 +56,6 @@ export function commandForEvent(command: string): string {
   const text = command.trim();
   return text.length <= EVENT_COMMAND_CHARS ? text : `${text.slice(0, EVENT_COMMAND_CHARS - 1)}…`;
 }
-
-const NODE_DISK: Disk = {
-  exists: (path) => statSync(path, { throwIfNoEntry: false }) !== undefined,
-  isDirectory: (path) => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true,
-  // A patch file the command applies: read when it is small (a huge one is left to the restore).
-  readFile: (path) => {
-    try {
-      const stat = statSync(path, { throwIfNoEntry: false });
-      return stat?.isFile() && stat.size <= 1_000_000 ? readFileSync(path, 'utf8') : undefined;
-    } catch {
-      return undefined;
-    }
-  },
-};
 
 // Many-file writes: each pattern, in the project holding its directory, checked read-only against the
 // locks of other owners (the writer's own session and subagents excepted). The refusals are recorded as

@@ -10,6 +10,8 @@ import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex } from './index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView } from './view';
+import { markedWriters, readMarker, removeMarker } from '../fast/markers';
+import { refreshDigest } from './digest-refresh';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -26,13 +28,17 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
   const { repo, ctx } = view;
   try {
     const callId = request.callId ?? '';
-    const started = commandStart(ctx.db, view.scope, request.owner, callId);
-    const snapshot = started === undefined ? undefined : snapshotRows(ctx.db, view.scope, request.owner, callId);
+    // The before hook's snapshot: in the database, or in the marker of a command the fast path let run.
+    const recorded = commandStart(ctx.db, view.scope, request.owner, callId);
+    const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
+    const started = recorded ?? marker?.started_at;
+    const snapshot = recorded !== undefined ? snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
     const windowStart = started ?? (request.durationMs !== undefined ? view.now - request.durationMs - WINDOW_SLACK_MS : undefined);
     const otherPaths = [...view.others.files.keys()];
     const ownPaths = [...view.own.files.keys()];
     const latest = latestFor(ctx.db, view.scope, [...otherPaths, ...ownPaths]);
     const busy = otherPaths.length > 0 ? runningWriters(ctx.db, view.scope, view.now - DAY_MS) : new Set<string>();
+    if (otherPaths.length > 0) for (const writer of markedWriters(ctx.dbLocation.path, view.scope, view.now - DAY_MS)) busy.add(writer);
 
     // Without a snapshot, a held file with no holder record is judged against the index (read only then).
     const unrecorded = snapshot === undefined ? otherPaths.filter((path) => !latest.has(path) && !view.others.tracked.has(path)) : [];
@@ -101,11 +107,13 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
         });
       }
       for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
-      if (started !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);
+      if (recorded !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);
+      if (marker !== undefined) removeMarker(ctx.dbLocation.path, view.scope, request.owner, callId);
       clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     return report;
   } finally {
+    refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
 }

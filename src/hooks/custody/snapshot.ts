@@ -3,6 +3,8 @@ import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runnin
 import { ABSENT, existenceProbe, fileState, statMatchesIndex } from './files';
 import type { ShellRequest } from './types';
 import { openView } from './view';
+import { markedWriters, purgeMarkers } from '../fast/markers';
+import { refreshDigest } from './digest-refresh';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -39,6 +41,7 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
     }
     writeTransaction(ctx, (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
+      for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run
       busy.delete(request.owner);
       for (const row of seen) {
         const record = latest.get(row.path);
@@ -50,8 +53,10 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       purgeCommands(ctx.db, now - DAY_MS);
       purgeLatest(ctx.db, now - DAY_MS);
       purgeEdits(ctx.db, now - DAY_MS);
+      purgeMarkers(ctx.dbLocation.path, now - DAY_MS);
     });
   } finally {
+    refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
 }

@@ -3,7 +3,7 @@ import { listLocks } from '../../store/locks';
 import { existsSync } from 'node:fs';
 import { findGitInfo, locateDb } from '../../store/discover';
 import { sameLineage } from '../identity';
-import { coveredFiles, repoAt, type Covered, type HeldPattern, type Repo } from './files';
+import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from './files';
 import { latestPaths } from '../../store/custody';
 
 // What one shell command's custody works on: the repository its cwd is in, the database, and the files
@@ -43,19 +43,4 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
     ctx.db.close();
     throw error;
   }
-}
-
-// The recorded paths strictly below each directory ('' for all), from one read: a thousand held patterns
-// must not cost a thousand queries.
-function pathsBelow(paths: readonly string[]): (base: string) => string[] {
-  const below = new Map<string, string[]>();
-  for (const path of paths) {
-    for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
-      const dir = path.slice(0, slash);
-      const list = below.get(dir);
-      if (list) list.push(path);
-      else below.set(dir, [path]);
-    }
-  }
-  return (base) => (base === '' ? [...paths] : (below.get(base) ?? []));
 }

@@ -1,0 +1,56 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
+import { writeTransaction, type CoordContext } from '../../coord/context';
+import { openRequestsIn } from '../../coord/handoff';
+import { allSessions, digestGeneration, digestPath, earliestExpiries, ownersEditing, scopeRecords, unreleasedFileLocks } from '../../store/custody-digest';
+import { DIGEST_VERSION, readDigest, type Digest, type DigestScope } from '../fast/digest';
+
+// A lock that lapsed this long ago is left out of the expiries: a clock a little behind may still see it live.
+const LAPSE_MARGIN_MS = 60_000;
+
+// Writes the digest of the context's scope (kept beside the other scopes' when they are still current),
+// under the write lock, so no write can land between what it reads and its rename: any later write that
+// changes what it says deletes it (src/coord/context.ts). Run at the end of a shell hook that took the
+// long way; a failure only means the next command takes the long way too.
+export function refreshDigest(ctx: CoordContext): void {
+  if (ctx.dbMissing) return;
+  try {
+    writeTransaction(ctx, (now) => {
+      const generation = digestGeneration(ctx.db);
+      if (generation === undefined) return;
+      const previous = readDigest(ctx.dbLocation.path);
+      const scopes: Record<string, DigestScope> = previous?.generation === generation ? { ...previous.scopes } : {};
+      scopes[ctx.scopeDir] = scopeDigest(ctx, now);
+      const digest: Digest = {
+        v: DIGEST_VERSION,
+        generation,
+        written_at: now,
+        sessions: allSessions(ctx.db).map((s) => [s.owner, s.base, s.host, s.boot, s.pid, s.start, s.last_seen, s.told_until]),
+        expiries: earliestExpiries(ctx.db, now - LAPSE_MARGIN_MS).map((row) => [row.owner, row.expires_at]),
+        scopes,
+      };
+      const path = digestPath(ctx.dbLocation.path);
+      const tmp = `${path}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(digest));
+      renameSync(tmp, path);
+    });
+  } catch {
+    // the digest is an optimisation: without it every shell hook opens the database
+  }
+}
+
+function scopeDigest(ctx: CoordContext, now: number): DigestScope {
+  const locks = unreleasedFileLocks(ctx.db, ctx.scope);
+  const literals = new Set(locks.filter((lock) => isLiteral(lock.pattern)).map((lock) => unescapeLiteral(lock.pattern)));
+  const globs = locks.filter((lock) => !isLiteral(lock.pattern));
+  const covered = (path: string): boolean => literals.has(path) || globs.some((lock) => matchPath(lock.pattern, path));
+  return {
+    key: ctx.scope,
+    locks: locks.map((lock) => [lock.id, lock.owner, lock.pattern, lock.created_at, lock.expires_at]),
+    records: scopeRecords(ctx.db, ctx.scope)
+      .filter((record) => covered(record.path))
+      .map((r) => [r.path, r.owner, r.blob, r.mode, r.stat, r.source, r.recorded_at]),
+    editing: ownersEditing(ctx.db, ctx.scope),
+    requests: openRequestsIn(ctx, () => true, now).map((request) => [request.id, request.holder]),
+  };
+}

@@ -1,0 +1,36 @@
+import { writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { startDeadline } from '../deadline';
+import { hookSettings } from '../settings';
+import { readStdinSync, STDIN_CAP_BYTES, type StdinText } from '../stdin';
+import { fastShellHook } from './shell';
+
+// Entry of dist/fast.cjs, the bundle bin/load.js loads for a shell command's before and after hooks: it
+// answers without SQLite when it can (./shell.ts), else hands the input it read to the hook bundle.
+export function run(argv: string[]): void {
+  if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector on a stray signal
+  const name = argv[2]!;
+  const deadline = startDeadline(hookSettings(process.env).timeoutMs);
+  const input: StdinText = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
+  const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, workingDir());
+  if (answer === undefined) return hookBundle().runWithInput(argv, input);
+  if (answer !== '') writeSync(1, answer);
+}
+
+// dist/hook.cjs through bin/load.js's code cache (a plain require would compile it afresh each time).
+function hookBundle(): { runWithInput: (argv: string[], input: StdinText) => void } {
+  const bundle = join(__dirname, 'hook.cjs');
+  try {
+    return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle: (bundle: string) => ReturnType<typeof hookBundle> }).loadBundle(bundle);
+  } catch {
+    return require(bundle) as ReturnType<typeof hookBundle>;
+  }
+}
+
+function workingDir(): string {
+  try {
+    return process.cwd();
+  } catch {
+    return process.env.CLAUDE_PROJECT_DIR || '/';
+  }
+}

@@ -1,0 +1,98 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SnapshotRow } from '../../store/custody';
+import { runningDir } from '../../store/custody-digest';
+
+// One file per shell command that the fast path let run (beside the database, in <db>-running/): the
+// command's start and what the held files were, as custody_commands and custody_snapshots hold them for
+// a command the full hook let run. Every custody decision reads both.
+
+export interface CommandMarker {
+  scope: string;
+  writer: string;
+  call_id: string;
+  started_at: number;
+  rows: SnapshotRow[];
+}
+
+// 64 bits of FNV-1a (two 32-bit halves with different seeds): names a marker without node:crypto.
+function markerName(scope: string, writer: string, callId: string): string {
+  const key = `${scope}\0${writer}\0${callId}`;
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+  }
+  return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}.json`;
+}
+
+// Where the marker of one command is (or would be).
+export function markerFile(dbPath: string, scope: string, writer: string, callId: string): string {
+  return join(runningDir(dbPath), markerName(scope, writer, callId));
+}
+
+export function writeMarker(dbPath: string, marker: CommandMarker): void {
+  mkdirSync(runningDir(dbPath), { recursive: true });
+  const file = markerFile(dbPath, marker.scope, marker.writer, marker.call_id);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(marker));
+  renameSync(tmp, file); // whole or absent for a reader
+}
+
+export function readMarker(dbPath: string, scope: string, writer: string, callId: string): CommandMarker | undefined {
+  const marker = parseMarker(markerFile(dbPath, scope, writer, callId));
+  return marker && marker.scope === scope && marker.writer === writer && marker.call_id === callId ? marker : undefined;
+}
+
+export function removeMarker(dbPath: string, scope: string, writer: string, callId: string): void {
+  rmSync(markerFile(dbPath, scope, writer, callId), { force: true });
+}
+
+// The writers of the scope's commands that started at or after `since` and have not ended.
+export function markedWriters(dbPath: string, scope: string, since: number): string[] {
+  return listMarkers(dbPath)
+    .filter((marker) => marker.scope === scope && marker.started_at >= since)
+    .map((marker) => marker.writer);
+}
+
+// Markers of commands whose after hook never came (killed, timed out), once older than the cutoff.
+export function purgeMarkers(dbPath: string, startedBefore: number): void {
+  const dir = runningDir(dbPath);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = join(dir, name);
+    const marker = name.endsWith('.json') ? parseMarker(file) : undefined;
+    const stale = marker !== undefined ? marker.started_at < startedBefore : (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 86_400_000;
+    if (stale) rmSync(file, { force: true });
+  }
+}
+
+function listMarkers(dbPath: string): CommandMarker[] {
+  const dir = runningDir(dbPath);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((name) => {
+    const marker = name.endsWith('.json') ? parseMarker(join(dir, name)) : undefined;
+    return marker ? [marker] : [];
+  });
+}
+
+function parseMarker(file: string): CommandMarker | undefined {
+  try {
+    const marker = JSON.parse(readFileSync(file, 'utf8')) as CommandMarker;
+    return typeof marker?.scope === 'string' && typeof marker.writer === 'string' && typeof marker.started_at === 'number' && Array.isArray(marker.rows) ? marker : undefined;
+  } catch {
+    return undefined;
+  }
+}
