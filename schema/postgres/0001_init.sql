@@ -1,4 +1,4 @@
--- ic's tables on PostgreSQL (docs/postgres.md): the translation of schema/0001..0006 (SQLite schema version 6)
+-- ic's tables on PostgreSQL (docs/postgres.md): the translation of schema/0001..0007 (SQLite schema version 7)
 -- into one first migration. Comments on what each column means are in the SQLite files; here only what
 -- differs. The tables live in the connection's first search_path schema (`ic` unless the URL says otherwise).
 --
@@ -152,3 +152,14 @@ CREATE TABLE run_processes (
   pid        BIGINT NOT NULL,
   started    TEXT COLLATE "C" NOT NULL
 );
+
+-- 0007's table, without its triggers. On SQLite they move one generation number on every change a shell
+-- hook's digest file (beside the database file) could miss. On PostgreSQL there is no file beside the
+-- database, so the fast path must stay off. And one row that every grant of every scope updates would
+-- serialise all scopes' writers on its row lock. The table is kept so that the same store code reads a
+-- generation that never moves.
+CREATE TABLE custody_digest (
+  id         BIGINT PRIMARY KEY CHECK (id = 1),
+  generation BIGINT NOT NULL
+);
+INSERT INTO custody_digest (id, generation) VALUES (1, 0);
