@@ -46,8 +46,8 @@ export function connectError(message: string, shownUrl: string): IcError {
 }
 
 // The connection broke after it was made (the server restarted, the network dropped): the transaction was
-// rolled back, unless the break came during COMMIT, when the server may have committed it. ic's writes are
-// idempotent for their owner (a repeated reserve renews), so the caller tries again, as after BUSY.
+// rolled back, unless the break came during COMMIT, when the server may have committed it (the caller
+// cannot tell, as after a SQLite process killed mid-commit). Like BUSY, it says: try again.
 export function lostConnectionError(message: string, shownUrl: string): IcError {
   return new IcError('BUSY', `the connection to the PostgreSQL server at ${shownUrl} was lost (${message}); try again`, { url: shownUrl });
 }

@@ -5,7 +5,7 @@ import type { PostgresConnection } from './connection';
 // `id > cursor` and moves its cursor to 11 would never see 10. It must read only events whose transaction is
 // older than every transaction still running (the snapshot's xmin): those can no longer be joined by a
 // smaller id. The price: a follower waits for the oldest running transaction of the whole server (ic's own
-// are bounded by statement_timeout).
+// are one command's work).
 export const FINISHED_EVENTS = 'xact < pg_snapshot_xmin(pg_current_snapshot())';
 
 export interface FollowedEvent {
