@@ -20,7 +20,7 @@ declare module 'vitest' {
 const root = new URL('../..', import.meta.url).pathname;
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  // Bundled under node_modules so that the worker's require('libpq') finds the installed package.
+  // The worker loads the driver through IC_LIBPQ_DIR (set by vitest.config.mts), as the tests do.
   const outDir = join(root, 'node_modules', '.cache', 'ic-postgres-tests');
   mkdirSync(outDir, { recursive: true });
   const worker = join(outDir, 'worker.cjs');

@@ -1,6 +1,7 @@
 import type PQ from 'libpq';
 import { IcError } from '../../core/errors';
-import { connectError, driverMissingError, lostConnectionError, translateServerError } from './errors';
+import { loadLibpq } from './driver';
+import { connectError, lostConnectionError, translateServerError } from './errors';
 import { numberPlaceholders } from './placeholders';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
@@ -27,15 +28,10 @@ const TRANSACTION_UNKNOWN = 4;
 
 let driver: typeof PQ | undefined;
 
-// The native driver is loaded on first use only: SQLite users never pay for it, and a machine where the
-// optional package did not build gets a clear error instead of a crash at start.
+// The native driver is loaded on first use only: SQLite users never pay for it, and a machine without it gets
+// a clear DB_UNAVAILABLE instead of a crash at start.
 function loadDriver(): typeof PQ {
-  if (driver) return driver;
-  try {
-    driver = require('libpq') as typeof PQ;
-  } catch (error) {
-    throw driverMissingError(error instanceof Error ? error.message.split('\n')[0]! : String(error));
-  }
+  driver ??= loadLibpq();
   return driver;
 }
 

@@ -51,8 +51,3 @@ export function connectError(message: string, shownUrl: string): IcError {
 export function lostConnectionError(message: string, shownUrl: string): IcError {
   return new IcError('BUSY', `the connection to the PostgreSQL server at ${shownUrl} was lost (${message}); try again`, { url: shownUrl });
 }
-
-export function driverMissingError(reason: string): IcError {
-  const hint = "install Debian's libpq-dev (or your system's libpq headers) and reinstall ic so that the `libpq` package builds";
-  return new IcError('DB_UNAVAILABLE', `PostgreSQL support is not available: the native libpq package could not be loaded (${reason}); ${hint}`, { hint });
-}
