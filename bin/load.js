@@ -16,7 +16,7 @@ const FAST_HOOKS = ['claude-pre-shell', 'codex-pre-shell', 'claude-post-tool', '
 function bundleFor(argv) {
   const bareHook = argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && /^[a-z]+(-[a-z]+)+$/.test(argv[2]);
   const dist = path.join(__dirname, '..', 'dist');
-  if (bareHook && FAST_HOOKS.includes(argv[2]) && fs.existsSync(path.join(dist, 'fast.cjs'))) return path.join(dist, 'fast.cjs');
+  if (bareHook && FAST_HOOKS.includes(argv[2])) return path.join(dist, 'fast.cjs');
   return path.join(dist, bareHook ? 'hook.cjs' : 'ic.cjs');
 }
 
@@ -56,16 +56,21 @@ function exitIfNotBuilt(bundle) {
 }
 
 module.exports = function load(argv) {
-  const bundle = bundleFor(argv);
+  return loadFrom(bundleFor(argv));
+};
+
+function loadFrom(bundle) {
   const plain = process.env.IC_CODE_CACHE === '0';
   try {
     return plain ? require(bundle) : loadWithCache(bundle);
   } catch (error) {
+    // A build from before the fast path has no fast.cjs: the hook runs in hook.cjs, as it always did.
+    if (error && error.code === 'ENOENT' && path.basename(bundle) === 'fast.cjs') return loadFrom(path.join(path.dirname(bundle), 'hook.cjs'));
     exitIfNotBuilt(bundle);
     if (plain || (error && error.code === 'ENOENT')) throw error;
     return require(bundle);
   }
-};
+}
 
 // For dist/fast.cjs, which hands a call it cannot answer to dist/hook.cjs: loaded through the same code cache.
 module.exports.loadBundle = function loadBundle(bundle) {

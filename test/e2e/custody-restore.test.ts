@@ -1,8 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
+import { claudeWrite, payload, write } from '../support/custody';
 
 // Custody after a shell command (#19, step 3), through the real bin, real git and real bash. The before
 // hook's snapshot (the custody-pre branch's pre-shell hook calls snapshotBeforeShell) is taken by a node
@@ -16,34 +17,12 @@ function git(repo: TempRepo, ...args: string[]): string {
   return execFileSync('git', ['-C', repo.dir, ...args], { encoding: 'utf8' });
 }
 
-function write(repo: TempRepo, path: string, text: string): void {
-  mkdirSync(join(repo.dir, path, '..'), { recursive: true });
-  writeFileSync(join(repo.dir, path), text);
-}
-
 const read = (repo: TempRepo, path: string) => readFileSync(join(repo.dir, path), 'utf8');
 
 function seed(repo: TempRepo, files: Record<string, string>): void {
   for (const [path, text] of Object.entries(files)) write(repo, path, text);
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'seed');
-}
-
-const payload = (repo: TempRepo, session: string, fields: Record<string, unknown>) => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd: repo.dir, ...fields });
-
-// Session `session` edits `path` as Claude's Write does: the pre-edit hook reserves it, the file is written,
-// the post-tool hook records the holder's new content.
-async function claudeWrite(repo: TempRepo, session: string, path: string, text: string): Promise<void> {
-  const toolInput = { file_path: join(repo.dir, path), content: text };
-  const pre = await ic(repo, ['coord', 'hook', 'claude-pre-edit'], {
-    input: payload(repo, session, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `w-${path}` }),
-  });
-  expect(pre.stdout).toBe('');
-  write(repo, path, text);
-  const post = await ic(repo, ['coord', 'hook', 'claude-post-tool'], {
-    input: payload(repo, session, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `w-${path}`, tool_response: {} }),
-  });
-  expect(post).toMatchObject({ exitCode: 0, stdout: '' });
 }
 
 function snapshotScript(repo: TempRepo, session: string, callId: string, command: string): string[] {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
@@ -146,6 +146,12 @@ describe('uninstall is the inverse of install', () => {
     await ic(r, ['coord', 'install', '--git']);
     await coord(r, ['reserve', 'src/**', '--owner', 'alice']);
     await coord(r, ['lock', 'tests', '--owner', 'bob']);
+    // A shell command's hooks leave the fast path's digest beside the database, and a command whose after
+    // hook never came leaves its marker: both go with the database.
+    const shell = (id: string) => JSON.stringify({ session_id: 's', cwd: r.dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: id });
+    await ic(r, ['coord', 'hook', 'claude-pre-shell'], { input: shell('1') });
+    await ic(r, ['coord', 'hook', 'claude-pre-shell'], { input: shell('2') });
+    expect(existsSync(`${r.db}-digest.json`) && readdirSync(`${r.db}-running`).length).toBe(1);
     expect(existsSync(r.db)).toBe(true);
     const dry = await ic(r, ['coord', 'uninstall', '--purge', '--dry-run']);
     expect(dry.stderr).toMatch(/would delete .*ic\.db with 2 live locks/);

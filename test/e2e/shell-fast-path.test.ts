@@ -1,9 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, coord, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
+import { claudeWrite, payload, write } from '../support/custody';
 import { markerFile } from '../../src/hooks/fast/markers';
 
 // The shell hooks' fast path (src/hooks/fast/): a shell command that writes nothing held is answered
@@ -18,11 +19,6 @@ function git(repo: TempRepo, ...args: string[]): string {
   return execFileSync('git', ['-C', repo.dir, ...args], { encoding: 'utf8' });
 }
 
-function write(repo: TempRepo, path: string, text: string): void {
-  mkdirSync(join(repo.dir, path, '..'), { recursive: true });
-  writeFileSync(join(repo.dir, path), text);
-}
-
 const read = (repo: TempRepo, path: string) => readFileSync(join(repo.dir, path), 'utf8');
 const markers = (repo: TempRepo) => (existsSync(`${repo.db}-running`) ? readdirSync(`${repo.db}-running`).filter((name) => name.endsWith('.json')) : []);
 const digestExists = (repo: TempRepo) => existsSync(`${repo.db}-digest.json`);
@@ -35,8 +31,6 @@ function commandRows(repo: TempRepo): number {
     db.close();
   }
 }
-
-const payload = (repo: TempRepo, session: string, fields: Record<string, unknown>) => JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd: repo.dir, ...fields });
 
 function pre(repo: TempRepo, session: string, callId: string, command: string, env: Record<string, string | undefined> = {}) {
   return ic(repo, ['coord', 'hook', 'claude-pre-shell'], { input: payload(repo, session, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: callId }), env });
@@ -60,19 +54,6 @@ async function shellCall(repo: TempRepo, session: string, callId: string, comman
   const after = await post(repo, session, callId, command);
   expect(after.exitCode).toBe(0);
   return { before, after, fast, denied };
-}
-
-async function claudeWrite(repo: TempRepo, session: string, path: string, text: string): Promise<void> {
-  const toolInput = { file_path: join(repo.dir, path), content: text };
-  const before = await ic(repo, ['coord', 'hook', 'claude-pre-edit'], {
-    input: payload(repo, session, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `w-${path}` }),
-  });
-  expect(before.stdout).toBe('');
-  write(repo, path, text);
-  const after = await ic(repo, ['coord', 'hook', 'claude-post-tool'], {
-    input: payload(repo, session, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `w-${path}`, tool_response: {} }),
-  });
-  expect(after).toMatchObject({ exitCode: 0, stdout: '' });
 }
 
 // A python script the shell reader cannot name a file from: only the after hook can catch what it writes.

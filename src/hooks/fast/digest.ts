@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { digestPath } from '../../store/custody-digest';
+import { readRegularFile } from '../regular-file';
 
 // The digest the shell hooks' fast path reads instead of the database (written by
 // src/hooks/custody/digest-refresh.ts, deleted by any write that could make it say too little: see
@@ -35,12 +35,8 @@ export interface DigestScope {
 
 // Undefined when there is no digest (deleted by a write, never written, or from another version).
 export function readDigest(dbPath: string): Digest | undefined {
-  let text: string;
-  try {
-    text = readFileSync(digestPath(dbPath), 'utf8');
-  } catch {
-    return undefined;
-  }
+  const text = readRegularFile(digestPath(dbPath));
+  if (text === undefined) return undefined;
   try {
     const digest = JSON.parse(text) as Digest;
     return digest !== null && typeof digest === 'object' && digest.v === DIGEST_VERSION && typeof digest.scopes === 'object' ? digest : undefined;

@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SnapshotRow } from '../../store/custody';
 import { runningDir } from '../../store/custody-digest';
+import { readRegularFile } from '../regular-file';
 
 // One file per shell command that the fast path let run (beside the database, in <db>-running/): the
 // command's start and what the held files were, as custody_commands and custody_snapshots hold them for
@@ -34,10 +35,16 @@ export function markerFile(dbPath: string, scope: string, writer: string, callId
 }
 
 export function writeMarker(dbPath: string, marker: CommandMarker): void {
-  mkdirSync(runningDir(dbPath), { recursive: true });
   const file = markerFile(dbPath, marker.scope, marker.writer, marker.call_id);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(marker));
+  const text = JSON.stringify(marker);
+  try {
+    writeFileSync(tmp, text);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    mkdirSync(runningDir(dbPath), { recursive: true }); // the first marker of this database
+    writeFileSync(tmp, text);
+  }
   renameSync(tmp, file); // whole or absent for a reader
 }
 
@@ -90,7 +97,7 @@ function listMarkers(dbPath: string): CommandMarker[] {
 
 function parseMarker(file: string): CommandMarker | undefined {
   try {
-    const marker = JSON.parse(readFileSync(file, 'utf8')) as CommandMarker;
+    const marker = JSON.parse(readRegularFile(file) ?? 'null') as CommandMarker;
     return typeof marker?.scope === 'string' && typeof marker.writer === 'string' && typeof marker.started_at === 'number' && Array.isArray(marker.rows) ? marker : undefined;
   } catch {
     return undefined;

@@ -1,6 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { IcError } from '../../core/errors';
+
+export { readRegularFile } from '../regular-file';
 
 // Install and doctor read and write files people and other tools also own: .claude/, .codex/, git's hooks
 // directory, $CODEX_HOME. Each is checked for its type before it is opened, so a FIFO cannot hang ic and a
@@ -14,33 +16,6 @@ function describe(stat: Stats): string {
   if (stat.isSocket()) return 'a socket';
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
   return 'not a regular file';
-}
-
-// The text of a regular file, or undefined when there is none to read (missing, unreadable, not a file).
-// O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its type.
-export function readRegularFile(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return undefined;
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < buffer.length) {
-      const n = readSync(fd, buffer, read, buffer.length - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 // Throws INVALID_INPUT unless `file` can be written as a regular file: every existing ancestor a
