@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import { IcError } from '../../src/core/errors';
-import { freshSchemaUrl, serverUrl, withConnection } from './support';
+import type { PostgresConnection } from '../../src/store/postgres/connection';
+import { connect, freshSchemaUrl, serverUrl, withConnection } from './support';
 import { worker } from './process';
 import { doubleGrants } from './grants';
 
@@ -28,10 +29,34 @@ function freshDatabase(): string {
 }
 
 async function runWriters(url: string, scope: string, lock: boolean, iterations: number): Promise<{ granted: number; released: number; refused: number; busy: number }[]> {
-  const runs = Array.from({ length: WRITERS }, (_, i) => worker('grant', { url, scope, owner: `agent-${i}`, patterns: PATTERNS, iterations, seed: SEED + i, lock }));
-  const results = await Promise.all(runs);
+  // All writers start together once connected: on a loaded machine, staggered process starts could otherwise
+  // run them one after another, and the control run (no scope lock) would then find nothing to catch.
+  const barrier = randomBytes(4).readInt32BE();
+  const gate = connect(url);
+  let results;
+  try {
+    gate.get('SELECT pg_advisory_lock(?::bigint)', [barrier]);
+    const runs = Array.from({ length: WRITERS }, (_, i) => worker('grant', { url, scope, owner: `agent-${i}`, patterns: PATTERNS, iterations, seed: SEED + i, lock, barrier }));
+    await waitersAt(gate, barrier, WRITERS);
+    gate.get('SELECT pg_advisory_unlock(?::bigint)', [barrier]);
+    results = await Promise.all(runs);
+  } finally {
+    gate.close();
+  }
   for (const result of results) expect(result.exitCode, result.stderr).toBe(0);
   return results.map((result) => JSON.parse(result.stdout));
+}
+
+// Polls until `count` sessions wait for the advisory lock `key` (pg_locks splits a bigint key into objid and classid).
+async function waitersAt(db: PostgresConnection, key: number, count: number): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  const sql = "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid::text::bigint = (?::bigint & 4294967295) AND objsubid = 1";
+  for (;;) {
+    const waiting = db.get<{ n: number }>(sql, [key])!.n;
+    if (waiting >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${waiting} of ${count} writers reached the start barrier in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 describe('the scope lock, with 16 writer processes', () => {

@@ -21,6 +21,8 @@ interface GrantArgs {
   lock: boolean;
   // true: a connection the server ended (a restart) is replaced by a new one, as the next ic call would
   reconnect?: boolean;
+  // An advisory lock the test holds: every writer waits on it after connecting, so all start together
+  barrier?: number;
 }
 
 // A small deterministic generator (mulberry32), so a failing run can be replayed from its seed.
@@ -85,10 +87,20 @@ function openWhileRestarting(url: string, deadline: number): PostgresConnection 
   }
 }
 
+// Waits (beyond the session's lock_timeout) until the test releases its advisory lock `key`.
+function waitAtBarrier(db: PostgresConnection, key: number): void {
+  db.exec('SET lock_timeout = 0');
+  db.get('SELECT pg_advisory_lock_shared(?::bigint)', [key]);
+  db.get('SELECT pg_advisory_unlock_shared(?::bigint)', [key]);
+  db.exec('RESET lock_timeout');
+}
+
 function grant(args: GrantArgs): void {
   const next = random(args.seed);
   const deadline = Date.now() + 60_000;
-  let db = PostgresConnection.open(args.url);
+  // A writer that starts late may connect while the server restarts (no socket yet): it waits, as for a reconnection.
+  let db = args.reconnect ? openWhileRestarting(args.url, deadline) : PostgresConnection.open(args.url);
+  if (args.barrier !== undefined) waitAtBarrier(db, args.barrier);
   const counts = { granted: 0, released: 0, refused: 0, busy: 0, reconnected: 0 };
   // The ids of the events written by transactions whose COMMIT the server acknowledged: none may be lost.
   const acknowledged: number[] = [];
