@@ -20,6 +20,10 @@ function bundleFor(argv) {
   return path.join(dist, bareHook ? 'hook.cjs' : 'ic.cjs');
 }
 
+// A bundle whose run did not reach its hot path says so here (dist/fast.cjs handing a call to hook.cjs): a
+// cache written then would lack the functions that matter, and it is never written again.
+const PARTIAL_RUN = Symbol.for('ic.code-cache.partial-run');
+
 function loadWithCache(bundle) {
   const cacheFile = `${bundle}.${process.version}-${process.arch}.cache`;
   const source = fs.readFileSync(bundle, 'utf8');
@@ -32,7 +36,7 @@ function loadWithCache(bundle) {
   const script = new vm.Script(Module.wrap(source), { filename: bundle, cachedData });
   const module = { exports: {}, filename: bundle, id: bundle };
   script.runInThisContext().call(module.exports, module.exports, Module.createRequire(bundle), module, bundle, path.dirname(bundle));
-  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCache(script, cacheFile));
+  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => globalThis[PARTIAL_RUN] !== bundle && writeCache(script, cacheFile));
   return module.exports;
 }
 

@@ -20,6 +20,8 @@ await Promise.all([
   build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/cli/hook-main.ts'], outfile: 'dist/hook.cjs', external: [...shared.external, './ic.cjs'] }),
   // A shell command's before and after hooks (src/hooks/fast/): answered without SQLite when nothing held is at stake.
   build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/hooks/fast/entry.ts'], outfile: 'dist/fast.cjs', metafile: true }).then(reportFastInputs),
+  // The glob matcher on its own, which the fast path loads only when a glob is held.
+  build({ ...shared, minify: true, keepNames: true, entryPoints: ['src/core/glob/match.ts'], outfile: 'dist/glob.cjs' }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);
@@ -31,17 +33,12 @@ function reportFastInputs(result) {
   if (heavy.length > 0) throw new Error(`dist/fast.cjs must not include ${heavy.join(', ')}`);
 }
 
-// Fresh V8 code caches for bin/load.js, made by a representative hook call (the hot path) and a reserve,
+// Fresh V8 code caches for bin/load.js, made by warm-up processes that run the hot paths (scripts/warm-caches.cjs),
 // so the first real calls after a build are already fast. A stale cache from an older bundle is removed first.
-import { readdirSync, rmSync, mkdtempSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 for (const name of readdirSync('dist')) if (name.endsWith('.cache')) rmSync(join('dist', name));
-const warm = mkdtempSync(join(tmpdir(), 'ic-warm-'));
-const payload = JSON.stringify({ session_id: 'warm-up', cwd: warm, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(warm, 'a.ts') } });
-const warmEnv = { ...process.env, IC_DB: join(warm, 'ic.db'), IC_OWNER: 'warm-up' };
-spawnSync(process.execPath, [join(process.cwd(), 'bin', 'ic'), 'coord', 'hook', 'claude-pre-edit'], { input: payload, cwd: warm, env: warmEnv, stdio: ['pipe', 'ignore', 'ignore'] });
-spawnSync(process.execPath, [join(process.cwd(), 'bin', 'ic'), 'coord', 'reserve', 'b.ts'], { cwd: warm, env: warmEnv, stdio: ['ignore', 'ignore', 'ignore'] });
-rmSync(warm, { recursive: true, force: true });
+const warmed = spawnSync(process.execPath, [join('scripts', 'warm-caches.cjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+if (warmed.status !== 0) console.warn('warning: the code caches were not warmed; the first calls compile them');

@@ -56,6 +56,18 @@ export function readStat(pid: number): Stat | undefined {
 
 let machine: { host: string; boot: string } | null | undefined;
 
+// The host and pid namespace alone (no boot id): for the fast path, which only trusts a session seen within
+// seconds, so a row from before a reboot can never pass for this one.
+// The host name as the kernel gives os.hostname() (the UTS node name), read from /proc: a quarter of the cost
+// of loading node:os. A name that differs there only makes the fast path go the long way.
+export function thisHost(): string | undefined {
+  try {
+    return `${readFileSync('/proc/sys/kernel/hostname', 'latin1').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return undefined;
+  }
+}
+
 // This host as the kernel sees it: host name and pid namespace (pids mean nothing across either), boot id.
 export function thisMachine(): { host: string; boot: string } | undefined {
   if (machine !== undefined) return machine ?? undefined;
@@ -70,8 +82,7 @@ export function thisMachine(): { host: string; boot: string } | undefined {
 }
 
 // The ancestors of this process, nearest first (pid 1 and 0 excluded).
-export function ancestors(from: number = process.ppid): (ClientProcess & { comm: string })[] {
-  const here = thisMachine();
+export function ancestors(from: number = process.ppid, here: { host: string; boot: string } | undefined = thisMachine()): (ClientProcess & { comm: string })[] {
   if (!here) return [];
   const chain: (ClientProcess & { comm: string })[] = [];
   for (let pid = from, depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
@@ -83,10 +94,11 @@ export function ancestors(from: number = process.ppid): (ClientProcess & { comm:
   return chain;
 }
 
-// The client that ran this hook: the nearest ancestor that is not a shell or wrapper.
-export function hookClient(): ClientProcess | undefined {
-  for (const process of ancestors()) {
-    if (!PASS_THROUGH.has(process.comm)) return { host: process.host, boot: process.boot, pid: process.pid, start: process.start };
+// The client that ran this hook: the nearest ancestor that is not a shell or wrapper. `here` leaves out the
+// boot id for a caller that does not need it (reading it costs the kernel most of a millisecond).
+export function hookClient(here: { host: string; boot: string } | undefined = thisMachine()): ClientProcess | undefined {
+  for (const ancestor of ancestors(process.ppid, here)) {
+    if (!PASS_THROUGH.has(ancestor.comm)) return { host: ancestor.host, boot: ancestor.boot, pid: ancestor.pid, start: ancestor.start };
   }
   return undefined;
 }

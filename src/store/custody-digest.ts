@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { rmSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { statement } from './statements';
 
 // The files beside a database that the shell hooks' fast path reads instead of opening it
@@ -25,7 +25,11 @@ export function digestGeneration(db: Database.Database): number | undefined {
 // Called inside the write transaction that moved the generation, before it commits: a failure to delete
 // aborts the write, since a digest left behind would say less than the database.
 export function dropDigest(dbPath: string): void {
-  rmSync(digestPath(dbPath), { force: true });
+  try {
+    unlinkSync(digestPath(dbPath)); // not rmSync: it loads Node's rimraf for one file
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 export interface DigestLockRow {

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isLiteral, literalBase, matchPath, unescapeLiteral } from '../../core/glob';
+import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/scan';
 import type { FileState } from '../../store/custody';
 import { blobId, writeBlob } from './git-objects';
 import { readIndex, type IndexEntry } from './index-file';
@@ -100,7 +100,9 @@ export interface Covered {
   tracked: Map<string, IndexEntry>;
 }
 
-export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra: (base: string) => string[]): Covered {
+// `match`: the glob matcher (core/glob's matchPath), passed in so that a caller holding only literal patterns
+// need not load it (the shell hooks' fast path).
+export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra: (base: string) => string[], match: (pattern: string, path: string) => boolean): Covered {
   const files = new Map<string, HeldPattern>();
   const tracked = new Map<string, IndexEntry>();
   const globs: HeldPattern[] = [];
@@ -113,7 +115,7 @@ export function coveredFiles(repo: Repo, patterns: readonly HeldPattern[], extra
   if (globs.length === 0) return { files, tracked };
   const bases = globs.map((g) => literalBase(g.pattern));
   const underAnyBase = isUnderAny(bases);
-  const matching = (path: string): HeldPattern | undefined => globs.find((g) => matchPath(g.pattern, path));
+  const matching = (path: string): HeldPattern | undefined => globs.find((g) => match(g.pattern, path));
   for (const entry of readIndex(join(repo.gitDir, 'index'), underAnyBase, bases)) {
     const held = matching(entry.path);
     if (held && !files.has(entry.path)) {

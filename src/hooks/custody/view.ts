@@ -5,6 +5,7 @@ import { findGitInfo, locateDb } from '../../store/discover';
 import { sameLineage } from '../identity';
 import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from './files';
 import { latestPaths } from '../../store/custody';
+import { matchPath } from '../../core/glob';
 
 // What one shell command's custody works on: the repository its cwd is in, the database, and the files
 // held by other owners (and by the writer's own lineage), as of one read of the lock table.
@@ -33,8 +34,8 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
       const mine: HeldPattern[] = [];
       for (const lock of locks) (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at });
       const recorded = pathsBelow(latestPaths(ctx.db, ctx.scope));
-      const ownCovered = coveredFiles(repo, mine, recorded);
-      const otherCovered = coveredFiles(repo, theirs, recorded);
+      const ownCovered = coveredFiles(repo, mine, recorded, matchPath);
+      const otherCovered = coveredFiles(repo, theirs, recorded, matchPath);
       for (const path of ownCovered.files.keys()) otherCovered.files.delete(path); // held by both (shared): the writer's
       return { others: otherCovered, own: ownCovered, now };
     });

@@ -5,6 +5,8 @@ import { hookSettings } from '../settings';
 import { readStdinSync, STDIN_CAP_BYTES, type StdinText } from '../stdin';
 import { fastShellHook } from './shell';
 
+export { fastShellHook }; // for the build's code-cache warm-up (scripts/warm-caches.cjs)
+
 // Entry of dist/fast.cjs, the bundle bin/load.js loads for a shell command's before and after hooks: it
 // answers without SQLite when it can (./shell.ts), else hands the input it read to the hook bundle.
 export function run(argv: string[]): void {
@@ -13,7 +15,10 @@ export function run(argv: string[]): void {
   const deadline = startDeadline(hookSettings(process.env).timeoutMs);
   const input: StdinText = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
   const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, workingDir());
-  if (answer === undefined) return hookBundle().runWithInput(argv, input);
+  if (answer === undefined) {
+    (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/load.js)
+    return hookBundle().runWithInput(argv, input);
+  }
   if (answer !== '') writeSync(1, answer);
 }
 

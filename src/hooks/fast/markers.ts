@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SnapshotRow } from '../../store/custody';
 import { runningDir } from '../../store/custody-digest';
@@ -54,7 +54,16 @@ export function readMarker(dbPath: string, scope: string, writer: string, callId
 }
 
 export function removeMarker(dbPath: string, scope: string, writer: string, callId: string): void {
-  rmSync(markerFile(dbPath, scope, writer, callId), { force: true });
+  unlinkQuietly(markerFile(dbPath, scope, writer, callId));
+}
+
+// unlink, a missing file being no error: rmSync would load Node's rimraf for one file.
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 // The writers of the scope's commands that started at or after `since` and have not ended.
@@ -77,7 +86,7 @@ export function purgeMarkers(dbPath: string, startedBefore: number): void {
     const file = join(dir, name);
     const marker = name.endsWith('.json') ? parseMarker(file) : undefined;
     const stale = marker !== undefined ? marker.started_at < startedBefore : (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 86_400_000;
-    if (stale) rmSync(file, { force: true });
+    if (stale) unlinkQuietly(file);
   }
 }
 

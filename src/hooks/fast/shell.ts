@@ -1,7 +1,7 @@
 import { existsSync, type Stats } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellWrites } from '../../core/shell/index';
-import { hookClient } from '../../coord/client-process';
+import { hookClient, thisHost } from '../../coord/client-process';
 import { clockFromEnv, resolveProject } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
@@ -123,11 +123,14 @@ function standingOf(call: ShellCall, place: Place): Standing | undefined {
   const scope = digest?.scopes[place.scopeDir];
   if (digest === undefined || scope === undefined) return undefined;
   const now = clockFromEnv(call.env)();
-  const client = hookClient();
+  // The session row of this client process and base, as sessionOfProcess finds it; the boot id is not
+  // compared: only a row seen within the liveness interval is used, and no such row is from another boot.
+  const host = thisHost();
+  const client = host === undefined ? undefined : hookClient({ host, boot: '' });
   let session: Digest['sessions'][number] | undefined;
   for (const row of digest.sessions) {
-    const [owner, base, host, boot, pid, start, lastSeen] = row;
-    const mine = client ? host === client.host && boot === client.boot && pid === client.pid && start === client.start && base === call.base : owner === call.base;
+    const [owner, base, rowHost, , pid, start, lastSeen] = row;
+    const mine = client ? rowHost === client.host && pid === client.pid && start === client.start && base === call.base : owner === call.base;
     if (mine && (session === undefined || lastSeen > session[6])) session = row;
   }
   if (session === undefined || now - session[6] >= LIVENESS_WRITE_MS || now < session[6]) return undefined;
@@ -167,9 +170,9 @@ function heldFiles(place: Place, standing: Standing): Held {
   }
   const records = new Map(standing.scope.records.map((record) => [record[0], record]));
   const recorded = pathsBelow([...records.keys()]);
-  const others = coveredFiles(place.repo, theirs, recorded);
-  const own = coveredFiles(place.repo, mine, recorded);
-  for (const path of (liveMine.length === mine.length ? own : coveredFiles(place.repo, liveMine, recorded)).files.keys()) others.files.delete(path);
+  const others = coveredFiles(place.repo, theirs, recorded, matchGlob);
+  const own = coveredFiles(place.repo, mine, recorded, matchGlob);
+  for (const path of (liveMine.length === mine.length ? own : coveredFiles(place.repo, liveMine, recorded, matchGlob)).files.keys()) others.files.delete(path);
   return { others, own, records };
 }
 
@@ -237,6 +240,19 @@ function after(call: ShellCall): string | undefined {
   }
   removeMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   return '';
+}
+
+// Glob patterns are matched by a bundle of their own (dist/glob.cjs), loaded only when a glob is held: most
+// held locks name single files, and the matcher is a fifth of what this path would otherwise load.
+let globMatcher: ((pattern: string, path: string) => boolean) | undefined;
+
+function matchGlob(pattern: string, path: string): boolean {
+  if (globMatcher === undefined) {
+    const bundle = join(__dirname, 'glob.cjs');
+    const loader = require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(bundle: string): { matchPath: typeof globMatcher } };
+    globMatcher = loader.loadBundle(bundle).matchPath;
+  }
+  return globMatcher!(pattern, path);
 }
 
 // A file or symlink: what custody keeps content of (anything else reads as absent).

@@ -1,0 +1,47 @@
+'use strict';
+// Writes the V8 code caches of dist/ (bin/load.js writes a bundle's cache at the exit of the first process
+// that had none, with the functions that process compiled). One process per bundle runs its hot paths, so
+// the cache holds them all: an edit hook and a shell command's hooks (the full way, then the fast way),
+// and a reserve through the CLI.
+const { execFileSync } = require('node:child_process');
+const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const { join } = require('node:path');
+
+const root = join(__dirname, '..');
+const dist = join(root, 'dist');
+const ic = join(root, 'bin', 'ic');
+
+if (process.argv[2] === 'child') {
+  // Inside one warm-up process: argv[3] is the bundle, argv[4] the repository, argv[5] the owner another agent is.
+  const [bundle, repo] = process.argv.slice(3);
+  const load = require(join(root, 'bin', 'load.js'));
+  const exports = load.loadBundle(join(dist, bundle));
+  const shell = (event, id) => JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: event, tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: id, duration_ms: 1 });
+  if (bundle === 'hook.cjs') {
+    const edit = JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'a.ts') }, tool_use_id: 'e' });
+    exports.runWithInput(['coord', 'hook', 'claude-pre-edit'], { text: edit });
+    exports.runWithInput(['coord', 'hook', 'claude-pre-shell'], { text: shell('PreToolUse', 's1') });
+    exports.runWithInput(['coord', 'hook', 'claude-post-tool'], { text: shell('PostToolUse', 's1') });
+  } else {
+    exports.fastShellHook('claude-pre-shell', shell('PreToolUse', 's2'), process.env, repo);
+    exports.fastShellHook('claude-post-tool', shell('PostToolUse', 's2'), process.env, repo);
+  }
+  process.exitCode = 0;
+  return;
+}
+
+const repo = mkdtempSync(join(tmpdir(), 'ic-warm-'));
+try {
+  const env = { ...process.env, IC_OWNER: '', IC_DB: '', GIT_CONFIG_NOSYSTEM: '1' };
+  delete env.IC_DB;
+  execFileSync('git', ['init', '-q', repo]);
+  writeFileSync(join(repo, 'held.ts'), 'held\n');
+  mkdirSync(join(repo, 'src'));
+  writeFileSync(join(repo, 'src', 'a.ts'), 'under a held glob\n'); // so the fast path loads the glob matcher too
+  execFileSync(process.execPath, [ic, 'coord', 'reserve', 'held.ts', 'src/**'], { cwd: repo, env: { ...env, IC_OWNER: 'another-agent' }, stdio: 'ignore' });
+  for (const bundle of ['hook.cjs', 'fast.cjs']) execFileSync(process.execPath, [__filename, 'child', bundle, repo], { cwd: repo, env, stdio: 'ignore' });
+  execFileSync(process.execPath, [ic, 'coord', 'reserve', 'b.ts'], { cwd: repo, env: { ...env, IC_OWNER: 'warm-up' }, stdio: 'ignore' }); // the full CLI
+} finally {
+  rmSync(repo, { recursive: true, force: true });
+}
