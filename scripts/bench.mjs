@@ -616,12 +616,17 @@ function benchCustody() {
   const quiet = (result) => {
     if (result.stdout !== '' || result.status !== 0) throw new Error(`bench custody hook reported something: ${result.stdout}${result.stderr}`);
   };
-  const [floor, preSmall, postSmall, preLarge, postLarge] = measureInterleaved([
+  // The same Bash call the full way (IC_FAST_PATH=0): what a command pays after any lock change, or as the
+  // session's first after 10 s without a hook (src/hooks/fast/).
+  const full = (cmd) => [cmd[0], cmd[1], { ...cmd[2], env: { ...cmd[2].env, IC_FAST_PATH: '0' } }];
+  const [floor, preSmall, postSmall, preLarge, postLarge, preFull, postFull] = measureInterleaved([
     { cmd: nodeFloor },
     { cmd: () => preCmd(small), verify: quiet },
     { cmd: () => postCmd(small), verify: quiet },
     { cmd: () => preCmd(large), verify: quiet },
     { cmd: () => postCmd(large), verify: quiet },
+    { cmd: () => full(preCmd(small)), verify: quiet },
+    { cmd: () => full(postCmd(small)), verify: quiet },
   ]);
   // The snapshot rows of every call were consumed by its after hook: none is left behind.
   const db = new Database(join(small, '.git', 'ic', 'ic.db'), { readonly: true });
@@ -646,6 +651,8 @@ function benchCustody() {
   report('hook claude-post-tool, Bash wrote nothing held, 10,000 files, 50 held', postSmall, 'node -e 0', floor, { max: 1.25, text: '≤ 1.25×' });
   report('hook claude-pre-shell, the same at 100,000 files', preLarge, '10,000 files', preSmall, { max: 1.1, text: '≤ 1.10×' });
   report('hook claude-post-tool, the same at 100,000 files', postLarge, '10,000 files', postSmall, { max: 1.1, text: '≤ 1.10×' });
+  report('  … pre-shell the full way (IC_FAST_PATH=0), 10,000 files', preFull, 'node -e 0', floor);
+  report('  … post-tool the full way (IC_FAST_PATH=0), 10,000 files', postFull, 'node -e 0', floor);
   const snapSmall = summary(snapshotMs[small]);
   const snapLarge = summary(snapshotMs[large]);
   rows.push({

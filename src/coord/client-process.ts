@@ -58,9 +58,11 @@ let machine: { host: string; boot: string } | null | undefined;
 
 // The host and pid namespace alone (no boot id): for the fast path, which only trusts a session seen within
 // seconds, so a row from before a reboot can never pass for this one.
+// The host name as the kernel gives os.hostname() (the UTS node name), read from /proc: a quarter of the cost
+// of loading node:os. A name that differs there only makes the fast path go the long way.
 export function thisHost(): string | undefined {
   try {
-    return `${(require('node:os') as typeof import('node:os')).hostname()}/${readlinkSync('/proc/self/ns/pid')}`;
+    return `${readFileSync('/proc/sys/kernel/hostname', 'latin1').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
   } catch {
     return undefined;
   }

@@ -1,0 +1,315 @@
+// The synchronous PostgreSQL connection (src/store/postgres/connection.ts) against the suite's real server:
+// placeholders, numbers, the scope transaction, the server's clock, and every error as ic's codes with no
+// password in any text.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXIT_CODES } from '../../src/cli/exit-codes';
+import { IcError } from '../../src/core/errors';
+import { migratePostgres } from '../../src/store/postgres/migrate';
+import { PostgresConnection } from '../../src/store/postgres/connection';
+import { connect, freshSchemaUrl, serverTcpUrl, serverUrl, withConnection } from './support';
+
+function caught(body: () => unknown): IcError {
+  try {
+    body();
+  } catch (error) {
+    if (error instanceof IcError) return error;
+    throw error;
+  }
+  throw new Error('expected an IcError, nothing was thrown');
+}
+
+// Everything a person or a log could see of an error: its text, its JSON fields, its stack, its cause chain.
+function everythingShown(error: IcError): string {
+  const parts = [error.message, JSON.stringify(error.details), String(error.stack)];
+  let cause: unknown = error.cause;
+  while (cause) {
+    parts.push(cause instanceof Error ? `${cause.message} ${cause.stack}` : String(cause));
+    cause = cause instanceof Error ? cause.cause : undefined;
+  }
+  return parts.join('\n');
+}
+
+function tcpPort(): number {
+  return Number(new URL(serverTcpUrl().replace(/^postgresql:/, 'http:')).port);
+}
+
+describe('queries', () => {
+  it('rewrites ? to $n outside literals, identifiers and comments', () => {
+    withConnection(serverUrl(), (db) => {
+      const row = db.get(`SELECT ?::text AS a, '?' AS "b?", ?::text /* ? */ AS c, E'\\'?' AS d -- ?\n, $$?$$ AS e`, ['one', 'two']);
+      expect(row).toEqual({ a: 'one', 'b?': '?', c: 'two', d: "'?", e: '?' });
+    });
+  });
+
+  it('refuses a statement whose placeholders and parameters do not match, before sending it', () => {
+    withConnection(serverUrl(), (db) => {
+      const error = caught(() => db.get('SELECT ?::int AS a, ?::int AS b', [1]));
+      expect(error.code).toBe('INTERNAL');
+      expect(error.message).toContain('2 placeholders but 1 parameters');
+    });
+  });
+
+  it('returns BIGINT, INTEGER, numeric sums and counts as JavaScript numbers, booleans as booleans, NULL as null', () => {
+    withConnection(serverUrl(), (db) => {
+      const row = db.get(
+        'SELECT 9007199254740991::bigint AS big, 42::int AS int, (SELECT sum(x) FROM (VALUES (1::bigint), (2::bigint)) AS v(x)) AS sum, (SELECT count(*) FROM pg_class WHERE false) AS none, 1.5::numeric AS half, true AS yes, NULL::bigint AS nothing, 7::text AS text',
+      );
+      expect(row).toEqual({ big: 9007199254740991, int: 42, sum: 3, none: 0, half: 1.5, yes: true, nothing: null, text: '7' });
+    });
+  });
+
+  it('refuses to round an integer beyond 2^53 rather than return a wrong number', () => {
+    withConnection(serverUrl(), (db) => {
+      expect(caught(() => db.get('SELECT 9007199254740993::bigint AS n')).code).toBe('INTERNAL');
+    });
+  });
+
+  it('binds numbers, booleans, big integers and null; reports changed rows', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (db) => {
+      migratePostgres(db, 0);
+      expect(db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?), (?, ?)', ['a', 1_700_000_000_123, 'b', 10n]).changes).toBe(2);
+      expect(db.run('UPDATE owners SET last_seen = ? WHERE owner = ? AND ? ', [5, 'a', true]).changes).toBe(1);
+      expect(db.all('SELECT owner, last_seen FROM owners ORDER BY owner')).toEqual([
+        { owner: 'a', last_seen: 5 },
+        { owner: 'b', last_seen: 10 },
+      ]);
+      expect(db.get('SELECT ?::text IS NULL AS missing', [null])).toEqual({ missing: true });
+    });
+  });
+});
+
+describe('the scope transaction', () => {
+  it('creates the scope row, commits the body, and rolls everything back when the body throws', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (db) => {
+      migratePostgres(db, 0);
+      db.transaction('/repo', () => db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['kept', 1]));
+      expect(() =>
+        db.transaction('/repo', () => {
+          db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['lost', 1]);
+          throw new Error('the body fails');
+        }),
+      ).toThrow('the body fails');
+      expect(db.all('SELECT owner FROM owners')).toEqual([{ owner: 'kept' }]);
+      expect(db.all('SELECT scope FROM scopes')).toEqual([{ scope: '/repo' }]);
+    });
+  });
+
+  it('runs at READ COMMITTED even when the server defaults to another level', () => {
+    const { url } = freshSchemaUrl();
+    const strict = `${url}%20-c%20default_transaction_isolation=serializable`;
+    withConnection(strict, (db) => {
+      migratePostgres(db, 0);
+      expect(db.get('SHOW default_transaction_isolation')).toEqual({ default_transaction_isolation: 'serializable' });
+      expect(db.transaction('s', () => db.get('SHOW transaction_isolation'))).toEqual({ transaction_isolation: 'read committed' });
+    });
+  });
+
+  it('makes a second writer of the same scope wait, and answers BUSY (exit 75) when its lock timeout passes', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (first) => {
+      migratePostgres(first, 0);
+      withConnection(url, (second) => {
+        first.transaction('/repo', () => {
+          const started = Date.now();
+          const error = caught(() => second.transaction('/repo', () => 'never', { lockTimeoutMs: 200 }));
+          expect(error.code).toBe('BUSY');
+          expect(EXIT_CODES[error.code]).toBe(75);
+          expect(error.details.sqlstate).toBe('55P03');
+          expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+          // another scope is not blocked
+          expect(second.transaction('/other', () => 'done', { lockTimeoutMs: 200 })).toBe('done');
+        });
+        // the first committed: the scope is free again, and the failed transaction left the connection usable
+        expect(second.transaction('/repo', () => 'now', { lockTimeoutMs: 200 })).toBe('now');
+      });
+    });
+  });
+
+  it('reads the server clock at the moment of the call, in epoch milliseconds', () => {
+    withConnection(serverUrl(), (db) => {
+      const before = Date.now();
+      const first = db.serverNowMs();
+      db.exec('SELECT pg_sleep(0.05)');
+      const second = db.serverNowMs();
+      expect(Number.isInteger(first)).toBe(true);
+      expect(Math.abs(first - before)).toBeLessThan(5_000); // one machine: one clock
+      expect(second - first).toBeGreaterThanOrEqual(45); // clock_timestamp(), not the transaction's start
+    });
+  });
+});
+
+describe('errors', () => {
+  it('a statement past statement_timeout is BUSY (exit 75)', () => {
+    withConnection(
+      serverUrl(),
+      (db) => {
+        const error = caught(() => db.exec('SELECT pg_sleep(2)'));
+        expect(error.code).toBe('BUSY');
+        expect(error.details.sqlstate).toBe('57014');
+        expect(db.get('SELECT 1 AS still')).toEqual({ still: 1 });
+      },
+      { statementTimeoutMs: 100 },
+    );
+  });
+
+  it('a refused connection is DB_UNAVAILABLE (exit 69)', async () => {
+    const port = await unusedPort();
+    const error = caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`));
+    expect(error.code).toBe('DB_UNAVAILABLE');
+    expect(EXIT_CODES[error.code]).toBe(69);
+    expect(error.message).toContain(`127.0.0.1:${port}`);
+  });
+
+  it('a missing ic schema is DB_UNAVAILABLE with the hint to create it', () => {
+    withConnection(freshSchemaUrl().url, (db) => {
+      const error = caught(() => db.all('SELECT * FROM locks'));
+      expect(error.code).toBe('DB_UNAVAILABLE');
+      expect(error.details.sqlstate).toBe('42P01');
+      expect(error.message).toContain('ic init');
+    });
+  });
+
+  it('a server that accepts but never answers is DB_UNAVAILABLE after the connect timeout, not a hang', async () => {
+    const silent = await listen();
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const started = Date.now();
+      const error = caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`, { connectTimeoutMs: 2_000 }));
+      expect(error.code).toBe('DB_UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('a connection ended by the server (a restart, an administrator) answers BUSY, then BUSY again while broken', () => {
+    withConnection(serverUrl(), (admin) => {
+      const victim = connect();
+      try {
+        const pid = victim.get<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid;
+        admin.get('SELECT pg_terminate_backend(?::int)', [pid]);
+        const first = caught(() => victim.get('SELECT 1'));
+        expect(first.code).toBe('BUSY');
+        const second = caught(() => victim.get('SELECT 1'));
+        expect(second.code).toBe('BUSY');
+        expect(second.message).toContain('lost');
+      } finally {
+        victim.close();
+      }
+    });
+  });
+});
+
+describe('passwords never reach a message', () => {
+  const secret = 'Pa55:w@rd/with?odd&chars=%';
+  const encoded = encodeURIComponent(secret);
+  let port = 0;
+
+  beforeAll(() => {
+    port = tcpPort();
+    withConnection(serverUrl(), (db) => {
+      db.exec('DROP ROLE IF EXISTS ic_secret_user');
+      db.exec(`CREATE ROLE ic_secret_user LOGIN PASSWORD '${secret.replace(/'/g, "''")}'`);
+    });
+  });
+
+  afterAll(() => {
+    withConnection(serverUrl(), (db) => db.exec('DROP ROLE IF EXISTS ic_secret_user'));
+  });
+
+  function expectHidden(error: IcError, ...secrets: string[]): void {
+    const shown = everythingShown(error);
+    for (const hidden of secrets) expect(shown).not.toContain(hidden);
+    expect(shown).toContain('***');
+  }
+
+  it('connects with a percent-encoded password from the URL', () => {
+    withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, (db) => {
+      expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' });
+    });
+  });
+
+  it('takes credentials from PG* variables or a password file when the URL has none (libpq reads them)', () => {
+    const url = `postgresql://127.0.0.1:${port}/postgres`;
+    const saved = { PGUSER: process.env.PGUSER, PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
+    const dir = mkdtempSync(join(tmpdir(), 'ic-pgpass-'));
+    try {
+      process.env.PGUSER = 'ic_secret_user';
+      process.env.PGPASSWORD = secret;
+      withConnection(url, (db) => expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      delete process.env.PGPASSWORD;
+      const passfile = join(dir, 'pgpass');
+      writeFileSync(passfile, `127.0.0.1:${port}:postgres:ic_secret_user:${secret.replace(/[:\\]/g, '\\$&')}\n`, { mode: 0o600 });
+      process.env.PGPASSFILE = passfile;
+      withConnection(url, (db) => expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('hides a wrong password given in the URL', () => {
+    const wrong = 'Wrong-Secret-8431';
+    const error = caught(() => PostgresConnection.open(`postgresql://ic_secret_user:${wrong}@127.0.0.1:${port}/postgres`));
+    expect(error.code).toBe('DB_UNAVAILABLE');
+    expect(error.message).toContain('password authentication failed');
+    expectHidden(error, wrong);
+  });
+
+  it('hides a right password when the database is missing', () => {
+    const error = caught(() => PostgresConnection.open(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/no_such_database`));
+    expect(error.code).toBe('DB_UNAVAILABLE');
+    expect(error.message).toContain('no_such_database');
+    expectHidden(error, secret, encoded);
+  });
+
+  it('hides a password given as a password= parameter, or in PGPASSWORD', () => {
+    const wrong = 'Param-Secret-5512';
+    const byParameter = caught(() => PostgresConnection.open(`postgresql://ic_secret_user@127.0.0.1:${port}/postgres?password=${wrong}`));
+    expectHidden(byParameter, wrong);
+    const fromEnv = 'Env-Secret-7719';
+    process.env.PGPASSWORD = fromEnv;
+    try {
+      const byEnv = caught(() => PostgresConnection.open(`postgresql://ic_secret_user@127.0.0.1:${port}/postgres`));
+      expect(byEnv.code).toBe('DB_UNAVAILABLE');
+      expect(everythingShown(byEnv)).not.toContain(fromEnv);
+    } finally {
+      delete process.env.PGPASSWORD;
+    }
+  });
+
+  it('hides the password when a server error quotes it back', () => {
+    withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, (db) => {
+      const error = caught(() => db.get('SELECT ?::int AS n', [secret]));
+      expect(error.code).toBe('INTERNAL');
+      expect(error.message).toContain('invalid input syntax');
+      expectHidden(error, secret);
+      expect(db.shownUrl).toBe(`postgresql://ic_secret_user:***@127.0.0.1:${port}/postgres`);
+    });
+  });
+});
+
+async function listen(): Promise<Server> {
+  return await new Promise((resolve) => {
+    const server = createServer(() => {
+      // accept and say nothing
+    });
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+async function unusedPort(): Promise<number> {
+  const server = await listen();
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

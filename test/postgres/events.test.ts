@@ -1,0 +1,47 @@
+// Event ids from a sequence commit out of order across scopes; a follower bounded by finished transactions
+// (src/store/postgres/events.ts) still sees every event, where one that only compares ids misses one.
+import { afterEach, describe, expect, it } from 'vitest';
+import { finishedEventsAfter } from '../../src/store/postgres/events';
+import { migratePostgres } from '../../src/store/postgres/migrate';
+import type { PostgresConnection } from '../../src/store/postgres/connection';
+import { freshSchemaUrl, serverUrl, withConnection } from './support';
+
+const created: string[] = [];
+afterEach(() => {
+  withConnection(serverUrl(), (db) => {
+    for (const schema of created.splice(0)) db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  });
+});
+
+function insertEvent(db: PostgresConnection, scope: string): number {
+  return db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, 'o', 0) RETURNING id", [scope])!.id;
+}
+
+describe('following events written by two scopes at once', () => {
+  it('a smaller id committed later is missed by an id cursor and seen by the finished-transactions bound', () => {
+    const { url, schema } = freshSchemaUrl();
+    created.push(schema);
+    withConnection(url, (slow) =>
+      withConnection(url, (fast) =>
+        withConnection(url, (follower) => {
+          migratePostgres(follower, 0);
+          let earlier = 0;
+          let later = 0;
+          slow.transaction('/repo-a', () => {
+            earlier = insertEvent(slow, '/repo-a'); // taken first, committed last
+            later = fast.transaction('/repo-b', () => insertEvent(fast, '/repo-b'));
+            expect(later).toBeGreaterThan(earlier);
+            // While the slow transaction runs: the plain read already shows the later id …
+            expect(follower.all<{ id: number }>('SELECT id FROM events WHERE id > ? ORDER BY id', [0]).map((row) => row.id)).toEqual([later]);
+            // … and the bounded read shows nothing yet: a smaller id may still commit.
+            expect(finishedEventsAfter(follower, 0, 100)).toEqual([]);
+          });
+          // The plain follower moved its cursor to `later` and never sees `earlier`.
+          expect(follower.all('SELECT id FROM events WHERE id > ?', [later])).toEqual([]);
+          // The bounded follower, whose cursor never passed an unfinished id, sees both, in order.
+          expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([earlier, later]);
+        }),
+      ),
+    );
+  });
+});

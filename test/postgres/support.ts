@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { PostgresConnection, type PostgresOptions } from '../../src/store/postgres/connection';
+import { withParameter } from '../../src/store/postgres/url';
+
+// The suite's server (test/postgres/global-setup.ts): over its unix socket (trusted) and over TCP (password).
+export function serverUrl(): string {
+  return inject('pgUrl');
+}
+
+export function serverTcpUrl(): string {
+  return inject('pgTcpUrl');
+}
+
+// A URL whose ic tables live in a schema of their own: tests share one database without seeing each other.
+export function freshSchemaUrl(): { url: string; schema: string } {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  return { url: withParameter(serverUrl(), 'options', `-c search_path=${schema}`), schema };
+}
+
+export function connect(url: string = serverUrl(), options: PostgresOptions = {}): PostgresConnection {
+  return PostgresConnection.open(url, options);
+}
+
+// Runs `body` with a connection that is closed afterwards, whatever happens.
+export function withConnection<T>(url: string, body: (db: PostgresConnection) => T, options: PostgresOptions = {}): T {
+  const db = connect(url, options);
+  try {
+    return body(db);
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { defineConfig } from 'vitest/config';
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { driverInstalled, libpqDir } from '../../scripts/install-postgres-driver.mjs';
+
+// The PostgreSQL suite (`npm run test:postgres`, docs/postgres.md): its globalSetup starts a throwaway cluster
+// (scripts/postgres-server.mjs) and stops it afterwards, whatever the tests did. Not part of `npm test`: it
+// needs Debian's postgresql package and the native `libpq` package, which is not in package.json: the npm
+// script installs it outside the repository first (scripts/install-postgres-driver.mjs), and the tests, and
+// the worker processes they start, find it through IC_LIBPQ_DIR (src/store/postgres/driver.ts).
+if (process.env.NODE_EXTRA_CA_CERTS) delete process.env.NODE_EXTRA_CA_CERTS; // see vitest.config.mts
+
+const libpq = process.env.IC_LIBPQ_DIR || libpqDir();
+if (!process.env.IC_LIBPQ_DIR && !driverInstalled(libpq))
+  throw new Error(`the PostgreSQL driver is not installed at ${libpq}: run \`npm run test:postgres\` (or node scripts/install-postgres-driver.mjs) first`);
+
+export default defineConfig({
+  plugins: [
+    {
+      // schema/postgres/*.sql are embedded as text, as the bundle does (esbuild's text loader).
+      name: 'sql-as-text',
+      load(id) {
+        if (id.endsWith('.sql')) return `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`;
+        return null;
+      },
+    },
+  ],
+  test: {
+    root: new URL('../..', import.meta.url).pathname,
+    include: ['test/postgres/**/*.test.ts'],
+    globalSetup: ['test/postgres/global-setup.ts'],
+    env: { IC_LIBPQ_DIR: libpq },
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // The files share one server and the stress tests start many processes: one file at a time keeps the
+    // 2-core machine's timings sane.
+    fileParallelism: false,
+  },
+});
