@@ -41,8 +41,7 @@ export interface StoredEvent extends Omit<NewEvent, 'detail'> {
 // SQLite gives a null id the next rowid; PostgreSQL takes the id column's sequence, and returns the id.
 const INSERT_EVENT = dialect({
   sqlite: 'INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  postgres:
-    "INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (coalesce(?::bigint, nextval(pg_get_serial_sequence('events', 'id'))), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+  postgres: "INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (coalesce(?::bigint, nextval('events_id_seq')), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
 });
 
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
@@ -70,7 +69,7 @@ export function insertEvent(db: Connection, event: NewEvent, id: number | null =
 // id column's sequence hands out each id once and only upwards (a rolled-back one is skipped).
 const NEXT_EVENT_ID = dialect({
   sqlite: 'SELECT coalesce(max(id), 0) + 1 AS id FROM events',
-  postgres: "SELECT nextval(pg_get_serial_sequence('events', 'id')) AS id",
+  postgres: "SELECT nextval('events_id_seq') AS id",
 });
 
 export function nextEventId(db: Connection): { id: number } {
