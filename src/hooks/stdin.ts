@@ -21,21 +21,28 @@ export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText 
   }
 }
 
+// Into one buffer, grown by doubling: a payload (almost always one read) is decoded where it was read,
+// with no copies (each first use of a Buffer method costs a hook a fraction of a millisecond).
 function readUntil(fd: number, cap: number, giveUpAt: number): StdinText {
-  const chunks: Buffer[] = [];
+  let buffer = Buffer.allocUnsafe(Math.min(64 * 1024, cap + 1));
   let total = 0;
   let idle = 0;
-  const buffer = Buffer.alloc(64 * 1024);
+  const text = (): string => buffer.toString('utf8', 0, Math.min(total, cap));
   for (;;) {
+    if (total === buffer.length) {
+      const bigger = Buffer.allocUnsafe(Math.min(buffer.length * 2, cap + 1));
+      buffer.copy(bigger, 0, 0, total);
+      buffer = bigger;
+    }
     let n: number;
     try {
-      n = readSync(fd, buffer, 0, buffer.length, null);
+      n = readSync(fd, buffer, total, buffer.length - total, null);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EINTR') continue; // a signal arrived mid-read: read again
       if (code === 'EAGAIN') {
         const left = giveUpAt - Date.now();
-        if (left <= 0) return { text: Buffer.concat(chunks).toString('utf8'), truncated: false, timedOut: true };
+        if (left <= 0) return { text: text(), truncated: false, timedOut: true };
         // Nothing yet: a short nap, 1 ms at first (a payload is usually on its way), then up to 5 ms.
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(left, 1 + Math.min(4, idle++ >> 1)));
         continue;
@@ -45,14 +52,10 @@ function readUntil(fd: number, cap: number, giveUpAt: number): StdinText {
     }
     if (n === 0) break;
     idle = 0;
-    if (total + n > cap) {
-      chunks.push(Buffer.from(buffer.subarray(0, cap - total)));
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-    }
-    chunks.push(Buffer.from(buffer.subarray(0, n)));
     total += n;
+    if (total > cap) return { text: text(), truncated: true };
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
+  return { text: text(), truncated: false };
 }
 
 interface Source {

@@ -2,10 +2,10 @@ import { existsSync, type Stats } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellWrites } from '../../core/shell/index';
 import { hookClient, thisHost } from '../../coord/client-process';
-import { clockFromEnv, resolveProject } from '../../coord/project';
+import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
-import { findGitInfo, locateDb } from '../../store/discover';
+import { findGitInfo, projectDb, type GitInfo } from '../../store/discover';
 import { coveredFiles, gitMode, lstatOrNull, pathsBelow, repoAt, signature, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
 import { NODE_DISK } from '../custody/node-disk';
 
@@ -96,14 +96,22 @@ interface Place {
 
 // The work tree and database of the command, when the session step would open the same database; 'none'
 // when there is no database yet (nothing is held, and the full hook would create none for this command).
+// As resolveProject and locateDb find them inside git (the scope is the work tree; the database $IC_DB, else
+// the common dir's), without what those read for other callers (core.ignorecase, an 0.1 database).
 function placeOf(call: ShellCall): Place | 'none' | undefined {
   const git = findGitInfo(call.cwd);
   if (!git) return undefined;
-  const project = resolveProject(call.cwd);
-  const dbPath = locateDb({ env: call.env, cwd: call.cwd, projectDb: project.db }).path;
-  if (call.sessionDir !== call.cwd && locateDb({ env: call.env, cwd: call.sessionDir, projectDb: resolveProject(call.sessionDir).db }).path !== dbPath) return undefined;
+  const dbPath = databaseOf(call, git);
+  if (call.sessionDir !== call.cwd) {
+    const sessionGit = findGitInfo(call.sessionDir);
+    if (!sessionGit || databaseOf(call, sessionGit) !== dbPath) return undefined;
+  }
   if (!existsSync(dbPath)) return 'none';
-  return { repo: repoAt(git.root, git.commonDir), dbPath, scopeDir: project.scope };
+  return { repo: repoAt(git.root, git.commonDir), dbPath, scopeDir: git.root };
+}
+
+function databaseOf(call: ShellCall, git: GitInfo): string {
+  return call.env.IC_DB ? call.env.IC_DB : projectDb(git, git.root).path; // IC_DB made absolute in shellCallOf
 }
 
 interface Standing {
