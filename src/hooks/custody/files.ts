@@ -44,9 +44,11 @@ export function gitMode(st: Stats): number {
 }
 
 // Most held patterns name paths that do not exist: no exception (and no stack) for those.
+const NO_THROW = { throwIfNoEntry: false } as const;
+
 export function lstatOrNull(path: string): Stats | null {
   try {
-    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+    return lstatSync(path, NO_THROW) ?? null;
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SnapshotRow } from '../../store/custody';
 import { runningDir } from '../../store/custody-digest';
@@ -34,18 +34,18 @@ export function markerFile(dbPath: string, scope: string, writer: string, callId
   return join(runningDir(dbPath), markerName(scope, writer, callId));
 }
 
+// Written in place, one small write: a reader that catches it half-written cannot parse it and reads it as
+// absent, as it would a moment earlier (no rename: it costs the hook more than the marker's write).
 export function writeMarker(dbPath: string, marker: CommandMarker): void {
   const file = markerFile(dbPath, marker.scope, marker.writer, marker.call_id);
-  const tmp = `${file}.${process.pid}.tmp`;
   const text = JSON.stringify(marker);
   try {
-    writeFileSync(tmp, text);
+    writeFileSync(file, text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     mkdirSync(runningDir(dbPath), { recursive: true }); // the first marker of this database
-    writeFileSync(tmp, text);
+    writeFileSync(file, text);
   }
-  renameSync(tmp, file); // whole or absent for a reader
 }
 
 export function readMarker(dbPath: string, scope: string, writer: string, callId: string): CommandMarker | undefined {

@@ -204,7 +204,7 @@ function before(call: ShellCall): string | undefined {
     // The full hook would (re)record it as seen: no record, one older than the lock, or a seen one since changed.
     if (record === undefined || record[6] < held.createdAt) return undefined;
     const [, , blob, mode, stat] = record;
-    const st = lstatOrNull(join(place.repo.root, path));
+    const st = lstatOrNull(`${place.repo.root}/${path}`);
     if (blob === null ? isContent(st) : !isContent(st) || signature(st!) !== stat || gitMode(st!) !== mode) return undefined;
     if (entry || blob !== null) rows.push({ path, holder: held.holder, blob, mode, stat });
   }
@@ -228,7 +228,7 @@ function after(call: ShellCall): string | undefined {
   for (const path of others.files.keys()) {
     const entry = others.tracked.get(path);
     const row = snapshot.get(path);
-    const st = lstatOrNull(join(place.repo.root, path));
+    const st = lstatOrNull(`${place.repo.root}/${path}`);
     const unchanged = row
       ? row.blob === null
         ? !isContent(st)
@@ -242,7 +242,7 @@ function after(call: ShellCall): string | undefined {
     const record = records.get(path);
     const entry = own.tracked.get(path);
     if (record === undefined && entry && statMatchesIndex(place.repo, entry)) continue;
-    const st = lstatOrNull(join(place.repo.root, path));
+    const st = lstatOrNull(`${place.repo.root}/${path}`);
     const recorded = record ? (record[2] === null ? !isContent(st) : isContent(st) && signature(st!) === record[4] && gitMode(st!) === record[3]) : !isContent(st);
     if (!recorded) return undefined;
   }
