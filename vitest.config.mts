@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { sqlAsText } from './test/support/sql-as-text.mjs';
 import { defineConfig } from 'vitest/config';
 
 // Three tiers (README, "Tests"): `unit` runs in-process against src/ and real SQLite files, in seconds;
@@ -16,16 +16,7 @@ if (process.env.NODE_EXTRA_CA_CERTS) {
 const SPAWNING_CLI_TESTS = ['test/cli/help-examples.test.ts', 'test/cli/tables-pty.test.ts'];
 
 export default defineConfig({
-  plugins: [
-    {
-      // The bundle embeds schema/*.sql as text (esbuild's text loader); tests load them the same way.
-      name: 'sql-as-text',
-      load(id) {
-        if (id.endsWith('.sql')) return `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`;
-        return null;
-      },
-    },
-  ],
+  plugins: [sqlAsText],
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,

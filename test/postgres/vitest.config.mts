@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { sqlAsText } from '../support/sql-as-text.mjs';
 import { defineConfig } from 'vitest/config';
 // @ts-expect-error -- a plain .mjs script without type declarations
 import { driverInstalled, libpqDir } from '../../scripts/install-postgres-driver.mjs';
@@ -15,16 +15,7 @@ if (!process.env.IC_LIBPQ_DIR && !driverInstalled(libpq))
   throw new Error(`the PostgreSQL driver is not installed at ${libpq}: run \`npm run test:postgres\` (or node scripts/install-postgres-driver.mjs) first`);
 
 export default defineConfig({
-  plugins: [
-    {
-      // schema/postgres/*.sql are embedded as text, as the bundle does (esbuild's text loader).
-      name: 'sql-as-text',
-      load(id) {
-        if (id.endsWith('.sql')) return `export default ${JSON.stringify(readFileSync(id, 'utf8'))};`;
-        return null;
-      },
-    },
-  ],
+  plugins: [sqlAsText],
   test: {
     root: new URL('../..', import.meta.url).pathname,
     include: ['test/postgres/**/*.test.ts'],

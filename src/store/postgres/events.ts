@@ -1,3 +1,4 @@
+import type { StoredEvent } from '../events';
 import type { PostgresConnection } from './connection';
 
 // Event ids come from a sequence: a number is taken when a transaction asks for it, not when it commits. Two
@@ -8,19 +9,7 @@ import type { PostgresConnection } from './connection';
 // are one command's work).
 export const FINISHED_EVENTS = 'xact < pg_snapshot_xmin(pg_current_snapshot())';
 
-export interface FollowedEvent {
-  id: number;
-  type: string;
-  lock_id: string | null;
-  scope: string;
-  owner: string;
-  pattern: string | null;
-  reason: string | null;
-  created_at: number;
-  detail: string | null;
-}
-
 // The next events after `afterId` that no later commit can precede, in id order.
-export function finishedEventsAfter(db: PostgresConnection, afterId: number, limit: number): FollowedEvent[] {
-  return db.all<FollowedEvent>(`SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id > ? AND ${FINISHED_EVENTS} ORDER BY id LIMIT ?`, [afterId, limit]);
+export function finishedEventsAfter(db: PostgresConnection, afterId: number, limit: number): StoredEvent[] {
+  return db.all<StoredEvent>(`SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id > ? AND ${FINISHED_EVENTS} ORDER BY id LIMIT ?`, [afterId, limit]);
 }
