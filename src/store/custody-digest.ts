@@ -1,12 +1,30 @@
 import type { Connection } from './connection';
-import { unlinkSync } from 'node:fs';
+import { readdirSync, unlinkSync } from 'node:fs';
 import { statement } from './statements';
 
 // The files beside a database that the shell hooks' fast path reads instead of opening it
 // (src/hooks/fast/): the digest of what custody needs, and one marker per running shell command.
 
-export function digestPath(dbPath: string): string {
-  return `${dbPath}-digest.json`;
+// One digest per scope (a database shared by several work trees has one scope each), named by a hash of the
+// scope directory, so no shell hook reads or rewrites another scope's.
+export function digestDir(dbPath: string): string {
+  return `${dbPath}-digest`;
+}
+
+export function digestPath(dbPath: string, scopeDir: string): string {
+  return `${digestDir(dbPath)}/${fnv64(scopeDir)}.json`;
+}
+
+// 64 bits of FNV-1a (two 32-bit halves with different seeds): a file name without node:crypto.
+export function fnv64(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+  }
+  return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}`;
 }
 
 export function runningDir(dbPath: string): string {
@@ -22,13 +40,23 @@ export function digestGeneration(db: Connection): number | undefined {
   }
 }
 
-// Called inside the write transaction that moved the generation, before it commits: a failure to delete
-// aborts the write, since a digest left behind would say less than the database.
+// Called inside the write transaction that moved the generation, before it commits: every scope's digest
+// goes (a failure to delete one aborts the write, since a digest left behind would say less than the
+// database). unlink, not rmSync, which loads Node's rimraf.
 export function dropDigest(dbPath: string): void {
+  let names: string[];
   try {
-    unlinkSync(digestPath(dbPath)); // not rmSync: it loads Node's rimraf for one file
+    names = readdirSync(digestDir(dbPath));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  for (const name of names) {
+    try {
+      unlinkSync(`${digestDir(dbPath)}/${name}`);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 }
 

@@ -151,7 +151,7 @@ describe('uninstall is the inverse of install', () => {
     const shell = (id: string) => JSON.stringify({ session_id: 's', cwd: r.dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: id });
     await ic(r, ['coord', 'hook', 'claude-pre-shell'], { input: shell('1') });
     await ic(r, ['coord', 'hook', 'claude-pre-shell'], { input: shell('2') });
-    expect(existsSync(`${r.db}-digest.json`) && readdirSync(`${r.db}-running`).length).toBe(1);
+    expect([readdirSync(`${r.db}-digest`).length, readdirSync(`${r.db}-running`).length]).toEqual([1, 1]);
     expect(existsSync(r.db)).toBe(true);
     const dry = await ic(r, ['coord', 'uninstall', '--purge', '--dry-run']);
     expect(dry.stderr).toMatch(/would delete .*ic\.db with 2 live locks/);

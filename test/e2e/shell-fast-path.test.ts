@@ -21,7 +21,7 @@ function git(repo: TempRepo, ...args: string[]): string {
 
 const read = (repo: TempRepo, path: string) => readFileSync(join(repo.dir, path), 'utf8');
 const markers = (repo: TempRepo) => (existsSync(`${repo.db}-running`) ? readdirSync(`${repo.db}-running`).filter((name) => name.endsWith('.json')) : []);
-const digestExists = (repo: TempRepo) => existsSync(`${repo.db}-digest.json`);
+const digestExists = (repo: TempRepo) => existsSync(`${repo.db}-digest`) && readdirSync(`${repo.db}-digest`).some((name) => name.endsWith('.json'));
 
 function commandRows(repo: TempRepo): number {
   const db = new Database(repo.db, { readonly: true });

@@ -10,7 +10,7 @@ import { escapeForDisplay } from '../../core/names';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
 import { openContext, withCommonOptions, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
-import { digestPath, runningDir } from '../../store/custody-digest';
+import { digestDir, runningDir } from '../../store/custody-digest';
 
 interface InstallOptions extends CommonOptions {
   claude?: boolean;
@@ -118,8 +118,8 @@ function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
       file: db,
       action: 'removed',
       apply: () => {
-        for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`, digestPath(db)]) rmSync(file, { force: true });
-        rmSync(runningDir(db), { recursive: true, force: true }); // the shell hooks' fast-path files (src/hooks/fast/)
+        for (const file of [db, `${db}-wal`, `${db}-shm`, `${db}-journal`]) rmSync(file, { force: true });
+        for (const dir of [digestDir(db), runningDir(db)]) rmSync(dir, { recursive: true, force: true }); // the shell hooks' fast-path files (src/hooks/fast/)
         const dir = dirname(db);
         if (readdirSync(dir).length === 0) rmdirSync(dir);
       },

@@ -1,16 +1,15 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
 import { writeTransaction, type CoordContext } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
 import { openRequestsIn } from '../../coord/handoff';
-import { allSessions, digestGeneration, digestPath, earliestExpiries, ownersEditing, scopeRecords, unreleasedFileLocks } from '../../store/custody-digest';
-import { DIGEST_VERSION, readDigest, type Digest, type DigestScope } from '../fast/digest';
+import { allSessions, digestDir, digestGeneration, digestPath, earliestExpiries, ownersEditing, scopeRecords, unreleasedFileLocks } from '../../store/custody-digest';
+import { DIGEST_VERSION, type Digest, type DigestScope } from '../fast/digest';
 
 // A lock that lapsed this long ago is left out of the expiries: a clock a little behind may still see it live.
 const LAPSE_MARGIN_MS = 60_000;
 
-// Writes the digest of the context's scope (kept beside the other scopes' when they are still current),
-// under the write lock, so no write can land between what it reads and its rename: any later write that
+// Writes the digest of the context's scope, under the write lock, so no write can land between what it reads and its rename: any later write that
 // changes what it says deletes it (src/coord/context.ts). Run at the end of a shell hook that took the
 // long way; a failure only means the next command takes the long way too.
 export function refreshDigest(ctx: CoordContext): void {
@@ -20,20 +19,24 @@ export function refreshDigest(ctx: CoordContext): void {
     writeTransaction(ctx, EVERYTHING, (now) => {
       const generation = digestGeneration(ctx.db);
       if (generation === undefined) return;
-      const previous = readDigest(ctx.dbLocation.path);
-      const scopes: Record<string, DigestScope> = previous?.generation === generation ? { ...previous.scopes } : {};
-      scopes[ctx.scopeDir] = scopeDigest(ctx, now);
       const digest: Digest = {
         v: DIGEST_VERSION,
         generation,
         written_at: now,
         sessions: allSessions(ctx.db).map((s) => [s.owner, s.base, s.host, s.boot, s.pid, s.start, s.last_seen, s.told_until]),
         expiries: earliestExpiries(ctx.db, now - LAPSE_MARGIN_MS).map((row) => [row.owner, row.expires_at]),
-        scopes,
+        scopeDir: ctx.scopeDir,
+        scope: scopeDigest(ctx, now),
       };
-      const path = digestPath(ctx.dbLocation.path);
+      const path = digestPath(ctx.dbLocation.path, ctx.scopeDir);
       const tmp = `${path}.${process.pid}.tmp`;
-      writeFileSync(tmp, JSON.stringify(digest));
+      try {
+        writeFileSync(tmp, JSON.stringify(digest));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        mkdirSync(digestDir(ctx.dbLocation.path), { recursive: true });
+        writeFileSync(tmp, JSON.stringify(digest));
+      }
       renameSync(tmp, path);
     });
   } catch {
@@ -49,8 +52,9 @@ function scopeDigest(ctx: CoordContext, now: number): DigestScope {
   return {
     key: ctx.scope,
     locks: locks.map((lock) => [lock.id, lock.owner, lock.pattern, lock.created_at, lock.expires_at]),
+    // Records of absent files are left out: the fast path takes an absent file with no record as absent.
     records: scopeRecords(ctx.db, ctx.scope)
-      .filter((record) => covered(record.path))
+      .filter((record) => record.blob !== null && covered(record.path))
       .map((r) => [r.path, r.owner, r.blob, r.mode, r.stat, r.source, r.recorded_at]),
     editing: ownersEditing(ctx.db, ctx.scope),
     requests: openRequestsIn(ctx, () => true, now).map((request) => [request.id, request.holder]),

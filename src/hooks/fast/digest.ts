@@ -5,7 +5,7 @@ import { readRegularFile } from '../regular-file';
 // src/hooks/custody/digest-refresh.ts, deleted by any write that could make it say too little: see
 // schema/0007_custody_digest.sql). Rows are arrays, not objects: it is parsed on every shell command.
 
-export const DIGEST_VERSION = 1;
+export const DIGEST_VERSION = 2;
 
 export interface Digest {
   v: number;
@@ -16,8 +16,9 @@ export interface Digest {
   sessions: [string, string, string, string, number, string, number, number | null][];
   /** [owner, earliest expiry]: of each owner's unreleased locks, any type and scope. */
   expiries: [string, number][];
-  /** By scope directory (the project's scope as resolved from a work tree). */
-  scopes: Record<string, DigestScope>;
+  /** The scope directory this digest is of (the project's scope as resolved from a work tree). */
+  scopeDir: string;
+  scope: DigestScope;
 }
 
 export interface DigestScope {
@@ -33,13 +34,13 @@ export interface DigestScope {
   requests: [number, string][];
 }
 
-// Undefined when there is no digest (deleted by a write, never written, or from another version).
-export function readDigest(dbPath: string): Digest | undefined {
-  const text = readRegularFile(digestPath(dbPath));
+// Undefined when there is no digest of the scope (deleted by a write, never written, or from another version).
+export function readDigest(dbPath: string, scopeDir: string): Digest | undefined {
+  const text = readRegularFile(digestPath(dbPath, scopeDir));
   if (text === undefined) return undefined;
   try {
     const digest = JSON.parse(text) as Digest;
-    return digest !== null && typeof digest === 'object' && digest.v === DIGEST_VERSION && typeof digest.scopes === 'object' ? digest : undefined;
+    return digest !== null && typeof digest === 'object' && digest.v === DIGEST_VERSION && digest.scopeDir === scopeDir && typeof digest.scope === 'object' ? digest : undefined;
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SnapshotRow } from '../../store/custody';
-import { runningDir } from '../../store/custody-digest';
+import { fnv64, runningDir } from '../../store/custody-digest';
 import { readRegularFile } from '../regular-file';
 
 // One file per shell command that the fast path let run (beside the database, in <db>-running/): the
@@ -16,17 +16,8 @@ export interface CommandMarker {
   rows: SnapshotRow[];
 }
 
-// 64 bits of FNV-1a (two 32-bit halves with different seeds): names a marker without node:crypto.
 function markerName(scope: string, writer: string, callId: string): string {
-  const key = `${scope}\0${writer}\0${callId}`;
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x01000193) >>> 0;
-  }
-  return `${a.toString(16).padStart(8, '0')}${b.toString(16).padStart(8, '0')}.json`;
+  return `${fnv64(`${scope}\0${writer}\0${callId}`)}.json`;
 }
 
 // Where the marker of one command is (or would be).

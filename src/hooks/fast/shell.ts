@@ -6,7 +6,7 @@ import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
 import { findGitInfo, projectDb, type GitInfo } from '../../store/discover';
-import { coveredFiles, gitMode, lstatOrNull, pathsBelow, repoAt, signature, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
+import { coveredFiles, existenceProbe, gitMode, lstatOrNull, pathsBelow, repoAt, signature, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
 import { NODE_DISK } from '../custody/node-disk';
 
 import { CODEX_SHELL_TOOLS } from '../edit-events';
@@ -127,9 +127,9 @@ interface Standing {
 // hand-off request its model has not been told, and (before a command) every lock of its lineage
 // lasting past the command's timeout and grace.
 function standingOf(call: ShellCall, place: Place): Standing | undefined {
-  const digest = readDigest(place.dbPath);
-  const scope = digest?.scopes[place.scopeDir];
-  if (digest === undefined || scope === undefined) return undefined;
+  const digest = readDigest(place.dbPath, place.scopeDir);
+  if (digest === undefined) return undefined;
+  const scope = digest.scope;
   const now = clockFromEnv(call.env)();
   // The session row of this client process and base, as sessionOfProcess finds it; the boot id is not
   // compared: only a row seen within the liveness interval is used, and no such row is from another boot.
@@ -196,15 +196,19 @@ function before(call: ShellCall): string | undefined {
   const standing = standingOf(call, place);
   if (standing === undefined) return undefined;
   const { others, records } = heldFiles(place, standing);
+  const lstatOf = statIn(place.repo.root);
   const rows: SnapshotRow[] = [];
   for (const [path, held] of others.files) {
     const entry = others.tracked.get(path);
     const record = records.get(path);
     if (entry && record === undefined && statMatchesIndex(place.repo, entry)) continue;
+    // A file that neither exists nor is in the index needs no record: one the command creates there is moved
+    // aside all the same (the after hook's snapshot says it was absent). The digest leaves absent records out.
+    if (!entry && record === undefined && !isContent(lstatOf(path))) continue;
     // The full hook would (re)record it as seen: no record, one older than the lock, or a seen one since changed.
     if (record === undefined || record[6] < held.createdAt) return undefined;
     const [, , blob, mode, stat] = record;
-    const st = lstatOrNull(`${place.repo.root}/${path}`);
+    const st = lstatOf(path);
     if (blob === null ? isContent(st) : !isContent(st) || signature(st!) !== stat || gitMode(st!) !== mode) return undefined;
     if (entry || blob !== null) rows.push({ path, holder: held.holder, blob, mode, stat });
   }
@@ -224,11 +228,12 @@ function after(call: ShellCall): string | undefined {
   const marker = readMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   if (marker === undefined) return undefined;
   const { others, own, records } = heldFiles(place, standing);
+  const lstatOf = statIn(place.repo.root);
   const snapshot = new Map(marker.rows.map((row) => [row.path, row]));
   for (const path of others.files.keys()) {
     const entry = others.tracked.get(path);
     const row = snapshot.get(path);
-    const st = lstatOrNull(`${place.repo.root}/${path}`);
+    const st = lstatOf(path);
     const unchanged = row
       ? row.blob === null
         ? !isContent(st)
@@ -242,7 +247,7 @@ function after(call: ShellCall): string | undefined {
     const record = records.get(path);
     const entry = own.tracked.get(path);
     if (record === undefined && entry && statMatchesIndex(place.repo, entry)) continue;
-    const st = lstatOrNull(`${place.repo.root}/${path}`);
+    const st = lstatOf(path);
     const recorded = record ? (record[2] === null ? !isContent(st) : isContent(st) && signature(st!) === record[4] && gitMode(st!) === record[3]) : !isContent(st);
     if (!recorded) return undefined;
   }
@@ -261,6 +266,13 @@ function matchGlob(pattern: string, path: string): boolean {
     globMatcher = loader.loadBundle(bundle).matchPath;
   }
   return globMatcher!(pattern, path);
+}
+
+// A held file's lstat, or null; most held paths of a big lock table do not exist, and their directories are
+// listed once (existenceProbe) instead of one failed lstat each.
+function statIn(root: string): (path: string) => Stats | null {
+  const exists = existenceProbe(root);
+  return (path) => (exists(path) ? lstatOrNull(`${root}/${path}`) : null);
 }
 
 // A file or symlink: what custody keeps content of (anything else reads as absent).
