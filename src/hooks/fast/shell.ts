@@ -6,7 +6,7 @@ import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
 import { findGitInfo, projectDb, type GitInfo } from '../../store/discover';
-import { coveredFiles, existenceProbe, gitMode, lstatOrNull, pathsBelow, repoAt, signature, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
+import { coveredFiles, gitMode, lstatOrNull, pathsBelow, repoAt, signature, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
 import { NODE_DISK } from '../custody/node-disk';
 
 import { CODEX_SHELL_TOOLS } from '../edit-events';
@@ -268,11 +268,10 @@ function matchGlob(pattern: string, path: string): boolean {
   return globMatcher!(pattern, path);
 }
 
-// A held file's lstat, or null; most held paths of a big lock table do not exist, and their directories are
-// listed once (existenceProbe) instead of one failed lstat each.
+// A held file's lstat, or null: one syscall whether or not it exists (listing parent directories first, as
+// the full hook's existenceProbe does, costs more here: the held files are spread over many directories).
 function statIn(root: string): (path: string) => Stats | null {
-  const exists = existenceProbe(root);
-  return (path) => (exists(path) ? lstatOrNull(`${root}/${path}`) : null);
+  return (path) => lstatOrNull(`${root}/${path}`);
 }
 
 // A file or symlink: what custody keeps content of (anything else reads as absent).
