@@ -1,5 +1,6 @@
 import { checkpointPassive, pauseAutoCheckpoint } from '../store/checkpoint';
 import { monotonicMs } from './timing';
+import { blockingSleep } from './wait';
 import { writeTransaction, type CoordContext } from './context';
 import type { WriteScope } from '../store/connection';
 
@@ -14,6 +15,9 @@ export const CHUNK = {
   budgetMs: 15,
   // Past this many items, the WAL is checkpointed between chunks rather than inside a chunk's commit.
   manualCheckpointFrom: 100,
+  // A pause with the write lock free between chunks, longer than a waiting writer's poll (1 ms,
+  // store/sqlite-connection.ts), so a hook waiting for the lock always gets it before the next chunk.
+  yieldMs: 3,
 } as const;
 
 // Applies `apply` to every item, in order, in as many write transactions as the budget calls for. Each
@@ -29,6 +33,7 @@ export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: read
     while (next < items.length) {
       next = oneChunk(ctx, scope, items, next, apply, limits, results);
       if (bulk) checkpointPassive(ctx.db);
+      if (next < items.length) blockingSleep(CHUNK.yieldMs);
     }
   } finally {
     resume?.();
@@ -75,6 +80,7 @@ export function repeatInChunks(ctx: CoordContext, scope: WriteScope, step: (now:
       total += changed;
       if (changed < rows) return total;
       checkpointPassive(ctx.db);
+      blockingSleep(CHUNK.yieldMs);
     }
   } finally {
     resume();

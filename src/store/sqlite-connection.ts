@@ -1,7 +1,11 @@
 import type Database from 'better-sqlite3';
 import type { Connection, Sql, Statement, WriteScope } from './connection';
+import { isBusyError } from './errors';
 
 type Runner = Database.Transaction<(work: () => unknown) => unknown>;
+
+const WRITE_LOCK_POLL_MS = 1;
+const pollSleeper = new Int32Array(new SharedArrayBuffer(4));
 
 // The embedded engine: a better-sqlite3 handle behind the store's Connection. SQLite-only work (pragmas,
 // migrations, checkpoints, integrity, the application id) takes `.sqlite` through sqliteHandle() and
@@ -10,6 +14,7 @@ export class SqliteConnection implements Connection {
   readonly engine = 'sqlite' as const;
   private readonly statements = new Map<string, Database.Statement>();
   private runner: Runner | undefined;
+  private lockWaitMs: number | undefined;
 
   constructor(
     readonly sqlite: Database.Database,
@@ -29,8 +34,19 @@ export class SqliteConnection implements Connection {
   }
 
   // BEGIN IMMEDIATE takes the one write lock of the whole file, so the scope needs no lock of its own.
+  // A write inside a write is a savepoint of the outer one (better-sqlite3's nesting).
   write<T>(_scope: WriteScope, work: () => T): T {
-    return this.transactions().immediate(work) as T;
+    if (this.sqlite.inTransaction) return this.transactions().immediate(work) as T;
+    this.takeWriteLock();
+    let committed = false;
+    try {
+      const result = work();
+      this.prepare('COMMIT').run();
+      committed = true;
+      return result;
+    } finally {
+      if (!committed && this.sqlite.inTransaction) this.prepare('ROLLBACK').run();
+    }
   }
 
   read<T>(work: () => T): T {
@@ -38,7 +54,8 @@ export class SqliteConnection implements Connection {
   }
 
   setLockWait(ms: number): void {
-    this.sqlite.pragma(`busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+    this.lockWaitMs = Math.max(0, Math.floor(ms));
+    this.sqlite.pragma(`busy_timeout = ${this.lockWaitMs}`);
   }
 
   now(clientClock: () => number): number {
@@ -47,6 +64,30 @@ export class SqliteConnection implements Connection {
 
   close(): void {
     this.sqlite.close();
+  }
+
+  // Waits for the write lock by trying every millisecond instead of through SQLite's busy handler, whose
+  // sleeps grow to 100 ms: a writer that gives the lock back for a moment between short transactions (a
+  // bulk operation's chunks) would otherwise keep it from a waiter that wakes up too seldom to see the gap.
+  private takeWriteLock(): void {
+    const begin = this.prepare('BEGIN IMMEDIATE');
+    const waitMs = (this.lockWaitMs ??= Number(this.sqlite.pragma('busy_timeout', { simple: true })));
+    if (waitMs === 0) return void begin.run();
+    this.prepare('PRAGMA busy_timeout = 0').get();
+    try {
+      const giveUpAt = performance.now() + waitMs;
+      for (;;) {
+        try {
+          begin.run();
+          return;
+        } catch (error) {
+          if (!isBusyError(error) || performance.now() >= giveUpAt) throw error;
+        }
+        Atomics.wait(pollSleeper, 0, 0, WRITE_LOCK_POLL_MS);
+      }
+    } finally {
+      this.prepare(`PRAGMA busy_timeout = ${waitMs}`).get();
+    }
   }
 
   // One transaction function per connection, given the work as an argument: better-sqlite3 builds a new

@@ -12,6 +12,22 @@ import { release } from '../../src/coord/release';
 import { renew } from '../../src/coord/renew';
 import { sweep } from '../../src/coord/sweep';
 import { grant, useTestStore } from '../support/store';
+import { execa } from 'execa';
+
+// Holds the database's write lock 15 ms at a time with 2 ms free between, for up to 20 s; says "on" once.
+const HOLDER = `
+const db = require('better-sqlite3')(process.argv[1]);
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const end = Date.now() + 20000;
+let told = false;
+while (Date.now() < end) {
+  db.exec('BEGIN IMMEDIATE');
+  if (!told) { process.stdout.write('on'); told = true; }
+  const until = performance.now() + 15;
+  while (performance.now() < until);
+  db.exec('COMMIT');
+  Atomics.wait(sleeper, 0, 0, 2);
+}`;
 
 describe('SqliteConnection', () => {
   let dir: string;
@@ -64,6 +80,31 @@ describe('SqliteConnection', () => {
     });
     expect(owners()).toEqual(['kept', 'outer']);
   });
+
+  it('a writer waiting for the lock gets it in the short gaps another process leaves between its transactions', async () => {
+    // A bulk operation's pattern (coord/chunks.ts): the lock held 15 ms, then free for a moment, again and
+    // again. SQLite's own busy handler, whose sleeps grow to 100 ms, missed the gap in a quarter of these.
+    const holder = execa(process.execPath, ['-e', HOLDER, join(dir, 'ic.db')], { cwd: process.cwd() });
+    try {
+      await new Promise((resolve) => holder.stdout!.once('data', resolve));
+      db.setLockWait(300);
+      let busy = 0;
+      for (let i = 0; i < 20; i++) {
+        try {
+          db.write(EVERYTHING, () => insert(`w${i}`));
+        } catch (error) {
+          if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) busy++;
+          else throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 40)); // like hooks one after another: the holder goes on
+      }
+      expect(busy).toBe(0);
+      expect(owners()).toHaveLength(20);
+    } finally {
+      holder.kill('SIGKILL');
+      await holder.catch(() => undefined);
+    }
+  }, 30_000);
 
   it('reads in one transaction and leaves none open, even when the work throws', () => {
     insert('a');
