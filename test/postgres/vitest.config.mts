@@ -2,12 +2,14 @@ import { sqlAsText } from '../support/sql-as-text.mjs';
 import { defineConfig } from 'vitest/config';
 // @ts-expect-error -- a plain .mjs script without type declarations
 import { driverInstalled, libpqDir } from '../../scripts/install-postgres-driver.mjs';
+import { CONFORMANCE_FILES, KNOWN_FAILING_FILES, knownFailuresPattern } from './conformance.mjs';
 
 // The PostgreSQL suite (`npm run test:postgres`, docs/postgres.md): its globalSetup starts a throwaway cluster
 // (scripts/postgres-server.mjs) and stops it afterwards, whatever the tests did. Not part of `npm test`: it
 // needs Debian's postgresql package and the native `libpq` package, which is not in package.json: the npm
 // script installs it outside the repository first (scripts/install-postgres-driver.mjs), and the tests, and
 // the worker processes they start, find it through IC_LIBPQ_DIR (src/store/postgres/driver.ts).
+// Besides test/postgres/, it runs the conformance files of `npm test` on PostgreSQL (test/postgres/conformance.ts).
 if (process.env.NODE_EXTRA_CA_CERTS) delete process.env.NODE_EXTRA_CA_CERTS; // see vitest.config.mts
 
 const libpq = process.env.IC_LIBPQ_DIR || libpqDir();
@@ -18,9 +20,12 @@ export default defineConfig({
   plugins: [sqlAsText],
   test: {
     root: new URL('../..', import.meta.url).pathname,
-    include: ['test/postgres/**/*.test.ts'],
+    include: ['test/postgres/**/*.test.ts', ...CONFORMANCE_FILES],
+    exclude: KNOWN_FAILING_FILES.map((known) => known.file),
+    testNamePattern: knownFailuresPattern(),
     globalSetup: ['test/postgres/global-setup.ts'],
-    env: { IC_LIBPQ_DIR: libpq },
+    // IC_TEST_ENGINE: the conformance files' temp repositories and stores live on the suite's server (test/support/engine.ts).
+    env: { IC_LIBPQ_DIR: libpq, IC_TEST_ENGINE: 'postgres' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

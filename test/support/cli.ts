@@ -3,6 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { freshPostgresDatabase, onPostgres } from './engine';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const IC_BIN = join(REPO_ROOT, 'bin', 'ic');
@@ -10,6 +11,7 @@ export const COORD_BIN = join(REPO_ROOT, 'bin', 'coord');
 
 export interface TempRepo {
   dir: string;
+  /** Its database: a SQLite file path, or on PostgreSQL (IC_TEST_ENGINE=postgres, see engine.ts) the URL of its own schema. */
   db: string;
   cleanup: () => void;
 }
@@ -21,8 +23,43 @@ export function makeTempRepo(prefix = 'ic-test-'): TempRepo {
   execFileSync('git', ['-C', dir, 'config', 'user.email', 'test@example.com']);
   execFileSync('git', ['-C', dir, 'config', 'user.name', 'Test']);
   execFileSync('git', ['-C', dir, 'config', 'commit.gpgsign', 'false']);
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  if (onPostgres) {
+    // The bin run anywhere in this repository gets IC_DB set to this database (see runBin).
+    const database = freshPostgresDatabase();
+    postgresRepos.set(dir, database.url);
+    return {
+      dir,
+      db: database.url,
+      cleanup: () => {
+        postgresRepos.delete(dir);
+        removeDir();
+        database.drop();
+      },
+    };
+  }
   // The default database of a git repository lives in its common dir (docs/reference.md, Database).
-  return { dir, db: join(dir, '.git', 'ic', 'ic.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, db: join(dir, '.git', 'ic', 'ic.db'), cleanup: removeDir };
+}
+
+// On PostgreSQL: each live temp repository's database, by its directory.
+const postgresRepos = new Map<string, string>();
+
+// The database a bin run in `cwd` uses when the test names none: on PostgreSQL, the database of the temp
+// repository containing `cwd` (there is no default location on a server); on SQLite, none (the default file).
+function engineDbFor(cwd: string, env: Record<string, string | undefined> | undefined): Record<string, string> {
+  if (!onPostgres || (env !== undefined && 'IC_DB' in env)) return {};
+  const real = realpathOrSelf(cwd);
+  for (const [dir, url] of postgresRepos) if (real === dir || real.startsWith(`${dir}/`)) return { IC_DB: url };
+  return {};
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
 }
 
 export interface RunResult {
@@ -32,12 +69,13 @@ export interface RunResult {
   json: any;
 }
 
-// Environment for the bin under test: nothing inherited that could change its answers.
+// Environment for the bin under test: nothing inherited that could change its answers. On PostgreSQL a
+// process the test starts itself (not through runBin) gets the database of the newest live temp repository.
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     IC_OWNER: undefined,
-    IC_DB: undefined,
+    IC_DB: onPostgres ? [...postgresRepos.values()].at(-1) : undefined,
     IC_NOW: undefined,
     IC_TEST_CLOCK: undefined,
     IC_LOCK_DELAY: undefined,
@@ -63,7 +101,14 @@ function parse(stdout: string): any {
 
 // Runs the real bin as a process: JSON on stdout (it is a pipe), never rejects on a non-zero exit.
 export async function runBin(bin: string, args: string[], options: { cwd: string; env?: Record<string, string | undefined>; input?: string; timeout?: number }): Promise<RunResult> {
-  const execaOptions: Options = { cwd: options.cwd, env: cleanEnv(options.env), extendEnv: false, reject: false, input: options.input ?? '', timeout: options.timeout ?? 20_000 };
+  const execaOptions: Options = {
+    cwd: options.cwd,
+    env: cleanEnv({ ...engineDbFor(options.cwd, options.env), ...options.env }),
+    extendEnv: false,
+    reject: false,
+    input: options.input ?? '',
+    timeout: options.timeout ?? 20_000,
+  };
   const result = await execa(bin, args, execaOptions);
   const stdout = String(result.stdout ?? '');
   return { exitCode: result.exitCode ?? -1, stdout, stderr: String(result.stderr ?? ''), json: parse(stdout) };

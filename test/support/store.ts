@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { createContext, type CoordContext } from '../../src/coord/context';
 import { reserveOnce, type ReserveInput } from '../../src/coord/reserve';
 import type { Lock } from '../../src/core/lock';
+import { freshPostgresDatabase, onPostgres } from './engine';
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
-// A use-case context on a real SQLite file in a fresh temp directory, with a clock the test sets.
+// A use-case context on a real SQLite file in a fresh temp directory, with a clock the test sets; on
+// PostgreSQL (IC_TEST_ENGINE=postgres, see engine.ts) on a fresh database of the suite's server instead.
 export interface TestStore {
   ctx: CoordContext;
   dir: string;
@@ -20,10 +22,12 @@ export function openTestStore(env: NodeJS.ProcessEnv = {}, into = {} as TestStor
   const store = into;
   store.dir = mkdtempSync(join(tmpdir(), 'ic-unit-'));
   store.now = T0;
-  store.ctx = createContext({ cwd: store.dir, env: { IC_DB: join(store.dir, 'test.db'), ...env }, write: true, clock: () => store.now });
+  const database = onPostgres ? freshPostgresDatabase() : undefined;
+  store.ctx = createContext({ cwd: store.dir, env: { IC_DB: database?.url ?? join(store.dir, 'test.db'), ...env }, write: true, clock: () => store.now });
   store.close = () => {
     store.ctx.db.close();
     rmSync(store.dir, { recursive: true, force: true });
+    database?.drop();
   };
   return store;
 }

@@ -1,0 +1,53 @@
+// The engine the store, core-command and lifecycle tests run on (docs/postgres.md, "Tests"): SQLite unless
+// IC_TEST_ENGINE=postgres, which `npm run test:postgres` sets for the files it shares with `npm test`
+// (test/postgres/conformance.ts). On PostgreSQL every temp repository and test store gets a database of its
+// own: a fresh schema (search_path in the URL) on the suite's throwaway server, dropped on cleanup.
+import { randomBytes } from 'node:crypto';
+import { describe, inject, it, test } from 'vitest';
+import { PostgresConnection } from '../../src/store/postgres/connection';
+import { withParameter } from '../../src/store/postgres/url';
+
+export type TestEngine = 'sqlite' | 'postgres';
+
+export const TEST_ENGINE: TestEngine = process.env.IC_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+export const onPostgres = TEST_ENGINE === 'postgres';
+
+// A test about SQLite itself (its file, WAL, pragmas, a corrupt file, `doctor` on SQLite): it runs on SQLite
+// and is reported as skipped on PostgreSQL, never dropped silently. Write `sqliteOnly.it(...)`.
+export const sqliteOnly = {
+  it: onPostgres ? it.skip : it,
+  test: onPostgres ? test.skip : test,
+  describe: onPostgres ? describe.skip : describe,
+};
+
+// A test that needs a PostgreSQL server of the suite (test/postgres/global-setup.ts).
+export const postgresOnly = {
+  it: onPostgres ? it : it.skip,
+  describe: onPostgres ? describe : describe.skip,
+};
+
+let admin: PostgresConnection | undefined;
+
+// One connection per test process for dropping the tests' schemas, opened on first use (the driver loads
+// then: the SQLite runs never load it).
+function adminConnection(): PostgresConnection {
+  if (admin) return admin;
+  admin = PostgresConnection.open(inject('pgUrl'));
+  admin.exec('SET client_min_messages = warning'); // no NOTICE for a schema never created
+  return admin;
+}
+
+export interface TestDatabase {
+  /** What IC_DB / --db takes: the suite's server, with ic's tables in a schema of their own. */
+  url: string;
+  schema: string;
+  drop: () => void;
+}
+
+// A fresh, empty ic database on the suite's server. ic creates its tables on first write (as it creates a
+// SQLite file); `drop` removes them with everything in them.
+export function freshPostgresDatabase(): TestDatabase {
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = withParameter(inject('pgUrl'), 'options', `-c search_path=${schema}`);
+  return { url, schema, drop: () => adminConnection().exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+}
