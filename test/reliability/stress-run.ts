@@ -59,6 +59,16 @@ export interface StressOptions {
   /** Where the run's directory (repo, database, log) goes; removed afterwards unless keep. */
   keep?: boolean;
   log?: (line: string) => void;
+  /** A database other than the run's own SQLite file (test/postgres/stress.test.ts: a PostgreSQL URL), and how to read its rows afterwards. */
+  database?: StressDatabase;
+  /** Once this many operations have started, `outage` runs (a server restart) while the others go on. */
+  outageAfterOps?: number;
+  outage?: () => Promise<void>;
+}
+
+export interface StressDatabase {
+  url: string;
+  read: () => { events: EventRow[]; locks: LockRow[] };
 }
 
 export interface StressResult {
@@ -100,7 +110,7 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
   for (let i = 0; i < options.owners; i++) ttlByOwner[`agent-${i}`] = 2000 + ((i * 500) % 3500);
   const owners = Object.keys(ttlByOwner);
   const known = new Map<string, string[]>(owners.map((o) => [o, []])); // lock ids each owner was granted
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', IC_DB: db, IC_LOCK_DELAY: `${options.lockDelayMs}ms` };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', IC_DB: options.database?.url ?? db, IC_LOCK_DELAY: `${options.lockDelayMs}ms`, IC_LIBPQ_DIR: process.env.IC_LIBPQ_DIR };
   // A named database that does not exist is refused to readers (69): create it before the first call, which may be a check.
   execFileSync(options.bin, ['init'], { cwd: dir, env, stdio: 'ignore' });
   const running = new Set<Running>();
@@ -172,9 +182,19 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
     }
   };
 
+  // The outage (a server restart): every invocation alive meanwhile may have lost its connection, before or
+  // during its commit, so its outcome is unknown to it (see replay.ts, Invocation.outage).
+  const outages: { start: number; end: number }[] = [];
+  let outageRun: Promise<void> | undefined;
   const worker = async (): Promise<void> => {
     while (started < options.ops && !stopRequested) {
       started++;
+      if (options.outage && started === options.outageAfterOps) {
+        const window = { start: Date.now(), end: Infinity };
+        outages.push(window);
+        log(`  outage after ${started} operations`);
+        outageRun = options.outage().then(() => void (window.end = Date.now()));
+      }
       await operate();
     }
   };
@@ -228,6 +248,7 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
 
   const sweeping = sweeper();
   await Promise.all(Array.from({ length: options.procs }, worker));
+  await outageRun;
   done = true;
   if (faults) clearInterval(faults);
   clearInterval(progress);
@@ -235,9 +256,10 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
   for (const r of running) process.kill(r.pid, 'SIGCONT');
   while (running.size) await new Promise((r) => setTimeout(r, 50));
   const seconds = (Date.now() - t0) / 1000;
+  for (const inv of invocations) if (outages.some((o) => inv.start <= o.end && inv.end >= o.start)) inv.outage = true;
 
   writeFileSync(join(dir, 'run.json'), JSON.stringify({ ttlByOwner, lockDelayMs: options.lockDelayMs, kills, stops, seconds }));
-  const result = checkRun(dir, invocations, { ttlByOwner, lockDelayMs: options.lockDelayMs, kills, stops, seconds });
+  const result = checkRun(dir, invocations, { ttlByOwner, lockDelayMs: options.lockDelayMs, kills, stops, seconds }, options.database);
   if (!options.keep && result.violations.length === 0) rmSync(dir, { recursive: true, force: true });
   return result;
 }
@@ -250,13 +272,22 @@ interface RunFacts {
   seconds: number;
 }
 
+export const STRESS_EVENTS_SQL = 'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events ORDER BY id';
+export const STRESS_LOCKS_SQL = 'SELECT * FROM locks';
+
 // Reads the database a run left and checks it with the run's history.
-function checkRun(dir: string, invocations: Invocation[], facts: RunFacts): StressResult {
-  const conn = new Database(join(dir, '.ic', 'ic.db'));
-  const events = conn.prepare('SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events ORDER BY id').all() as EventRow[];
-  const locks = conn.prepare('SELECT * FROM locks').all() as LockRow[];
-  const integrity = conn.pragma('integrity_check', { simple: true });
-  conn.close();
+function checkRun(dir: string, invocations: Invocation[], facts: RunFacts, database?: StressDatabase): StressResult {
+  let events: EventRow[];
+  let locks: LockRow[];
+  let integrity: unknown = 'ok'; // a server's integrity is its own
+  if (database) ({ events, locks } = database.read());
+  else {
+    const conn = new Database(join(dir, '.ic', 'ic.db'));
+    events = conn.prepare(STRESS_EVENTS_SQL).all() as EventRow[];
+    locks = conn.prepare(STRESS_LOCKS_SQL).all() as LockRow[];
+    integrity = conn.pragma('integrity_check', { simple: true });
+    conn.close();
+  }
   const sorted = [...invocations].sort((a, b) => a.id - b.id);
   const report = checkHistory({ events, locks, invocations: sorted, ttlByOwner: facts.ttlByOwner, lockDelayMs: facts.lockDelayMs });
   if (integrity !== 'ok') report.violations.push(`integrity_check: ${String(integrity)}`);
@@ -295,7 +326,7 @@ export function summarize(result: StressResult): string {
   return [
     `ops ${n('ops')} (reserve ${n('ops.reserve')}, check ${n('ops.check')}, renew ${n('ops.renew')}, release ${n('ops.release') + n('ops.force-release')}, sweep ${n('ops.sweep')}) in ${result.seconds.toFixed(0)}s`,
     `grants ${n('grants')}, renewals ${n('events.renewed')} (${n('mode_switches')} switching shared/exclusive in place), conflicts ${n('conflicts')}, releases ${n('events.released') + n('events.force_released')}, expiries ${n('events.expired')}, busy ${n('busy')}`,
-    `faults: kills ${n('kills')} (${n('killed_after_commit')} after commit), stops ${n('stops')}; check visibility verified ${n('visibility_checked')} times`,
+    `faults: kills ${n('kills')} (${n('killed_after_commit')} after commit), stops ${n('stops')}${c.outage === undefined ? '' : `, ${n('outage')} calls during the outage (${n('outage_unavailable')} unavailable, ${n('outage_busy')} busy)`}; check visibility verified ${n('visibility_checked')} times`,
     `violations ${n('violations')}`,
   ].join('\n');
 }

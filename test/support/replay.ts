@@ -128,6 +128,10 @@ export interface Invocation {
   signal: string | null;
   killed: boolean;
   stopped: boolean;
+  /** Alive while the database server restarted (test/postgres/stress.test.ts): a connection lost before or during
+   * COMMIT leaves the outcome unknown to the client, as a kill does; it answers BUSY (75) or, while the server
+   * is down, DB_UNAVAILABLE (69), and what it did is then judged as a killed call's is. */
+  outage?: boolean;
   stdout: string;
   stderr: string;
 }
@@ -461,6 +465,11 @@ function checkInvocation(c: Checker, replay: Replay, index: InvocationIndex, inv
   const events = replay.tagged.get(inv.id) ?? [];
   if (inv.killed && events.length > 0) bump(c, 'killed_after_commit');
   if (inv.killed && inv.exitCode === null) return checkKilledReserve(c, inv, events);
+  if (inv.outage) bump(c, 'outage');
+  if (inv.outage && (inv.exitCode === 69 || inv.exitCode === 75)) {
+    bump(c, inv.exitCode === 69 ? 'outage_unavailable' : 'outage_busy');
+    return checkKilledReserve(c, inv, events);
+  }
   if (inv.exitCode === null || !ALLOWED_EXITS.has(inv.exitCode))
     return fail(c, `invocation ${inv.id} (${inv.args.join(' ')}): exit ${inv.exitCode} signal ${inv.signal}: ${inv.stderr.trim().slice(0, 300)}`);
   if (inv.exitCode === 75) bump(c, 'busy');
