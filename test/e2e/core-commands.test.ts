@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
-import { COORD_BIN, cleanEnv, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { COORD_BIN, cleanEnv, coord, databaseExists, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { sqliteOnly } from '../support/engine';
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -17,7 +18,7 @@ const as = (owner: string, extra: Record<string, string> = {}) => ({ env: { IC_O
 
 describe('reserve', () => {
   it('grants a lock with every contract field and creates the database on first write', async () => {
-    expect(existsSync(repo.db)).toBe(false);
+    expect(databaseExists(repo)).toBe(false);
     const result = await coord(repo, ['reserve', 'src/**', '--reason', 'refactor'], as('alice'));
     expect(result.exitCode).toBe(0);
     expect(result.json.ok).toBe(true);
@@ -28,7 +29,7 @@ describe('reserve', () => {
     expect(Number.isInteger(lock.token)).toBe(true);
     expect(lock.created_at).toMatch(RFC3339_MS);
     expect(Date.parse(lock.expires_at) - Date.parse(lock.created_at)).toBe(15 * 60_000);
-    expect(existsSync(repo.db)).toBe(true);
+    expect(databaseExists(repo)).toBe(true);
   });
 
   it('reports a conflict between overlapping patterns of two owners, with an example path', async () => {
@@ -284,10 +285,10 @@ describe('exit codes and bad input', () => {
     expect(result.json.ok).toBe(false);
     if (code) expect(result.json.error.code).toBe(code);
     expect(result.stdout).not.toMatch(/\n\s+at /);
-    expect(existsSync(repo.db)).toBe(false);
+    expect(databaseExists(repo)).toBe(false);
   });
 
-  it('refuses a database with a newer schema and leaves it untouched', async () => {
+  sqliteOnly.it('refuses a database with a newer schema and leaves it untouched', async () => {
     await coord(repo, ['reserve', 'a.ts'], as('alice'));
     const db = new Database(repo.db);
     db.pragma('user_version = 999');
@@ -299,7 +300,7 @@ describe('exit codes and bad input', () => {
     expect(readFileSync(repo.db).equals(before)).toBe(true);
   });
 
-  it('refuses a file that is not a database', async () => {
+  sqliteOnly.it('refuses a file that is not a database', async () => {
     mkdirSync(dirname(repo.db), { recursive: true });
     writeFileSync(repo.db, 'this is not sqlite, just text that is long enough to look like a header '.repeat(20));
     const result = await coord(repo, ['list']);
@@ -307,7 +308,7 @@ describe('exit codes and bad input', () => {
     expect(result.json.error.code).toBe('DB_UNAVAILABLE');
   });
 
-  it('says BUSY (75) when the write lock is held past the busy timeout', async () => {
+  sqliteOnly.it('says BUSY (75) when the write lock is held past the busy timeout', async () => {
     await coord(repo, ['reserve', 'a.ts'], as('alice'));
     const db = new Database(repo.db);
     db.exec('BEGIN IMMEDIATE');
@@ -369,10 +370,10 @@ describe('command shapes', () => {
   it('reads answer from an empty database without creating the file', async () => {
     const result = await coord(repo, ['list', '--active']);
     expect(result.json).toEqual({ ok: true, locks: [] });
-    expect(existsSync(repo.db)).toBe(false);
+    expect(databaseExists(repo)).toBe(false);
   });
 
-  it('`ic init` creates the database in the git common dir, and again is a no-op', async () => {
+  sqliteOnly.it('`ic init` creates the database in the git common dir, and again is a no-op', async () => {
     const first = await ic(repo, ['init']);
     expect(first.exitCode).toBe(0);
     expect(first.json).toMatchObject({ ok: true, db: repo.db, schema_version: expect.any(Number) });
@@ -381,7 +382,7 @@ describe('command shapes', () => {
     expect(existsSync(join(repo.dir, '.ic'))).toBe(false);
   });
 
-  it('finds the repository database from a subdirectory and honours IC_DB and --db', async () => {
+  sqliteOnly.it('finds the repository database from a subdirectory and honours IC_DB and --db', async () => {
     await coord(repo, ['reserve', 'a.ts'], as('alice'));
     mkdirSync(join(repo.dir, 'deep', 'er'), { recursive: true });
     const nested = await coord(repo, ['list'], { cwd: join(repo.dir, 'deep', 'er') });

@@ -1,9 +1,9 @@
 import { execa, type Options } from 'execa';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { freshPostgresDatabase, onPostgres } from './engine';
+import { freshPostgresDatabase, onPostgres, postgresDatabaseExists } from './engine';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const IC_BIN = join(REPO_ROOT, 'bin', 'ic');
@@ -40,6 +40,11 @@ export function makeTempRepo(prefix = 'ic-test-'): TempRepo {
   }
   // The default database of a git repository lives in its common dir (docs/reference.md, Database).
   return { dir, db: join(dir, '.git', 'ic', 'ic.db'), cleanup: removeDir };
+}
+
+// Whether the repository's database has been created: its file on SQLite, its tables on PostgreSQL.
+export function databaseExists(repo: TempRepo): boolean {
+  return onPostgres ? postgresDatabaseExists(repo.db) : existsSync(repo.db);
 }
 
 // On PostgreSQL: each live temp repository's database, by its directory.

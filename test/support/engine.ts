@@ -51,3 +51,10 @@ export function freshPostgresDatabase(): TestDatabase {
   const url = withParameter(inject('pgUrl'), 'options', `-c search_path=${schema}`);
   return { url, schema, drop: () => adminConnection().exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
 }
+
+// Whether ic has created its tables in that database (the counterpart of a SQLite file existing).
+export function postgresDatabaseExists(url: string): boolean {
+  const schema = /search_path=(t_[0-9a-f]+)/.exec(decodeURIComponent(url))?.[1];
+  if (!schema) throw new Error(`not a test database: ${url}`);
+  return adminConnection().get('SELECT 1 AS one FROM information_schema.tables WHERE table_schema = ? LIMIT 1', [schema]) !== undefined;
+}
