@@ -43,7 +43,8 @@ afterAll(() => {
 // A client on one host: its own clone, its own (wrong) clock, the shared server.
 function on(host: 'ahead' | 'behind', args: string[], owner: string): Promise<RunResult> {
   const skew = host === 'ahead' ? 2 * HOUR : -2 * HOUR;
-  const env = { IC_DB: database.url, IC_OWNER: owner, IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() + skew).toISOString() };
+  // IC_TEST_PG_CLIENT_CLOCK unset: the server's clock decides, as in production (see test/support/engine.ts).
+  const env = { IC_DB: database.url, IC_OWNER: owner, IC_TEST_CLOCK: '1', IC_TEST_PG_CLIENT_CLOCK: undefined, IC_NOW: new Date(Date.now() + skew).toISOString() };
   return runBin(COORD_BIN, args, { cwd: host === 'ahead' ? ahead : behind, env });
 }
 
@@ -102,7 +103,7 @@ describe('two hosts, one repository, clocks 4 h apart', () => {
     expect(listed.json.locks.map((l: any) => l.pattern)).not.toContain('tmp/**');
     const late = await runBin(COORD_BIN, ['reserve', 'tmp/a', '--ttl', '1h'], {
       cwd: ahead,
-      env: { IC_DB: database.url, IC_OWNER: 'erin', IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() + 2 * HOUR).toISOString(), IC_LOCK_DELAY: '0s' },
+      env: { IC_DB: database.url, IC_OWNER: 'erin', IC_TEST_CLOCK: '1', IC_TEST_PG_CLIENT_CLOCK: undefined, IC_NOW: new Date(Date.now() + 2 * HOUR).toISOString(), IC_LOCK_DELAY: '0s' },
     });
     expect(late.exitCode, late.stdout + late.stderr).toBe(0);
   });

@@ -100,6 +100,8 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-stress-')));
   execFileSync('git', ['init', '-q', dir]);
+  // A server database names the project by its root commit, which this repository has not: name it.
+  if (options.database) execFileSync('git', ['-C', dir, 'config', 'ic.project', `stress-${options.seed}`]);
   const db = join(dir, '.ic', 'ic.db');
   mkdirSync(join(dir, '.ic'));
   const logFile = join(dir, 'history.jsonl');

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { freshPostgresDatabase, onPostgres, postgresDatabaseExists } from './engine';
+import { freshPostgresDatabase, nameTestProject, onPostgres, POSTGRES_CLIENT_CLOCK, postgresDatabaseExists } from './engine';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const IC_BIN = join(REPO_ROOT, 'bin', 'ic');
@@ -27,6 +27,7 @@ export function makeTempRepo(prefix = 'ic-test-'): TempRepo {
   if (onPostgres) {
     // The bin run anywhere in this repository gets IC_DB set to this database (see runBin).
     const database = freshPostgresDatabase();
+    nameTestProject(dir, database); // a temp repository has no root commit to name its project by
     postgresRepos.set(dir, database.url);
     return {
       dir,
@@ -91,9 +92,10 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
     CLAUDE_ENV_FILE: undefined,
     NO_COLOR: '1',
   };
-  // A test that moves the clock turns on the switch that lets IC_NOW do so.
+  // A test that moves the clock turns on the switch that lets IC_NOW do so (on PostgreSQL, instead of the server's clock: engine.ts).
   const clock = extra.IC_NOW !== undefined && !('IC_TEST_CLOCK' in extra) ? { IC_TEST_CLOCK: '1' } : {};
-  return { ...env, ...clock, ...extra };
+  const serverClock = extra.IC_NOW !== undefined && onPostgres && !('IC_TEST_PG_CLIENT_CLOCK' in extra) ? { IC_TEST_PG_CLIENT_CLOCK: POSTGRES_CLIENT_CLOCK.IC_TEST_PG_CLIENT_CLOCK } : {};
+  return { ...env, IC_TEST_PG_CLIENT_CLOCK: undefined, ...clock, ...serverClock, ...extra };
 }
 
 function parse(stdout: string): any {

@@ -2,6 +2,7 @@
 // IC_TEST_ENGINE=postgres, which `npm run test:postgres` sets for the files it shares with `npm test`
 // (test/postgres/conformance.ts). On PostgreSQL every temp repository and test store gets a database of its
 // own: a fresh schema (search_path in the URL) on the suite's throwaway server, dropped on cleanup.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, inject, it, test } from 'vitest';
 import { PostgresConnection } from '../../src/store/postgres/connection';
@@ -25,6 +26,18 @@ export const postgresOnly = {
   it: onPostgres ? it : it.skip,
   describe: onPostgres ? describe : describe.skip,
 };
+
+// On PostgreSQL the scope is the project's identity (`git config ic.project`, else the root commit), not a
+// path: a test directory becomes a git repository named after its own database, so no two tests share a scope.
+export function nameTestProject(dir: string, database: TestDatabase): void {
+  execFileSync('git', ['init', '-q', dir], { stdio: 'ignore' });
+  execFileSync('git', ['-C', dir, 'config', 'ic.project', `test-${database.schema}`], { stdio: 'ignore' });
+}
+
+// Tests move time with IC_NOW (bin) or an injected clock (use cases). On PostgreSQL the server's clock decides
+// unless IC_TEST_PG_CLIENT_CLOCK=1 (tests only, with IC_TEST_CLOCK=1) lets the client's clock stand in; the
+// rules that judge the time are the same. test/postgres/two-hosts.test.ts runs without it, on the server's clock.
+export const POSTGRES_CLIENT_CLOCK = { IC_TEST_CLOCK: '1', IC_TEST_PG_CLIENT_CLOCK: '1' } as const;
 
 let admin: PostgresConnection | undefined;
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createContext, type CoordContext } from '../../src/coord/context';
 import { reserveOnce, type ReserveInput } from '../../src/coord/reserve';
 import type { Lock } from '../../src/core/lock';
-import { freshPostgresDatabase, onPostgres } from './engine';
+import { freshPostgresDatabase, nameTestProject, onPostgres, POSTGRES_CLIENT_CLOCK } from './engine';
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -23,7 +23,9 @@ export function openTestStore(env: NodeJS.ProcessEnv = {}, into = {} as TestStor
   store.dir = mkdtempSync(join(tmpdir(), 'ic-unit-'));
   store.now = T0;
   const database = onPostgres ? freshPostgresDatabase() : undefined;
-  store.ctx = createContext({ cwd: store.dir, env: { IC_DB: database?.url ?? join(store.dir, 'test.db'), ...env }, write: true, clock: () => store.now });
+  if (database) nameTestProject(store.dir, database);
+  const engineEnv = database ? { IC_DB: database.url, ...POSTGRES_CLIENT_CLOCK } : { IC_DB: join(store.dir, 'test.db') };
+  store.ctx = createContext({ cwd: store.dir, env: { ...engineEnv, ...env }, write: true, clock: () => store.now });
   store.close = () => {
     store.ctx.db.close();
     rmSync(store.dir, { recursive: true, force: true });
