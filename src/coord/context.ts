@@ -1,7 +1,8 @@
 import { IcError } from '../core/errors';
 import { checkClock, type Clock } from '../core/time';
 import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
-import { locateDb, type DbLocation } from '../store/discover';
+import { connectTarget, isServerDb, locateDb, type DbLocation } from '../store/discover';
+import { serverScopeKeys } from './project-key';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
@@ -65,17 +66,24 @@ export function createContext(options: ContextOptions): CoordContext {
   const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
   const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectDb: project.db });
   if ((options.write || options.readsNeedProject) && !options.init) refuseImplicitDb(project, dbLocation);
-  const opened = openDb(dbLocation.path, {
+  const server = isServerDb(dbLocation);
+  // On a server, the project's identity is the scope (no path is shared by two clones): known before connecting.
+  const serverKeys = server ? serverScopeKeys(project) : undefined;
+  const opened = openDb(connectTarget(dbLocation), {
     write: options.write,
     busyTimeoutMs: busyTimeoutFromEnv(options.env),
     now: clock(),
     explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB',
+    ...(server ? { env: options.env } : {}),
   });
   const { db: _default, ...where } = project;
   let keys: { scope: string; claimScope: string };
   try {
-    const scope = scopeKey(opened.db, project.scope, options.write);
-    keys = { scope, claimScope: project.claimScope === project.scope ? scope : scopeKey(opened.db, project.claimScope, options.write) };
+    if (serverKeys) keys = serverKeys;
+    else {
+      const scope = scopeKey(opened.db, project.scope, options.write);
+      keys = { scope, claimScope: project.claimScope === project.scope ? scope : scopeKey(opened.db, project.claimScope, options.write) };
+    }
   } catch (error) {
     opened.db.close();
     throw translateDbError(error, dbLocation.path);
@@ -102,10 +110,12 @@ export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: 
   try {
     const result = ctx.db.write(scope, () => {
       started = monotonicMs(); // the write lock is ours
-      const generation = digestGeneration(ctx.db);
+      // A server database has no digest beside it (the shell fast path is off there): nothing to read or drop.
+      const digest = !isServerDb(ctx.dbLocation);
+      const generation = digest ? digestGeneration(ctx.db) : undefined;
       const out = work(options.checkClock === false ? checkClock(ctx.db.now(ctx.clock), 'the clock') : writeClock(ctx));
       // The shell hooks' digest no longer tells the whole truth: gone before this commits (schema/0007).
-      if (digestGeneration(ctx.db) !== generation) dropDigest(ctx.dbLocation.path);
+      if (digest && digestGeneration(ctx.db) !== generation) dropDigest(ctx.dbLocation.path);
       return out;
     });
     recordTransaction({ lockWaitMs: started - requested, heldMs: monotonicMs() - started });

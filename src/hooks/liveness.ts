@@ -3,7 +3,7 @@ import { hookClient } from '../coord/client-process';
 import { createContext, resolveProject, type CoordContext } from '../coord/context';
 import { untoldRequests, type OpenRequest } from '../coord/handoff';
 import { actingOwner, recordActivity, releaseDeadClients } from '../coord/sessions';
-import { locateDb } from '../store/discover';
+import { isServerDb, locateDb } from '../store/discover';
 import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identity';
 import { parsePayload, stringField, type Payload } from './payload';
 import { envWithin } from './settings';
@@ -81,7 +81,8 @@ function shellCover(name: string, payload: Payload, env: NodeJS.ProcessEnv): { s
 
 function openExisting(dir: string, env: NodeJS.ProcessEnv): CoordContext | undefined {
   const project = resolveProject(dir);
-  if (!existsSync(locateDb({ env, cwd: dir, projectDb: project.db }).path)) return undefined;
+  const location = locateDb({ env, cwd: dir, projectDb: project.db });
+  if (!isServerDb(location) && !existsSync(location.path)) return undefined;
   return createContext({ cwd: dir, env, write: true, project });
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { isPostgresUrl, shownUrl } from './postgres/url';
 
 export const DB_DIR = '.ic';
 export const DB_FILE = 'ic.db';
@@ -96,7 +97,10 @@ export function legacyDbPath(git: GitInfo | null): string | null {
 }
 
 export interface DbLocation {
+  /** The database file; for a PostgreSQL server, its URL without the password (what messages show). */
   path: string;
+  /** A PostgreSQL server's URL as given (it may hold a password: only to connect, never shown). */
+  url?: string;
   /** How the path was chosen, for `ic doctor` and error messages. */
   source: '--db' | 'IC_DB' | 'git' | 'project';
 }
@@ -110,9 +114,24 @@ export function projectDb(git: GitInfo | null, root: string): DbLocation {
 // the caller already knows it). Explicit paths are read from the working directory; their directory
 // must already exist (open.ts refuses otherwise).
 export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; projectDb?: DbLocation }): DbLocation {
-  if (options.dbFlag) return { path: resolve(options.cwd, options.dbFlag), source: '--db' };
-  if (options.env.IC_DB) return { path: resolve(options.cwd, options.env.IC_DB), source: 'IC_DB' };
+  if (options.dbFlag) return explicitDb(options.dbFlag, '--db', options);
+  if (options.env.IC_DB) return explicitDb(options.env.IC_DB, 'IC_DB', options);
   if (options.projectDb) return options.projectDb;
   const git = findGitInfo(options.cwd);
   return projectDb(git, git ? git.root : (findIcRoot(options.cwd) ?? canonicalDir(options.cwd)));
+}
+
+function explicitDb(named: string, source: '--db' | 'IC_DB', options: { env: NodeJS.ProcessEnv; cwd: string }): DbLocation {
+  if (isPostgresUrl(named)) return { path: shownUrl(named, options.env), url: named, source };
+  return { path: resolve(options.cwd, named), source };
+}
+
+/** The database lives on a PostgreSQL server (no file, nothing beside it). */
+export function isServerDb(location: DbLocation): boolean {
+  return location.url !== undefined;
+}
+
+/** What to connect to: the file, or the server's URL as given. */
+export function connectTarget(location: DbLocation): string {
+  return location.url ?? location.path;
 }

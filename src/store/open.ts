@@ -13,6 +13,8 @@ import { classifyDbFile, oddSidecar, type DbFileKind } from './db-file';
 import { keepShared, sharedConnection } from './shared-connections';
 import type { Connection } from './connection';
 import { SqliteConnection } from './sqlite-connection';
+import { isPostgresUrl } from './postgres/url';
+import { openPostgres } from './postgres/open';
 
 export interface OpenOptions {
   /** Writers create the file on first use; readers of a missing default file see an empty database. */
@@ -35,7 +37,9 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 // Opens the project database with the pragmas every invocation relies on, migrated to the latest schema.
 // Only writers create, convert or migrate; a file that is not ic's is refused before SQLite touches it.
+// `path` may be a PostgreSQL URL (postgres:// or postgresql://, named by --db or IC_DB): docs/postgres.md.
 export function openDb(path: string, options: OpenOptions): OpenedDb {
+  if (isPostgresUrl(path)) return { db: openPostgres(path, { write: options.write, busyTimeoutMs: options.busyTimeoutMs, now: options.now, env: options.env ?? process.env }), missing: false };
   const shared = sharedConnection(path, options.write);
   if (shared) {
     shared.setLockWait(options.busyTimeoutMs);

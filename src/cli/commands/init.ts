@@ -4,19 +4,23 @@ import { join, resolve } from 'node:path';
 import { viewLock } from '../../core/lock';
 import { clockFromEnv, resolveProject, type CoordContext } from '../../coord/context';
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
-import { DB_DIR, locateDb } from '../../store/discover';
+import { DB_DIR, isServerDb, locateDb } from '../../store/discover';
+import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
+import { execFileSync } from 'node:child_process';
 import { storeSchemaVersion } from '../../store/migrate';
 import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 interface InitOptions extends CommonOptions {
   import?: string;
+  project?: string;
 }
 
 export function initCommand(emit: (reply: Reply) => void): Command {
   return withCommonOptions(new Command('init'))
     .description('create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
     .option('--import <path>', 'bring the live locks of another ic database (the 0.1 .ic/ic.db) into this one; the source is left unchanged')
+    .option('--project <key>', "name this repository's project (stored as git config ic.project): on a PostgreSQL database, the scope every clone with the same key shares")
     .action((options: InitOptions) => emit(runInit(options)));
 }
 
@@ -37,12 +41,42 @@ function runInit(options: InitOptions): Reply {
     const location = locateDb({ env: process.env, dbFlag: options.db, cwd, projectDb: project.db });
     rows = readImport(project, from, location.path, clockFromEnv(process.env)());
   }
+  const restoreProject = options.project === undefined ? undefined : nameProject(project.projectRoot, validateProjectKey(options.project));
+  try {
+    return initDatabase(options, project, from, rows);
+  } catch (error) {
+    restoreProject?.();
+    throw error;
+  }
+}
+
+// `--project KEY` is stored before the database is opened (the scope is read from it), and put back as it
+// was when init fails: a failed command changes nothing.
+function nameProject(root: string, key: string): () => void {
+  let before: string | undefined;
+  try {
+    before = execFileSync('git', ['-C', root, 'config', '--get', PROJECT_CONFIG_KEY], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    before = undefined;
+  }
+  setProjectKey(root, key);
+  return () => {
+    try {
+      execFileSync('git', ['-C', root, 'config', ...(before === undefined ? ['--unset', PROJECT_CONFIG_KEY] : [PROJECT_CONFIG_KEY, before])], { stdio: 'ignore' });
+    } catch {
+      // best effort: the failure being reported matters more
+    }
+  };
+}
+
+function initDatabase(options: InitOptions, project: ReturnType<typeof resolveProject>, from: string | undefined, rows: ImportRow[]): Reply {
   return withContext(
     options,
     'init',
     (ctx) => {
       markProjectRoot(ctx);
-      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope };
+      const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
+      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named };
       if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
       const result = importLocks(ctx, rows);
       const imported = {

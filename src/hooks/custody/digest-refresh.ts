@@ -4,6 +4,7 @@ import { writeTransaction, type CoordContext } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
 import { openRequestsIn } from '../../coord/handoff';
 import { allSessions, digestDir, digestGeneration, digestPath, earliestExpiries, ownersEditing, scopeRecords, unreleasedFileLocks } from '../../store/custody-digest';
+import { isServerDb } from '../../store/discover';
 import { DIGEST_VERSION, type Digest, type DigestScope } from '../fast/digest';
 
 // A lock that lapsed this long ago is left out of the expiries: a clock a little behind may still see it live.
@@ -13,7 +14,7 @@ const LAPSE_MARGIN_MS = 60_000;
 // changes what it says deletes it (src/coord/context.ts). Run at the end of a shell hook that took the
 // long way; a failure only means the next command takes the long way too.
 export function refreshDigest(ctx: CoordContext): void {
-  if (ctx.dbMissing) return;
+  if (ctx.dbMissing || isServerDb(ctx.dbLocation)) return; // no digest beside a server database: the fast path is off there
   try {
     // Everything: the digest holds every scope's sessions and expiries, and no write may land before its rename.
     writeTransaction(ctx, EVERYTHING, (now) => {

@@ -29,7 +29,7 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
         if (mine.length === 0) return;
         const rows: LatestRow[] = [];
         for (const path of group.paths) {
-          const rel = projectRelative(ctx.scope, cwd, path);
+          const rel = projectRelative(ctx.scopeDir, cwd, path);
           if (rel === undefined) continue;
           const covered = mine.some((lock) => (isLiteral(lock.pattern) ? unescapeLiteral(lock.pattern) === rel : matchPath(lock.pattern, rel)));
           if (!covered) continue;

@@ -1,7 +1,7 @@
 import { createContext, readTransaction, resolveProject, type CoordContext } from '../../coord/context';
 import { listLocks } from '../../store/locks';
 import { existsSync } from 'node:fs';
-import { findGitInfo, locateDb } from '../../store/discover';
+import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import { sameLineage } from '../identity';
 import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from './files';
 import { latestPaths } from '../../store/custody';
@@ -24,7 +24,8 @@ export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): C
   const git = findGitInfo(cwd);
   if (!git) return undefined;
   const project = resolveProject(cwd);
-  if (!existsSync(locateDb({ env, cwd, projectDb: project.db }).path)) return undefined; // no database: nobody holds anything, and none is created
+  const location = locateDb({ env, cwd, projectDb: project.db });
+  if (!isServerDb(location) && !existsSync(location.path)) return undefined; // no database: nobody holds anything, and none is created
   const ctx = createContext({ cwd, env, write: true, project });
   try {
     const repo = repoAt(git.root, git.commonDir);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { SnapshotRow } from '../../store/custody';
 import { fnv64, runningDir } from '../../store/custody-digest';
 import { readRegularFile } from '../regular-file';
+import { isPostgresUrl } from '../../store/postgres/url';
 
 // One file per shell command that the fast path let run (beside the database, in <db>-running/): the
 // command's start and what the held files were, as custody_commands and custody_snapshots hold them for
@@ -40,11 +41,13 @@ export function writeMarker(dbPath: string, marker: CommandMarker): void {
 }
 
 export function readMarker(dbPath: string, scope: string, writer: string, callId: string): CommandMarker | undefined {
+  if (isPostgresUrl(dbPath)) return undefined; // a server database has no files beside it (the fast path is off)
   const marker = parseMarker(markerFile(dbPath, scope, writer, callId));
   return marker && marker.scope === scope && marker.writer === writer && marker.call_id === callId ? marker : undefined;
 }
 
 export function removeMarker(dbPath: string, scope: string, writer: string, callId: string): void {
+  if (isPostgresUrl(dbPath)) return;
   unlinkQuietly(markerFile(dbPath, scope, writer, callId));
 }
 
@@ -66,6 +69,7 @@ export function markedWriters(dbPath: string, scope: string, since: number): str
 
 // Markers of commands whose after hook never came (killed, timed out), once older than the cutoff.
 export function purgeMarkers(dbPath: string, startedBefore: number): void {
+  if (isPostgresUrl(dbPath)) return;
   const dir = runningDir(dbPath);
   let names: string[];
   try {
@@ -82,6 +86,7 @@ export function purgeMarkers(dbPath: string, startedBefore: number): void {
 }
 
 function listMarkers(dbPath: string): CommandMarker[] {
+  if (isPostgresUrl(dbPath)) return [];
   const dir = runningDir(dbPath);
   let names: string[];
   try {

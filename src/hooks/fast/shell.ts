@@ -1,3 +1,4 @@
+import { isPostgresUrl } from '../../store/postgres/url';
 import { existsSync, type Stats } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellWrites } from '../../core/shell/index';
@@ -62,7 +63,7 @@ export function fastShellHook(name: string, text: string, hookEnv: NodeJS.Proces
 function shellCallOf(name: string, text: string, hookEnv: NodeJS.ProcessEnv, cwd: string): ShellCall | undefined {
   const payload = JSON.parse(text) as Payload;
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return undefined;
-  const env = hookEnv.IC_DB && !isAbsolute(hookEnv.IC_DB) ? { ...hookEnv, IC_DB: resolve(cwd, hookEnv.IC_DB) } : hookEnv;
+  const env = hookEnv.IC_DB && !isAbsolute(hookEnv.IC_DB) && !isPostgresUrl(hookEnv.IC_DB) ? { ...hookEnv, IC_DB: resolve(cwd, hookEnv.IC_DB) } : hookEnv;
   const tool = stringField(payload, 'tool_name');
   const sessionId = stringField(payload, 'session_id');
   const input = objectField(payload, 'tool_input');
@@ -99,6 +100,8 @@ interface Place {
 // As resolveProject and locateDb find them inside git (the scope is the work tree; the database $IC_DB, else
 // the common dir's), without what those read for other callers (core.ignorecase, an 0.1 database).
 function placeOf(call: ShellCall): Place | 'none' | undefined {
+  // A server database has no files beside it for the fast path to read: the long way decides (docs/postgres.md).
+  if (call.env.IC_DB && isPostgresUrl(call.env.IC_DB)) return undefined;
   const git = findGitInfo(call.cwd);
   if (!git) return undefined;
   const dbPath = databaseOf(call, git);

@@ -130,6 +130,15 @@ export class PostgresConnection {
     return rows;
   }
 
+  // One statement's rows and the number of rows it changed (for an INSERT … RETURNING, both).
+  query<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): { rows: Row[]; changes: number } {
+    this.execute(sql, params);
+    const changes = Number(this.pq.cmdTuples() || 0);
+    const rows = this.readRows<Row>();
+    this.pq.clear();
+    return { rows, changes };
+  }
+
   get<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row | undefined {
     return this.all<Row>(sql, params)[0];
   }
@@ -170,7 +179,7 @@ export class PostgresConnection {
     if (this.all(lock, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
   }
 
-  private rollbackQuietly(): void {
+  rollbackQuietly(): void {
     if (this.pq.transactionStatus() === TRANSACTION_UNKNOWN) return;
     try {
       this.pq.exec('ROLLBACK');

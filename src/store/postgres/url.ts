@@ -117,3 +117,8 @@ export function withParameter(url: string, key: string, value: string): string {
     .filter((pair) => pair.length > 0 && safeDecode(pair.split('=')[0]!) !== key);
   return appendParameters(`${base.slice(0, question)}?${kept.join('&')}`, [[key, value]]);
 }
+
+// The URL as every message shows it: no password from the URL or the environment.
+export function shownUrl(url: string, env: NodeJS.ProcessEnv = process.env): string {
+  return redactText(redactUrl(url), secretsOf(url, env));
+}

@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { relative, sep } from 'node:path';
+import { IcError } from '../core/errors';
+import type { Project } from './project';
+
+// On a PostgreSQL server one database serves every clone of a repository, on any host: a scope cannot be a
+// path there (two clones never share one). It is the project's identity instead (docs/postgres.md, "The
+// scope"): `git config ic.project` when set (`ic init --project KEY`), else the repository's root commit,
+// which every clone has. SQLite keeps its path scopes (scope-key.ts).
+
+export const PROJECT_CONFIG_KEY = 'ic.project';
+const MAX_PROJECT_KEY = 200;
+
+const known = new Map<string, string>();
+
+function git(root: string, args: string[]): { ok: boolean; out: string } {
+  try {
+    return { ok: true, out: execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() };
+  } catch {
+    return { ok: false, out: '' };
+  }
+}
+
+/** A project key people may set: printable, no spaces, no `:` (it separates a key from a --scope directory). */
+export function validateProjectKey(key: string): string {
+  if (key.length === 0 || key.length > MAX_PROJECT_KEY || !/^[\x21-\x7e]+$/.test(key) || key.includes(':')) {
+    throw new IcError('INVALID_INPUT', `--project ${JSON.stringify(key)}: a project key is 1 to ${MAX_PROJECT_KEY} printable ASCII characters without spaces or ':'`, {
+      project: key,
+      hint: 'Try: ic init --project my-team/my-repo',
+    });
+  }
+  return key;
+}
+
+/** Stores the project key in the repository's git config, where every later call on this clone reads it. */
+export function setProjectKey(root: string, key: string): void {
+  validateProjectKey(key);
+  if (!git(root, ['rev-parse', '--git-dir']).ok) throw notInGit(root);
+  if (!git(root, ['config', PROJECT_CONFIG_KEY, key]).ok) throw new IcError('INTERNAL', `could not set git config ${PROJECT_CONFIG_KEY} in ${root}`, { path: root });
+  known.delete(root);
+}
+
+/** The project's identity: `git config ic.project`, else the repository's root commit id. */
+export function projectIdentity(root: string): string {
+  const cached = known.get(root);
+  if (cached !== undefined) return cached;
+  const configured = git(root, ['config', '--get', PROJECT_CONFIG_KEY]);
+  let key: string;
+  if (configured.ok && configured.out !== '') key = configured.out;
+  else {
+    if (!git(root, ['rev-parse', '--git-dir']).ok) throw notInGit(root);
+    const roots = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
+    const first = roots.out.split('\n')[0]?.trim() ?? '';
+    if (!roots.ok || first === '') {
+      throw new IcError('INVALID_INPUT', `the repository at ${root} has no commit yet, and on a PostgreSQL database the project is named by its root commit`, {
+        path: root,
+        hint: 'commit first, or name the project once in this clone: ic init --project KEY (the same KEY in every clone)',
+      });
+    }
+    key = first;
+  }
+  known.set(root, key);
+  return key;
+}
+
+function notInGit(root: string): IcError {
+  return new IcError('INVALID_INPUT', `${root} is not in a git repository: on a PostgreSQL database the project is named by its repository`, {
+    path: root,
+    hint: 'run ic inside a clone of the project (then, if its root commit is shared with another project, ic init --project KEY)',
+  });
+}
+
+/** The stored keys of a project's scopes on a server database: the project, or `<project>:<dir>` for --scope DIR below the work tree. */
+export function serverScopeKeys(project: Pick<Project, 'projectRoot' | 'scope' | 'claimScope'>): { scope: string; claimScope: string } {
+  const key = projectIdentity(project.projectRoot);
+  const scope = scopeUnder(key, project.projectRoot, project.scope);
+  return { scope, claimScope: project.claimScope === project.scope ? scope : key };
+}
+
+function scopeUnder(key: string, root: string, dir: string): string {
+  if (dir === root) return key;
+  const rel = relative(root, dir).split(sep).join('/');
+  if (rel === '') return key;
+  if (rel === '..' || rel.startsWith('../') || rel.startsWith('/')) {
+    throw new IcError('INVALID_INPUT', `--scope ${dir}: on a PostgreSQL database a scope is a directory inside the work tree (${root})`, {
+      scope: dir,
+      hint: 'Try: --scope with a directory below the repository root, or leave it out',
+    });
+  }
+  return `${key}:${rel}`;
+}

@@ -1,0 +1,41 @@
+import { IcError } from '../../core/errors';
+import type { Connection } from '../connection';
+import { migratePostgres } from './migrate';
+import { POSTGRES_LATEST_VERSION } from './migrations';
+import { PgConnection } from './pg-connection';
+
+export interface OpenPostgresOptions {
+  write: boolean;
+  busyTimeoutMs: number;
+  now: number;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Tests only: IC_TEST_CLOCK=1 with IC_TEST_PG_CLIENT_CLOCK=1 lets IC_NOW be the clock on PostgreSQL too (docs/postgres.md, "The server's clock"). */
+export function clientClockForTests(env: NodeJS.ProcessEnv): boolean {
+  return env.IC_TEST_CLOCK === '1' && env.IC_TEST_PG_CLIENT_CLOCK === '1';
+}
+
+// A PostgreSQL database named by --db/IC_DB. Writers create or upgrade ic's schema when it is not the
+// latest (one statement when it is), as a SQLite writer creates its file; a reader of a database without
+// the schema gets DB_UNAVAILABLE saying `ic init --db URL`.
+export function openPostgres(url: string, options: OpenPostgresOptions): Connection {
+  const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock: clientClockForTests(options.env) });
+  try {
+    if (options.write) ensureSchema(db, options.now);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function ensureSchema(db: PgConnection, now: number): void {
+  let version = 0;
+  try {
+    version = db.pg.get<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations')!.version ?? 0;
+  } catch (error) {
+    if (!(error instanceof IcError) || error.details.sqlstate !== '42P01') throw error;
+  }
+  if (version !== POSTGRES_LATEST_VERSION) migratePostgres(db.pg, now);
+}

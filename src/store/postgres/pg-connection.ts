@@ -1,0 +1,149 @@
+import { IcError } from '../../core/errors';
+import type { Connection, RunResult, Sql, Statement, WriteScope } from '../connection';
+import { PostgresConnection, type PostgresOptions } from './connection';
+import type { SqlParameter } from './values';
+
+// Every write takes this advisory lock shared and a write of `everything` takes it exclusively: a write
+// that cannot name its scopes beforehand (a sweep, an owner's locks in every scope, settings, the clock)
+// then runs alone, as every write does on SQLite. Any key would do; this one is ic's, fixed forever.
+const EVERYTHING_LOCK_KEY = 7_130_120_725;
+
+const SERVER_NOW = 'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now';
+
+export interface PgConnectionOptions extends PostgresOptions {
+  /**
+   * Tests only (IC_TEST_CLOCK=1 with IC_TEST_PG_CLIENT_CLOCK=1): transactions act at the client's clock
+   * (IC_NOW), as on SQLite, so a test can step past a TTL. Otherwise the server's clock decides.
+   */
+  clientClock?: boolean;
+}
+
+// The store's Connection on PostgreSQL (docs/postgres.md): statements through one synchronous libpq
+// connection; each write one READ COMMITTED transaction holding its scopes' row locks (the single writer per
+// scope that SQLite's file lock gives, while other scopes run in parallel); each read one snapshot; the
+// time a transaction acts at read from the server's clock.
+export class PgConnection implements Connection {
+  readonly engine = 'postgres' as const;
+  readonly location: string;
+  private readonly statements = new Map<string, Statement>();
+  private depth = 0;
+  private lockWaitMs: number;
+
+  constructor(
+    readonly pg: PostgresConnection,
+    private readonly options: { lockWaitMs: number; clientClock: boolean },
+  ) {
+    this.location = pg.shownUrl;
+    this.lockWaitMs = options.lockWaitMs;
+  }
+
+  static open(url: string, options: PgConnectionOptions = {}): PgConnection {
+    const pg = PostgresConnection.open(url, options);
+    return new PgConnection(pg, { lockWaitMs: options.lockTimeoutMs ?? 5_000, clientClock: options.clientClock === true });
+  }
+
+  prepare(sql: Sql): Statement {
+    const text = typeof sql === 'string' ? sql : sql.postgres;
+    let prepared = this.statements.get(text);
+    if (prepared === undefined) {
+      prepared = this.statementFor(text);
+      this.statements.set(text, prepared);
+    }
+    return prepared;
+  }
+
+  write<T>(scope: WriteScope, work: () => T): T {
+    if (this.depth > 0) return this.savepoint(work);
+    // One round trip: the transaction, its lock wait and the shared side of the everything lock.
+    const everything = 'everything' in scope;
+    this.pg.exec(
+      `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
+    );
+    return this.inTransaction(() => {
+      if (!everything) for (const key of [...new Set(scope.scopes)].sort()) this.lockScope(key);
+      return work();
+    });
+  }
+
+  // One snapshot for the whole read (REPEATABLE READ); READ ONLY, so a read that tried to write would fail
+  // loudly instead of writing without its scope's lock. Inside a write it is part of that write.
+  read<T>(work: () => T): T {
+    if (this.depth > 0) return work();
+    this.pg.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.inTransaction(work);
+  }
+
+  setLockWait(ms: number): void {
+    this.lockWaitMs = Math.max(0, Math.floor(ms));
+  }
+
+  now(clientClock: () => number): number {
+    if (this.options.clientClock) return clientClock();
+    return this.pg.get<{ now: number }>(SERVER_NOW)!.now;
+  }
+
+  close(): void {
+    this.pg.close();
+  }
+
+  // PostgreSQL reads 0 as "wait forever"; ic's 0 means "do not wait".
+  private lockTimeout(): number {
+    return Math.max(1, this.lockWaitMs);
+  }
+
+  private inTransaction<T>(work: () => T): T {
+    this.depth = 1;
+    try {
+      const result = work();
+      this.pg.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.pg.rollbackQuietly();
+      throw error;
+    } finally {
+      this.depth = 0;
+    }
+  }
+
+  private savepoint<T>(work: () => T): T {
+    const name = `ic_${this.depth}`;
+    this.pg.exec(`SAVEPOINT ${name}`);
+    this.depth += 1;
+    try {
+      const result = work();
+      this.pg.exec(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (error) {
+      try {
+        this.pg.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      } catch {
+        // the original error is the one to report (the outer transaction rolls back)
+      }
+      throw error;
+    } finally {
+      this.depth -= 1;
+    }
+  }
+
+  // FOR UPDATE on a missing row locks nothing: a new scope's row is created first (two statements more, once).
+  private lockScope(scope: string): void {
+    const lock = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';
+    if (this.pg.all(lock, [scope]).length > 0) return;
+    this.pg.run('INSERT INTO scopes (scope, created_at) VALUES (?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (scope) DO NOTHING', [scope]);
+    if (this.pg.all(lock, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
+  }
+
+  private statementFor(text: string): Statement {
+    const pg = this.pg;
+    return {
+      get: (...params: unknown[]) => pg.get(text, params as SqlParameter[]),
+      all: (...params: unknown[]) => pg.all(text, params as SqlParameter[]),
+      run: (...params: unknown[]): RunResult => {
+        const { rows, changes } = pg.query(text, params as SqlParameter[]);
+        const first = rows[0];
+        const id = first === undefined ? 0 : Object.values(first)[0];
+        return { changes, lastInsertRowid: typeof id === 'number' || typeof id === 'bigint' ? id : Number(id ?? 0) };
+      },
+    };
+  }
+}
