@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { coord, makeTempRepo, type TempRepo } from '../support/cli';
+import { coord, makeTempRepo, type TempRepo, listedLocks } from '../support/cli';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -85,6 +85,6 @@ describe('durations from the environment', () => {
     const result = await coord(repo, ['reserve', 'a.ts', '--ttl', '10', 'minutes'], as('alice'));
     expect(result.exitCode).toBe(65);
     expect(result.json.error.message).toContain('write 10s or 10m');
-    expect((await coord(repo, ['list'])).json.locks).toEqual([]);
+    expect(await listedLocks(repo)).toEqual([]);
   });
 });

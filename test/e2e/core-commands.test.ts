@@ -24,7 +24,7 @@ describe('reserve', () => {
     expect(result.json.ok).toBe(true);
     const [lock] = result.json.locks;
     expect(Object.keys(lock).sort()).toEqual(['created_at', 'expires_at', 'id', 'mode', 'owner', 'pattern', 'reason', 'release_reason', 'released_at', 'scope', 'token', 'type'].sort());
-    expect(lock).toMatchObject({ type: 'file', scope: repo.dir, pattern: 'src/**', owner: 'alice', mode: 'exclusive', reason: 'refactor', released_at: null, release_reason: null });
+    expect(lock).toMatchObject({ type: 'file', scope: repo.scope, pattern: 'src/**', owner: 'alice', mode: 'exclusive', reason: 'refactor', released_at: null, release_reason: null });
     expect(lock.id).toMatch(/^[0-9a-z]{8}$/);
     expect(Number.isInteger(lock.token)).toBe(true);
     expect(lock.created_at).toMatch(RFC3339_MS);
@@ -367,7 +367,7 @@ describe('command shapes', () => {
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')).version);
   });
 
-  it('reads answer from an empty database without creating the file', async () => {
+  sqliteOnly.it('reads answer from an empty database without creating the file', async () => {
     const result = await coord(repo, ['list', '--active']);
     expect(result.json).toEqual({ ok: true, locks: [] });
     expect(databaseExists(repo)).toBe(false);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COORD_BIN, cleanEnv, coord, makeTempRepo, type TempRepo } from '../support/cli';
+import { COORD_BIN, cleanEnv, coord, makeTempRepo, type TempRepo, listedLocks } from '../support/cli';
 
 let repo: TempRepo;
 const leftovers: number[] = [];
@@ -139,7 +139,7 @@ describe('coord lock NAME -- CMD', () => {
     expect([bare.exitCode, bare.json.error.message]).toEqual([65, expect.stringContaining('write 10s or 10m')]);
     const noDashes = await coord(repo, ['lock', 'tests', '--ttl', '10m', 'minutes'], as('alice'));
     expect([noDashes.exitCode, noDashes.json.error.code]).toEqual([64, 'USAGE']);
-    expect((await coord(repo, ['list'])).json.locks).toEqual([]);
+    expect(await listedLocks(repo)).toEqual([]);
   });
 
   it('does not open the inspector on SIGUSR1', async () => {

@@ -59,14 +59,14 @@ describe('two hosts, one repository, clocks 4 h apart', () => {
     expect(a.exitCode, a.stdout + a.stderr).toBe(0);
     const b = await on('behind', ['reserve', 'src/app.ts', '--ttl', '1h'], 'bob');
     expect(b.exitCode, b.stdout).toBe(1);
-    expect(b.json.conflicts[0]).toMatchObject({ held: { owner: 'alice', pattern: 'src/**' } });
+    expect(b.json.error.conflicts[0]).toMatchObject({ held: { owner: 'alice', pattern: 'src/**' } });
 
     const docs = await on('behind', ['reserve', 'docs/**', '--ttl', '1h'], 'bob');
     expect(docs.exitCode, docs.stdout + docs.stderr).toBe(0);
     // Alice's clock is 2 h ahead: by it, Bob's 1 h lock ended an hour ago. The server says it is live.
     const over = await on('ahead', ['reserve', 'docs/guide.md', '--ttl', '1h'], 'alice');
     expect(over.exitCode, over.stdout).toBe(1);
-    expect(over.json.conflicts[0]).toMatchObject({ held: { owner: 'bob', pattern: 'docs/**' } });
+    expect(over.json.error.conflicts[0]).toMatchObject({ held: { owner: 'bob', pattern: 'docs/**' } });
     // And by Bob's clock (2 h behind) Alice's lock is not even taken yet: it still blocks him.
     expect((await on('behind', ['check', 'src/x.ts'], 'bob')).exitCode).toBe(1);
   });

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { freshPostgresDatabase, nameTestProject, onPostgres, POSTGRES_CLIENT_CLOCK, postgresDatabaseExists } from './engine';
+import { freshPostgresDatabase, nameTestProject, projectKeyOf, onPostgres, POSTGRES_CLIENT_CLOCK, postgresDatabaseExists } from './engine';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const IC_BIN = join(REPO_ROOT, 'bin', 'ic');
@@ -13,6 +13,8 @@ export interface TempRepo {
   dir: string;
   /** Its database: a SQLite file path, or on PostgreSQL (IC_TEST_ENGINE=postgres, see engine.ts) the URL of its own schema. */
   db: string;
+  /** The scope its locks are stored under: its directory on SQLite, its project key on PostgreSQL (git config ic.project); makeTempRepo sets it. */
+  scope?: string;
   cleanup: () => void;
 }
 
@@ -32,6 +34,7 @@ export function makeTempRepo(prefix = 'ic-test-'): TempRepo {
     return {
       dir,
       db: database.url,
+      scope: projectKeyOf(database),
       cleanup: () => {
         postgresRepos.delete(dir);
         removeDir();
@@ -40,7 +43,7 @@ export function makeTempRepo(prefix = 'ic-test-'): TempRepo {
     };
   }
   // The default database of a git repository lives in its common dir (docs/reference.md, Database).
-  return { dir, db: join(dir, '.git', 'ic', 'ic.db'), cleanup: removeDir };
+  return { dir, db: join(dir, '.git', 'ic', 'ic.db'), scope: dir, cleanup: removeDir };
 }
 
 // Whether the repository's database has been created: its file on SQLite, its tables on PostgreSQL.
@@ -127,4 +130,12 @@ export function ic(repo: TempRepo, args: string[], options: { env?: Record<strin
 
 export function coord(repo: TempRepo, args: string[], options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {}): Promise<RunResult> {
   return runBin(COORD_BIN, args, { cwd: options.cwd ?? repo.dir, env: options.env, input: options.input });
+}
+
+// The locks `coord list` shows in the repository. A database that was never written has none: on PostgreSQL
+// a read of it answers DB_UNAVAILABLE instead ("ic init --db URL": it was named by IC_DB, as a SQLite file
+// named by --db that does not exist is), so it is not asked.
+export async function listedLocks(repo: TempRepo, args: string[] = []): Promise<unknown[]> {
+  if (onPostgres && !databaseExists(repo)) return [];
+  return (await coord(repo, ['list', ...args])).json.locks;
 }

@@ -31,7 +31,11 @@ export const postgresOnly = {
 // path: a test directory becomes a git repository named after its own database, so no two tests share a scope.
 export function nameTestProject(dir: string, database: TestDatabase): void {
   execFileSync('git', ['init', '-q', dir], { stdio: 'ignore' });
-  execFileSync('git', ['-C', dir, 'config', 'ic.project', `test-${database.schema}`], { stdio: 'ignore' });
+  execFileSync('git', ['-C', dir, 'config', 'ic.project', projectKeyOf(database)], { stdio: 'ignore' });
+}
+
+export function projectKeyOf(database: TestDatabase): string {
+  return `test-${database.schema}`;
 }
 
 // Tests move time with IC_NOW (bin) or an injected clock (use cases). On PostgreSQL the server's clock decides
