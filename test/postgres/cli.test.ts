@@ -156,6 +156,21 @@ describe('connecting', () => {
     expect(init.json.db).toContain(':***@');
   });
 
+  it('doctor checks the connection, server version, schema, clock skew and isolation; an unreachable server is 69', async () => {
+    const repo = repoWithCommit();
+    const env = { IC_DB: freshDatabaseUrl() };
+    const before = await ic(repo, ['doctor'], { env });
+    expect(before.json.checks.find((check: { name: string }) => check.name === 'schema').detail).toContain('no ic schema yet');
+    expect((await ic(repo, ['init'], { env })).exitCode).toBe(0);
+    const doctor = await ic(repo, ['doctor'], { env });
+    expect(doctor.json).toMatchObject({ ok: true, schema_version: 1, latest_schema_version: 1 });
+    expect(doctor.json.checks.map((check: { name: string }) => check.name)).toEqual(expect.arrayContaining(['connection', 'server_version', 'schema', 'clock_skew', 'isolation']));
+    expect(doctor.json.checks.filter((check: { name: string; ok: boolean }) => ['connection', 'server_version', 'schema', 'clock_skew'].includes(check.name) && !check.ok)).toEqual([]);
+    const down = await ic(repo, ['doctor'], { env: { IC_DB: 'postgresql://nobody@127.0.0.1:1/none?connect_timeout=2' } });
+    expect(down.exitCode).toBe(69);
+    expect(down.json.error.code).toBe('DB_UNAVAILABLE');
+  });
+
   it('a server that is not there is DB_UNAVAILABLE (69)', async () => {
     const repo = repoWithCommit();
     const run = await coord(repo, ['list'], { env: { IC_DB: 'postgresql://nobody@127.0.0.1:1/none?connect_timeout=2' } });
