@@ -305,13 +305,53 @@ describe("the server's clock decides", () => {
   });
 });
 
-describe('the shell fast path is off', () => {
-  it('no digest or marker files appear anywhere for a server database', async () => {
+describe('hooks', () => {
+  it("an agent's edit hook reserves the file on the server; another session's edit of it in another clone is denied", async () => {
     const repo = repoWithCommit();
+    const clone = cloneOf(repo);
     const env = { IC_DB: freshDatabaseUrl() };
-    expect((await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
-    const payload = JSON.stringify({ session_id: 's1', tool_name: 'Bash', tool_use_id: 'c1', cwd: repo.dir, tool_input: { command: 'true' }, hook_event_name: 'PreToolUse' });
-    await coord(repo, ['hook', 'claude-pre-shell'], { env, input: payload });
+    const edit = (dir: string, session: string) =>
+      JSON.stringify({
+        session_id: session,
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Edit',
+        tool_use_id: `t-${session}`,
+        cwd: dir,
+        tool_input: { file_path: join(dir, 'src', 'c.ts'), old_string: '', new_string: 'y' },
+      });
+    const first = await coord(repo, ['hook', 'claude-pre-edit'], { env, input: edit(repo.dir, 'one') });
+    expect(first.exitCode).toBe(0);
+    expect(first.stdout).not.toContain('deny');
+    expect(first.stdout).not.toContain('could not check');
+    const listed = await coord(repo, ['list'], { env });
+    expect(listed.json.locks.map((lock: { pattern: string; owner: string }) => [lock.pattern, lock.owner])).toEqual([['src/c.ts', 'claude-one']]);
+    const second = await coord(clone, ['hook', 'claude-pre-edit'], { env, input: edit(clone.dir, 'two') });
+    expect(second.exitCode).toBe(0);
+    expect(JSON.parse(second.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+});
+
+describe('the shell fast path is off', () => {
+  it('a shell hook takes the long way to the server (it reserves what the command writes), and no digest or marker file appears', async () => {
+    const repo = repoWithCommit();
+    const url = freshDatabaseUrl();
+    const env = { IC_DB: url };
+    const edit = JSON.stringify({
+      session_id: 's1',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Edit',
+      tool_use_id: 'e1',
+      cwd: repo.dir,
+      tool_input: { file_path: join(repo.dir, 'a.txt'), old_string: '', new_string: 'y' },
+    });
+    expect((await coord(repo, ['hook', 'claude-pre-edit'], { env, input: edit })).exitCode).toBe(0);
+    const shell = JSON.stringify({ session_id: 's1', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'c1', cwd: repo.dir, tool_input: { command: 'echo hi > b.txt' } });
+    const run = await coord(repo, ['hook', 'claude-pre-shell'], { env, input: shell });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).not.toContain('could not check');
+    // The full hook ran against the server: it reserved the file the command writes.
+    const held = (await coord(repo, ['list'], { env })).json.locks as { pattern: string; reason: string }[];
+    expect(held.find((lock) => lock.pattern === 'b.txt')?.reason).toContain('tool call c1');
     expect(existsSync(join(repo.dir, '.git', 'ic'))).toBe(false);
     expect(readdirSync(repo.dir).filter((name) => name.startsWith('postgres'))).toEqual([]);
   });
