@@ -5,7 +5,8 @@
 //   npm run bench                 # everything, default run counts
 //   npm run bench -- --runs 15    # fewer process launches per figure (faster, noisier)
 //   npm run bench -- --as-is      # keep NODE_EXTRA_CA_CERTS (by default it is unset: it inflates every start)
-//   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk | custody
+//   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk | custody | postgres
+//   npm run bench -- --only postgres --db postgres://…  # the hook on that server (without --db: a throwaway server of its own)
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
 // the named baseline; the target column says what the ratio must be and whether it is met.
@@ -83,8 +84,8 @@ const SEED_OWNERS = Array.from({ length: 20 }, (_, i) => sessionOwner(i));
 const seedPattern = (i) => (i % 10 === 0 ? `packages/pkg${i % 97}/generated/out${i}/**` : `packages/pkg${i % 97}/src/module${Math.floor(i / 97)}/Component${i}.tsx`);
 
 // Fills a database with `count` active file locks from 20 owners spread over many directories.
-function seed(dir, count) {
-  const ctx = api.createContext({ cwd: dir, env: {}, write: true }); // the repository's default database, the one the hooks open
+function seed(dir, count, env = {}) {
+  const ctx = api.createContext({ cwd: dir, env, write: true }); // the repository's default database (or env's IC_DB), the one the hooks open
   for (let i = 0; i < count; i++) {
     const pattern = seedPattern(i);
     const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner: SEED_OWNERS[i % SEED_OWNERS.length], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
@@ -104,7 +105,7 @@ const payload = (dir, session, file) =>
     tool_name: 'Edit',
     tool_input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' },
   });
-const hookCmd = (dir, session, file) => [IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, input: payload(dir, session, file), env: { ...process.env, IC_OWNER: '' } }];
+const hookCmd = (dir, session, file, env = {}) => [IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, input: payload(dir, session, file), env: { ...process.env, IC_OWNER: '', ...env } }];
 const nodeFloor = () => [process.execPath, ['-e', '0'], {}];
 
 // The pre-edit hook allows an edit it has reserved with empty stdout; anything else (a denial, or a
@@ -114,9 +115,9 @@ function hookReserved(result) {
 }
 
 // Runs the hook once and checks that the session really holds the file afterwards.
-function checkAllowed(dir, file = 'app/editing.ts') {
-  hookReserved(timeProcess(...hookCmd(dir, SESSION, file)).result);
-  const { result } = timeProcess(IC, ['coord', 'list', '--active', '--owner', `claude-${SESSION}`, '--json'], { cwd: dir });
+function checkAllowed(dir, file = 'app/editing.ts', env = {}) {
+  hookReserved(timeProcess(...hookCmd(dir, SESSION, file, env)).result);
+  const { result } = timeProcess(IC, ['coord', 'list', '--active', '--owner', `claude-${SESSION}`, '--json'], { cwd: dir, env: { ...process.env, ...env } });
   if (!JSON.parse(result.stdout).locks.some((lock) => lock.pattern === file)) throw new Error(`bench hook did not reserve ${file}: ${result.stdout}`);
 }
 
@@ -692,6 +693,39 @@ function custodyMeasurements(dir) {
   rows.push({ name: '  git hash-object -w as a process, the same (ms)', ...hashed, baselineName: 'in-process', ratio: hashed.median / written.median });
 }
 
+// The edit hook on PostgreSQL (issue #24's budget: ≤ 1.6× node -e 0): against --db URL, else a throwaway
+// server of this run's own (scripts/postgres-server.mjs). The driver is the one the test suite installs.
+async function benchPostgres() {
+  const given = flag('db', '');
+  const { installDriver } = await import('./install-postgres-driver.mjs');
+  process.env.IC_LIBPQ_DIR ||= installDriver();
+  const server = given ? undefined : await (await import('./postgres-server.mjs')).startPostgres();
+  const url = given || server.url;
+  const dir = makeRepo();
+  try {
+    // The scope on a server is the project: a key of this run's own keeps it apart from anything else there.
+    execFileSync('git', ['-C', dir, 'config', 'ic.project', `bench-${process.pid}-${Date.now()}`]);
+    const env = { IC_DB: url };
+    seed(dir, 1000, env);
+    checkAllowed(dir, 'app/editing.ts', env);
+    let freshFiles = 0;
+    const [floor, hook, fresh, reserve] = measureInterleaved([
+      { cmd: nodeFloor },
+      { cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', env), verify: hookReserved },
+      { cmd: () => hookCmd(dir, SESSION, `app/fresh/file${freshFiles++}.ts`, env), verify: hookReserved },
+      { cmd: () => [IC, ['coord', 'reserve', 'app/cli-editing.ts'], { cwd: dir, env: { ...process.env, ...env, IC_OWNER: 'bench-cli' } }], verify: cliReserved },
+    ]);
+    checkAllowed(dir, 'app/fresh/file0.ts', env);
+    report('node -e 0 (PostgreSQL baseline)', floor);
+    report('hook claude-pre-edit on PostgreSQL, 1,000 locks (renew path)', hook, 'node -e 0', floor, { max: 1.6, text: '≤ 1.60×' });
+    report('hook claude-pre-edit on PostgreSQL, 1,000 locks (new lock)', fresh, 'node -e 0', floor, { max: 1.6, text: '≤ 1.60×' });
+    report('coord reserve on PostgreSQL (CLI, renewing), 1,000 locks', reserve, 'node -e 0', floor);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    if (server) (await import('./postgres-server.mjs')).stopPostgres(server.dir);
+  }
+}
+
 const fmt = (n) => (n === undefined ? '' : n < 0.1 ? n.toFixed(4) : n.toFixed(2));
 const groups = {
   hook: benchHook,
@@ -703,9 +737,12 @@ const groups = {
   writelock: benchWriteLock,
   bulk: benchBulk,
   custody: benchCustody,
+  postgres: benchPostgres,
 };
 for (const [name, fn] of Object.entries(groups)) {
   if (ONLY && ONLY !== name) continue;
+  // PostgreSQL needs a server and the native driver: asked for by name or by --db, not part of a plain run.
+  if (name === 'postgres' && !ONLY && !flag('db', '')) continue;
   process.stderr.write(`bench: ${name}…\n`);
   await fn();
 }

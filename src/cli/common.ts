@@ -22,7 +22,7 @@ export interface CommonOptions {
 // Every coord command takes --db, --scope, --json and --format (docs/reference.md, "Common flags").
 export function withCommonOptions(command: Command): Command {
   return command
-    .option('--db <path>', 'database file; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')
+    .option('--db <path>', 'database file or postgres:// URL; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')
     .option('--scope <dir>', 'scope directory (default: the git work tree root)')
     .option('--json', 'print JSON even on a terminal (same as --format json)')
     .option('--format <table|json>', 'table or json (default: $IC_FORMAT, else a table on a terminal and JSON on a pipe)')

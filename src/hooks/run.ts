@@ -1,3 +1,4 @@
+import { isPostgresUrl } from '../store/postgres/url';
 import { isAbsolute, resolve } from 'node:path';
 import { isIcError } from '../core/errors';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
@@ -290,5 +291,5 @@ function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline
 // (an edited file's, a work tree's): it is read from the hook's working directory, as the CLI reads it.
 function withAbsoluteDb(env: NodeJS.ProcessEnv, cwd: string): NodeJS.ProcessEnv {
   const db = env.IC_DB;
-  return db && !isAbsolute(db) ? { ...env, IC_DB: resolve(cwd, db) } : env;
+  return db && !isAbsolute(db) && !isPostgresUrl(db) ? { ...env, IC_DB: resolve(cwd, db) } : env; // a server's URL is no path
 }

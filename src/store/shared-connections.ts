@@ -11,6 +11,11 @@ export function shareConnections(): void {
   sharing = true;
 }
 
+/** True in a hook process: connections are kept for the process's next open (PostgreSQL's too: postgres/open.ts). */
+export function sharingConnections(): boolean {
+  return sharing;
+}
+
 function keyOf(path: string, write: boolean): string {
   return `${write ? 'w' : 'r'}\0${path}`;
 }

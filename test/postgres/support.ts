@@ -31,3 +31,11 @@ export function withConnection<T>(url: string, body: (db: PostgresConnection) =>
     db.close();
   }
 }
+
+// A database of its own for one test (CREATE DATABASE on the suite's server): tests that run the real bin
+// never see each other's locks, events or project keys.
+export function freshDatabaseUrl(base: string = serverUrl()): string {
+  const name = `ic_${randomBytes(6).toString('hex')}`;
+  withConnection(serverUrl(), (db) => db.exec(`CREATE DATABASE ${name}`));
+  return base.replace(/^(postgres(?:ql)?:\/\/[^/?#]*\/)[^?#]*/, `$1${name}`);
+}

@@ -4,7 +4,8 @@ import { clockFromEnv, resolveProject } from '../../coord/context';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
-import { canonicalDir, DB_DIR, locateDb } from '../../store/discover';
+import { canonicalDir, DB_DIR, isServerDb, locateDb } from '../../store/discover';
+import { diagnosePostgres } from '../../store/postgres/health';
 import { diagnose, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -38,7 +39,7 @@ function runRepairClock(options: DoctorOptions): Reply {
 function runDoctor(options: CommonOptions): Reply {
   const project = resolveProject(process.cwd(), options.scope);
   const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
-  const report = diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
+  const report = isServerDb(location) ? diagnosePostgres(location, process.env, clockFromEnv(process.env)) : diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
   if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
   if (location.source === 'project' && !project.unmarked) addChecks(report, strayRootChecks(project.projectRoot, canonicalDir(homedir())));
   addChecks(report, hookChecks(project.projectRoot, process.env));

@@ -12,7 +12,7 @@ function roff(text: string): string {
 
 const ENVIRONMENT: [string, string][] = [
   ['IC_OWNER', 'who acts when --owner is not given'],
-  ['IC_DB', 'the database file (--db beats it)'],
+  ['IC_DB', 'the database file, or a postgres:// URL (--db beats it)'],
   ['IC_FORMAT', 'table or json: the output format when --format and --json are not given'],
   ['NO_COLOR', 'when set and not empty, tables are never coloured'],
   ['IC_LOCK_DELAY', 'how long a lapsed lock still binds others (default 60s, 0 turns it off)'],

@@ -43,6 +43,17 @@ export function gitMode(st: Stats): number {
   return st.mode & 0o111 ? 0o100755 : 0o100644;
 }
 
+// A file or symlink: what custody keeps content of (anything else reads as absent).
+export function isContent(st: Stats | null): st is Stats {
+  return st !== null && (st.isFile() || st.isSymbolicLink());
+}
+
+// Whether a file's lstat (null: absent) is still the state custody has for it, by stat alone: absent for
+// an absent state, else the same signature and git mode.
+export function inState(st: Stats | null, state: { blob: string | null; mode: number; stat: string }): boolean {
+  return state.blob === null ? !isContent(st) : isContent(st) && signature(st) === state.stat && gitMode(st) === state.mode;
+}
+
 // Most held patterns name paths that do not exist: no exception (and no stack) for those.
 const NO_THROW = { throwIfNoEntry: false } as const;
 
@@ -59,7 +70,7 @@ export function lstatOrNull(path: string): Stats | null {
 export function fileState(repo: Repo, path: string, known: readonly (FileState | undefined)[], store: boolean): FileState {
   const absolute = join(repo.root, path);
   const st = lstatOrNull(absolute);
-  if (st === null || !(st.isFile() || st.isSymbolicLink())) return ABSENT;
+  if (!isContent(st)) return ABSENT;
   const stat = signature(st);
   const mode = gitMode(st);
   for (const state of known) if (state && state.blob !== null && state.stat === stat && state.mode === mode) return { blob: state.blob, mode, stat };

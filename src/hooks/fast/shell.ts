@@ -1,5 +1,5 @@
 import { isPostgresUrl } from '../../store/postgres/url';
-import { existsSync, type Stats } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellWrites } from '../../core/shell/index';
 import { hookClient, thisHost } from '../../coord/client-process';
@@ -7,7 +7,7 @@ import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
 import { findGitInfo, projectDb, type GitInfo } from '../../store/discover';
-import { coveredFiles, gitMode, lstatOrNull, pathsBelow, repoAt, signature, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
+import { coveredFiles, inState, isContent, lstatOrNull, pathsBelow, repoAt, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
 import { NODE_DISK } from '../custody/node-disk';
 
 import { CODEX_SHELL_TOOLS } from '../edit-events';
@@ -199,7 +199,8 @@ function before(call: ShellCall): string | undefined {
   const standing = standingOf(call, place);
   if (standing === undefined) return undefined;
   const { others, records } = heldFiles(place, standing);
-  const lstatOf = statIn(place.repo.root);
+  // One lstat per held file, present or not (listing their directories first cost more: they are spread out).
+  const lstatOf = (path: string) => lstatOrNull(`${place.repo.root}/${path}`);
   const rows: SnapshotRow[] = [];
   for (const [path, held] of others.files) {
     const entry = others.tracked.get(path);
@@ -207,12 +208,12 @@ function before(call: ShellCall): string | undefined {
     if (entry && record === undefined && statMatchesIndex(place.repo, entry)) continue;
     // A file that neither exists nor is in the index needs no record: one the command creates there is moved
     // aside all the same (the after hook's snapshot says it was absent). The digest leaves absent records out.
-    if (!entry && record === undefined && !isContent(lstatOf(path))) continue;
+    const st = lstatOf(path);
+    if (!entry && record === undefined && !isContent(st)) continue;
     // The full hook would (re)record it as seen: no record, one older than the lock, or a seen one since changed.
     if (record === undefined || record[6] < held.createdAt) return undefined;
     const [, , blob, mode, stat] = record;
-    const st = lstatOf(path);
-    if (blob === null ? isContent(st) : !isContent(st) || signature(st!) !== stat || gitMode(st!) !== mode) return undefined;
+    if (!inState(st, { blob, mode, stat })) return undefined;
     if (entry || blob !== null) rows.push({ path, holder: held.holder, blob, mode, stat });
   }
   writeMarker(place.dbPath, { scope: standing.scope.key, writer: standing.writer, call_id: call.callId, started_at: standing.now, rows });
@@ -231,19 +232,12 @@ function after(call: ShellCall): string | undefined {
   const marker = readMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   if (marker === undefined) return undefined;
   const { others, own, records } = heldFiles(place, standing);
-  const lstatOf = statIn(place.repo.root);
+  const lstatOf = (path: string) => lstatOrNull(`${place.repo.root}/${path}`);
   const snapshot = new Map(marker.rows.map((row) => [row.path, row]));
   for (const path of others.files.keys()) {
     const entry = others.tracked.get(path);
     const row = snapshot.get(path);
-    const st = lstatOf(path);
-    const unchanged = row
-      ? row.blob === null
-        ? !isContent(st)
-        : isContent(st) && signature(st!) === row.stat && gitMode(st!) === row.mode
-      : entry
-        ? statMatchesIndex(place.repo, entry)
-        : !isContent(st);
+    const unchanged = row ? inState(lstatOf(path), row) : entry ? statMatchesIndex(place.repo, entry) : !isContent(lstatOf(path));
     if (!unchanged) return undefined;
   }
   for (const path of own.files.keys()) {
@@ -251,7 +245,7 @@ function after(call: ShellCall): string | undefined {
     const entry = own.tracked.get(path);
     if (record === undefined && entry && statMatchesIndex(place.repo, entry)) continue;
     const st = lstatOf(path);
-    const recorded = record ? (record[2] === null ? !isContent(st) : isContent(st) && signature(st!) === record[4] && gitMode(st!) === record[3]) : !isContent(st);
+    const recorded = record ? inState(st, { blob: record[2], mode: record[3], stat: record[4] }) : !isContent(st);
     if (!recorded) return undefined;
   }
   removeMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
@@ -269,15 +263,4 @@ function matchGlob(pattern: string, path: string): boolean {
     globMatcher = loader.loadBundle(bundle).matchPath;
   }
   return globMatcher!(pattern, path);
-}
-
-// A held file's lstat, or null: one syscall whether or not it exists (listing parent directories first, as
-// the full hook's existenceProbe does, costs more here: the held files are spread over many directories).
-function statIn(root: string): (path: string) => Stats | null {
-  return (path) => lstatOrNull(`${root}/${path}`);
-}
-
-// A file or symlink: what custody keeps content of (anything else reads as absent).
-function isContent(st: Stats | null): boolean {
-  return st !== null && (st.isFile() || st.isSymbolicLink());
 }

@@ -1,4 +1,6 @@
 import type PQ from 'libpq';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { IcError } from '../../core/errors';
 
 // Where the native PostgreSQL driver (the `libpq` package) comes from. ic does not depend on it yet: it compiles
@@ -9,10 +11,63 @@ export function loadLibpq(env: NodeJS.ProcessEnv = process.env): typeof PQ {
   const dir = env.IC_LIBPQ_DIR || undefined;
   const target = dir ?? 'libpq';
   try {
-    return require(target) as typeof PQ;
+    const addon = addonOf(dir);
+    return addon === undefined ? (require(target) as typeof PQ) : withSyncCalls((require(addon) as { PQ: NativePQ }).PQ);
   } catch (error) {
     throw driverError(error, dir);
   }
+}
+
+// The package's compiled addon, loaded without the package's index.js: its `bindings` lookup (a dozen paths
+// tried) and `assert` cost a hook ~10 ms, more than connecting. Undefined when the build is not where
+// node-gyp puts it; then the package is required as it is.
+function addonOf(dir: string | undefined): string | undefined {
+  let packageDir = dir;
+  if (packageDir === undefined) {
+    try {
+      packageDir = dirname(require.resolve('libpq/package.json'));
+    } catch {
+      return undefined;
+    }
+  }
+  const addon = join(packageDir, 'build', 'Release', 'addon.node');
+  return existsSync(addon) ? addon : undefined;
+}
+
+type NativePQ = { prototype: Record<string, unknown> } & (new () => unknown);
+
+// The synchronous calls ic uses (libpq.d.ts), named as the package's index.js names its native `$` methods.
+function withSyncCalls(Native: NativePQ): typeof PQ {
+  const proto = Native.prototype as Record<string, (...args: unknown[]) => unknown>;
+  proto.connectSync ??= function (this: Record<string, (...args: unknown[]) => unknown>, conninfo = '') {
+    if (this.$connectSync!(conninfo)) return;
+    const error = new Error(String(this.$getLastErrorMessage!()));
+    this.$finish!();
+    throw error;
+  };
+  const same: Record<string, string> = {
+    finish: '$finish',
+    errorMessage: '$getLastErrorMessage',
+    serverVersion: '$serverVersion',
+    transactionStatus: '$transactionStatus',
+    exec: '$exec',
+    execParams: '$execParams',
+    prepare: '$prepare',
+    execPrepared: '$execPrepared',
+    resultStatus: '$resultStatus',
+    resultErrorMessage: '$resultErrorMessage',
+    resultErrorFields: '$resultErrorFields',
+    ntuples: '$ntuples',
+    nfields: '$nfields',
+    fname: '$fname',
+    ftype: '$ftype',
+    getvalue: '$getvalue',
+    getisnull: '$getisnull',
+    cmdTuples: '$cmdTuples',
+    clear: '$clear',
+  };
+  for (const [name, native] of Object.entries(same)) proto[name] ??= proto[native]!;
+  return Native as unknown as typeof PQ;
 }
 
 const HOW_TO_GET =

@@ -3,6 +3,7 @@ import type { Connection } from '../connection';
 import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
+import { sharingConnections } from '../shared-connections';
 
 export interface OpenPostgresOptions {
   write: boolean;
@@ -20,15 +21,30 @@ export function clientClockForTests(env: NodeJS.ProcessEnv): boolean {
 // latest (one statement when it is), as a SQLite writer creates its file; a reader of a database without
 // the schema gets DB_UNAVAILABLE saying `ic init --db URL`.
 export function openPostgres(url: string, options: OpenPostgresOptions): Connection {
-  const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock: clientClockForTests(options.env) });
+  const clientClock = clientClockForTests(options.env);
+  const key = `${options.write ? 'w' : 'r'}${clientClock ? 'c' : 's'}\0${url}`;
+  const kept = shared.get(key);
+  if (kept !== undefined && kept.idle()) {
+    kept.setLockWait(options.busyTimeoutMs);
+    return kept;
+  }
+  const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock });
   try {
     if (options.write) ensureSchema(db, options.now);
-    return db;
   } catch (error) {
     db.close();
     throw error;
   }
+  // A hook process opens its database two or three times (liveness, its own work, custody): one connection
+  // (one connect, one schema check) serves them all; the process's exit closes it.
+  if (sharingConnections() && kept === undefined) {
+    shared.set(key, db);
+    db.close = () => undefined;
+  }
+  return db;
 }
+
+const shared = new Map<string, PgConnection>();
 
 function ensureSchema(db: PgConnection, now: number): void {
   let version = 0;

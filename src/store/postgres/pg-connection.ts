@@ -73,6 +73,11 @@ export class PgConnection implements Connection {
     return this.inTransaction(work);
   }
 
+  /** Not inside a transaction: another open in this process may use it (a hook process shares its connections). */
+  idle(): boolean {
+    return this.depth === 0;
+  }
+
   setLockWait(ms: number): void {
     this.lockWaitMs = Math.max(0, Math.floor(ms));
   }
