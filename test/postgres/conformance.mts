@@ -11,6 +11,7 @@ export const CONFORMANCE_FILES: readonly string[] = [
   // store level: use cases on a Connection (test/support/store.ts)
   'test/store/reserve.test.ts',
   'test/store/overlap-property.test.ts',
+  'test/store/snapshot-reserve.test.ts',
   'test/coord/check.test.ts',
   'test/coord/release.test.ts',
   'test/coord/renew.test.ts',
@@ -45,13 +46,7 @@ export interface KnownFailure {
 
 // Tests that fail on PostgreSQL today, each with the reason (the failing statement where it is SQL). The suite
 // skips them, so `npm run test:postgres` stays green while they are listed; remove an entry once it passes.
-export const KNOWN_FAILURES: readonly KnownFailure[] = [
-  {
-    name: 'stalled claims --ask records a hand-off request that the holder sees in its next edit hook',
-    file: 'test/e2e/stalled-claims.test.ts',
-    why: "the hooks' bundle (dist/hook.cjs) does not open a postgres:// IC_DB yet: it takes the URL for a file path and fails open with DB_UNAVAILABLE 'the directory …/postgresql: does not exist'",
-  },
-];
+export const KNOWN_FAILURES: readonly KnownFailure[] = [];
 
 export const KNOWN_FAILING_FILES: readonly { file: string; why: string }[] = [];
 

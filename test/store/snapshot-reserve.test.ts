@@ -12,16 +12,19 @@ import { sweep } from '../../src/coord/sweep';
 import { transfer } from '../../src/coord/transfer';
 import { listLocks } from '../../src/store/locks';
 import { findConflicts } from '../../src/core/conflict';
+import { testDatabase } from '../support/store';
 
 let dir: string;
 let now: number;
 let mine: CoordContext; // the call under test
 let other: CoordContext; // another process, on its own connection
+let database: ReturnType<typeof testDatabase>;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ic-snapshot-'));
   now = Date.parse('2026-01-01T00:00:00.000Z');
-  const open = () => createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
+  database = testDatabase(dir); // SQLite, or PostgreSQL in the conformance run (test/postgres/conformance.mts)
+  const open = () => createContext({ cwd: dir, env: database.env, write: true, clock: () => now });
   mine = open();
   other = open();
 });
@@ -29,6 +32,7 @@ afterEach(() => {
   mine.db.close();
   other.db.close();
   rmSync(dir, { recursive: true, force: true });
+  database.drop();
 });
 
 const input = (owner: string, patterns: string[], mode: 'exclusive' | 'shared' = 'exclusive'): ReserveInput => ({ type: 'file', patterns, owner, mode, ttlMs: 60_000, reason: null });

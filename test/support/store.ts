@@ -22,16 +22,24 @@ export function openTestStore(env: NodeJS.ProcessEnv = {}, into = {} as TestStor
   const store = into;
   store.dir = mkdtempSync(join(tmpdir(), 'ic-unit-'));
   store.now = T0;
-  const database = onPostgres ? freshPostgresDatabase() : undefined;
-  if (database) nameTestProject(store.dir, database);
-  const engineEnv = database ? { IC_DB: database.url, ...POSTGRES_CLIENT_CLOCK } : { IC_DB: join(store.dir, 'test.db') };
-  store.ctx = createContext({ cwd: store.dir, env: { ...engineEnv, ...env }, write: true, clock: () => store.now });
+  const database = testDatabase(store.dir);
+  store.ctx = createContext({ cwd: store.dir, env: { ...database.env, ...env }, write: true, clock: () => store.now });
   store.close = () => {
     store.ctx.db.close();
     rmSync(store.dir, { recursive: true, force: true });
-    database?.drop();
+    database.drop();
   };
   return store;
+}
+
+// The database of a test store in `dir`, as the environment a context is created with: a SQLite file there,
+// or on PostgreSQL a fresh database of the suite's server, `dir` made a git repository naming its project and
+// the injected clock standing in for the server's (engine.ts). `drop` removes the server's database.
+export function testDatabase(dir: string): { env: Record<string, string>; drop: () => void } {
+  if (!onPostgres) return { env: { IC_DB: join(dir, 'test.db') }, drop: () => {} };
+  const database = freshPostgresDatabase();
+  nameTestProject(dir, database);
+  return { env: { IC_DB: database.url, ...POSTGRES_CLIENT_CLOCK }, drop: database.drop };
 }
 
 // One fresh store per test of the calling file: the object returned is refilled before each test.
