@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeEdit, fixture, HOSTILE_NAMES } from '../hooks/fixtures';
+import { onPostgres } from '../support/engine';
 
 const OWNER = 'claude-1f0b6a52-6d4e-4c38-9a57-0c7d2f3e9b11';
 const hook = (repo: TempRepo, name: string, input: string, env: Record<string, string | undefined> = {}) =>
@@ -132,22 +133,25 @@ describe('hook claude-pre-edit: hostile file names end to end', () => {
 
 describe('hook claude-pre-edit: database trouble', () => {
   let repo: TempRepo;
+  // SQLite: a file that is not a database; PostgreSQL: a server that refuses the connection.
+  const trouble = onPostgres ? { IC_DB: 'postgresql://127.0.0.1:1/ic?connect_timeout=2' } : {};
   beforeAll(() => {
     repo = makeTempRepo('ic-hooks-fail-');
+    if (onPostgres) return;
     mkdirSync(dirname(repo.db), { recursive: true });
     writeFileSync(repo.db, 'this is not a sqlite database, just text that is long enough to be read as a header..........');
   });
   afterAll(() => repo.cleanup());
 
   it('fails open with a systemMessage', async () => {
-    const result = await hook(repo, 'claude-pre-edit', fixture('claude-pre-edit.json', repo.dir));
+    const result = await hook(repo, 'claude-pre-edit', fixture('claude-pre-edit.json', repo.dir), trouble);
     expect(result.exitCode).toBe(0);
     expect(result.json.systemMessage).toContain('DB_UNAVAILABLE');
     expect(result.json.hookSpecificOutput).toBeUndefined();
   });
 
   it('denies with IC_HOOK_FAIL=closed, still exit 0', async () => {
-    const result = await hook(repo, 'claude-pre-edit', fixture('claude-pre-edit.json', repo.dir), { IC_HOOK_FAIL: 'closed' });
+    const result = await hook(repo, 'claude-pre-edit', fixture('claude-pre-edit.json', repo.dir), { IC_HOOK_FAIL: 'closed', ...trouble });
     expect(result.exitCode).toBe(0);
     expect(denyOf(result.stdout)).toContain('IC_HOOK_FAIL=closed');
   });

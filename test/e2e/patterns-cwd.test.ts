@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { coord, ic, listedLocks, makeTempRepo, scopeOf, type TempRepo } from '../support/cli';
 import { claudeEdit } from '../hooks/fixtures';
 
 let repo: TempRepo;
@@ -46,7 +46,7 @@ describe('relative patterns from a subdirectory', () => {
     const magic = await coord(repo, ['reserve', ':!x'], as('alice', 'src'));
     expect(magic.exitCode).toBe(65);
     expect(magic.json.error.code).toBe('INVALID_PATTERN');
-    expect((await coord(repo, ['list', '--active'])).json.locks).toEqual([]);
+    expect(await listedLocks(repo, ['--active'])).toEqual([]);
   });
 
   it('check, release --pattern and transfer --pattern read the current directory too', async () => {
@@ -78,7 +78,7 @@ describe('relative patterns from a subdirectory', () => {
     mkdirSync(join(repo.dir, 'sub'));
     const result = await coord(repo, ['reserve', 'a.ts', '--scope', join(repo.dir, 'sub')], as('alice', 'src/api'));
     expect(result.exitCode).toBe(0);
-    expect(result.json.locks[0]).toMatchObject({ pattern: 'a.ts', scope: join(repo.dir, 'sub') });
+    expect(result.json.locks[0]).toMatchObject({ pattern: 'a.ts', scope: scopeOf(repo, join(repo.dir, 'sub')) });
   });
 
   it('overlap compares the patterns as written from the root, wherever it is asked from', async () => {

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { wantsColor } from '../../src/cli/format';
-import { coord, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
+import { coord, dbEnv, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
 
 const repos: TempRepo[] = [];
 function repo(): TempRepo {
@@ -66,7 +66,7 @@ describe('help routing: every spelling shows the command, or names the right one
       const bin = `${r.dir}/.bin`;
       spawnSync('mkdir', ['-p', bin]);
       spawnSync('ln', ['-sf', IC_BIN, `${bin}/ic`]);
-      return spawnSync('bash', ['--noprofile', '--norc', '-c', script], { cwd: r.dir, encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH}`, IC: IC_BIN } }).stdout.trim();
+      return spawnSync('bash', ['--noprofile', '--norc', '-c', script], { cwd: r.dir, encoding: 'utf8', env: { PATH: `${bin}:${process.env.PATH}`, IC: IC_BIN, ...dbEnv(r) } }).stdout.trim();
     };
     expect(complete('coord release ')).toBe(id);
     expect(complete('coord release --pattern ')).toBe('src/**');

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { coord, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
+import { coord, dbEnv, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
 import { startFakeClient, type FakeClient } from '../support/fake-client';
 
 const repos: TempRepo[] = [];
@@ -214,7 +214,7 @@ describe('hand-off that arrives', () => {
     await holder.run(`'${IC_BIN}' coord claim bd-8`);
     const script = Array.from({ length: 8 }, (_, i) => `'${IC_BIN}' coord claim bd-8 --ask "${'x'.repeat(400)} ${i}" --owner asker-${i} >/dev/null`).join('\n');
     writeFileSync(join(repo.dir, '.git', 'asks.sh'), script);
-    execFileSync('sh', [join(repo.dir, '.git', 'asks.sh')], { cwd: repo.dir, env: { ...process.env, IC_OWNER: '' } });
+    execFileSync('sh', [join(repo.dir, '.git', 'asks.sh')], { cwd: repo.dir, env: { ...process.env, ...dbEnv(repo), IC_OWNER: '' } });
     const told = await holder.hook('claude-pre-edit', claudeEdit(repo, 'H', 'a.ts'));
     expect(told.stdout.length).toBeLessThan(3_000);
     const context = JSON.parse(told.stdout).hookSpecificOutput.additionalContext as string;
@@ -295,7 +295,7 @@ describe('shared installs on a machine without ic', () => {
     const bin = join(repo.dir, '.git', 'bin');
     execFileSync('mkdir', ['-p', bin]);
     execFileSync('ln', ['-s', IC_BIN, join(bin, 'ic')]);
-    expect(runHookCommand(preEdit, claudeEdit(repo, 'S', 'a.ts'), { ...process.env, PATH: `${bin}:${process.env.PATH}`, IC_OWNER: '' })).toBe('');
+    expect(runHookCommand(preEdit, claudeEdit(repo, 'S', 'a.ts'), { ...process.env, ...dbEnv(repo), PATH: `${bin}:${process.env.PATH}`, IC_OWNER: '' })).toBe('');
     expect((await locksOf(repo)).map((l) => l.pattern)).toEqual(['a.ts']);
   });
 });

@@ -1,7 +1,7 @@
 import { execa, type Options } from 'execa';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { freshPostgresDatabase, nameTestProject, projectKeyOf, onPostgres, POSTGRES_CLIENT_CLOCK, postgresDatabaseExists } from './engine';
 
@@ -138,4 +138,19 @@ export function coord(repo: TempRepo, args: string[], options: { env?: Record<st
 export async function listedLocks(repo: TempRepo, args: string[] = []): Promise<unknown[]> {
   if (onPostgres && !databaseExists(repo)) return [];
   return (await coord(repo, ['list', ...args])).json.locks;
+}
+
+// The stored scope of a directory of the repository given as --scope: the directory itself on SQLite; on
+// PostgreSQL the project key, with `:<path below the root>` for a directory below it.
+export function scopeOf(repo: TempRepo, dir: string): string {
+  if (!onPostgres) return dir;
+  const rel = relative(repo.dir, dir);
+  return rel === '' ? repo.scope! : `${repo.scope!}:${rel}`;
+}
+
+// What a process the test starts with its own environment (process.env, not cleanEnv) needs to reach the
+// repository's database: IC_DB (and where the driver is) on PostgreSQL, nothing on SQLite (the default file).
+export function dbEnv(repo: TempRepo): Record<string, string> {
+  if (!onPostgres) return {};
+  return { IC_DB: repo.db, ...(process.env.IC_LIBPQ_DIR ? { IC_LIBPQ_DIR: process.env.IC_LIBPQ_DIR } : {}) };
 }

@@ -1,3 +1,4 @@
+import { onPostgres, POSTGRES_CLIENT_CLOCK } from './engine';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { cleanEnv, IC_BIN } from './cli';
@@ -13,7 +14,13 @@ export interface FakeClient {
 
 // Starts test/support/fake-client-process.mjs in `cwd` with a clean environment plus `env`.
 export async function startFakeClient(cwd: string, env: Record<string, string | undefined> = {}): Promise<FakeClient> {
-  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'fake-client-process.mjs')], { cwd, env: cleanEnv(env) as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'inherit'] });
+  // On PostgreSQL, a hook's IC_NOW (IC_TEST_CLOCK=1) moves the clock the server would otherwise give (engine.ts).
+  const clock = onPostgres ? { IC_TEST_PG_CLIENT_CLOCK: POSTGRES_CLIENT_CLOCK.IC_TEST_PG_CLIENT_CLOCK } : {};
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'fake-client-process.mjs')], {
+    cwd,
+    env: cleanEnv({ ...clock, ...env }) as NodeJS.ProcessEnv,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const waiting: ((line: string) => void)[] = [];
   let buffer = '';
   child.stdout!.setEncoding('utf8');
