@@ -48,7 +48,8 @@ export function projectIdentity(root: string): string {
   if (cached !== undefined) return cached;
   const info = findGitInfo(root);
   if (!info) throw notInGit(root);
-  const configured = keyFromConfigFile(info.commonDir) ?? git(root, ['config', '--get', PROJECT_CONFIG_KEY]).out;
+  // The repository's own file first (no process); else git, which also reads the global config and GIT_CONFIG_* variables.
+  const configured = keyFromConfigFile(info.commonDir) || git(root, ['config', '--get', PROJECT_CONFIG_KEY]).out;
   let key: string;
   if (configured !== '') key = configured;
   else {
@@ -67,7 +68,8 @@ export function projectIdentity(root: string): string {
 }
 
 // ic.project as the repository's own config file says, read without starting git (a hook's budget counts
-// every process): '' when the file has none, undefined when only git can tell (includes, quoting, escapes).
+// every process): '' when the file has none (git may still find one elsewhere), undefined when only git can
+// tell (includes, quoting, escapes).
 function keyFromConfigFile(commonDir: string): string | undefined {
   let text: string;
   try {
