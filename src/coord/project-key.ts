@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { relative, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { findGitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
 import type { Project } from './project';
 
@@ -44,11 +46,13 @@ export function setProjectKey(root: string, key: string): void {
 export function projectIdentity(root: string): string {
   const cached = known.get(root);
   if (cached !== undefined) return cached;
-  const configured = git(root, ['config', '--get', PROJECT_CONFIG_KEY]);
+  const info = findGitInfo(root);
+  if (!info) throw notInGit(root);
+  // The repository's own file first (no process); else git, which also reads the global config and GIT_CONFIG_* variables.
+  const configured = keyFromConfigFile(info.commonDir) || git(root, ['config', '--get', PROJECT_CONFIG_KEY]).out;
   let key: string;
-  if (configured.ok && configured.out !== '') key = configured.out;
+  if (configured !== '') key = configured;
   else {
-    if (!git(root, ['rev-parse', '--git-dir']).ok) throw notInGit(root);
     const roots = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
     const first = roots.out.split('\n')[0]?.trim() ?? '';
     if (!roots.ok || first === '') {
@@ -61,6 +65,31 @@ export function projectIdentity(root: string): string {
   }
   known.set(root, key);
   return key;
+}
+
+// ic.project as the repository's own config file says, read without starting git (a hook's budget counts
+// every process): '' when the file has none (git may still find one elsewhere), undefined when only git can
+// tell (includes, quoting, escapes).
+function keyFromConfigFile(commonDir: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(commonDir, 'config'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (/^\s*\[\s*include/im.test(text) || /worktreeconfig/i.test(text)) return undefined;
+  let inIc = false;
+  let found = '';
+  for (const line of text.split('\n')) {
+    const section = /^\s*\[([^\]]*)\]/.exec(line);
+    if (section) inIc = /^\s*ic\s*$/i.test(section[1]!);
+    const entry = inIc ? /^\s*(?:\[[^\]]*\]\s*)?project\s*=\s*(.*)$/i.exec(line) : null;
+    if (!entry) continue;
+    const value = entry[1]!.trim();
+    if (/["\\#;]/.test(value)) return undefined;
+    found = value;
+  }
+  return found;
 }
 
 function notInGit(root: string): IcError {

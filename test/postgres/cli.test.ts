@@ -250,6 +250,10 @@ describe('the scope is the project', () => {
     const bad = await ic(repo, ['init', '--project', 'has space'], { env });
     expect(bad.exitCode).toBe(65);
     expect(() => execFileSync('git', ['-C', repo.dir, 'config', 'ic.project'], { stdio: 'ignore' })).toThrow();
+    // git's own ways of setting config count too (here its environment variables): what a CI runner can set
+    const fromEnv = await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env: { ...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'ic.project', GIT_CONFIG_VALUE_0: 'from-env' } });
+    expect(fromEnv.exitCode, fromEnv.stderr).toBe(0);
+    expect(fromEnv.json.locks[0].scope).toBe('from-env');
     expect((await ic(repo, ['init', '--project', 'p1'], { env })).exitCode).toBe(0);
     expect((await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env })).json.locks[0].scope).toBe('p1');
   });

@@ -27,6 +27,8 @@ export class PgConnection implements Connection {
   readonly location: string;
   private readonly statements = new Map<string, Statement>();
   private depth = 0;
+  // The server's time, read once per transaction (after its locks are held): nested writes act at it too.
+  private transactionNow: number | undefined;
   private lockWaitMs: number;
 
   constructor(
@@ -84,7 +86,9 @@ export class PgConnection implements Connection {
 
   now(clientClock: () => number): number {
     if (this.options.clientClock) return clientClock();
-    return this.pg.get<{ now: number }>(SERVER_NOW)!.now;
+    if (this.depth === 0) return this.pg.get<{ now: number }>(SERVER_NOW)!.now;
+    this.transactionNow ??= this.pg.get<{ now: number }>(SERVER_NOW)!.now;
+    return this.transactionNow;
   }
 
   close(): void {
@@ -98,6 +102,7 @@ export class PgConnection implements Connection {
 
   private inTransaction<T>(work: () => T): T {
     this.depth = 1;
+    this.transactionNow = undefined;
     try {
       const result = work();
       this.pg.exec('COMMIT');
@@ -107,6 +112,7 @@ export class PgConnection implements Connection {
       throw error;
     } finally {
       this.depth = 0;
+      this.transactionNow = undefined;
     }
   }
 
