@@ -16,22 +16,36 @@ const libpq = process.env.IC_LIBPQ_DIR || libpqDir();
 if (!process.env.IC_LIBPQ_DIR && !driverInstalled(libpq))
   throw new Error(`the PostgreSQL driver is not installed at ${libpq}: run \`npm run test:postgres\` (or node scripts/install-postgres-driver.mjs) first`);
 
+const globalSetup = ['test/postgres/global-setup.ts'];
+const knownFailures = process.env.IC_TEST_KNOWN_FAILURES === '1'; // run them too: to see whether one passes now
+
 export default defineConfig({
   plugins: [sqlAsText],
   test: {
     root: new URL('../..', import.meta.url).pathname,
-    include: ['test/postgres/**/*.test.ts', ...CONFORMANCE_FILES],
-    exclude: process.env.IC_TEST_KNOWN_FAILURES === '1' ? [] : KNOWN_FAILING_FILES.map((known) => known.file),
-    // IC_TEST_KNOWN_FAILURES=1 runs the known failures too: to see whether one passes now.
-    testNamePattern: process.env.IC_TEST_KNOWN_FAILURES === '1' ? undefined : knownFailuresPattern(),
-    globalSetup: ['test/postgres/global-setup.ts'],
-    // IC_TEST_ENGINE: the conformance files' temp repositories and stores live on the suite's server (test/support/engine.ts).
-    env: { IC_LIBPQ_DIR: libpq, IC_TEST_ENGINE: 'postgres' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // The files share one server and the stress tests start many processes: one file at a time keeps the
     // 2-core machine's timings sane.
     fileParallelism: false,
+    maxWorkers: 1,
+    projects: [
+      // The engine's own tests: they name their databases themselves.
+      // Each project starts its own throwaway server (globalSetup runs once per project that names it).
+      { extends: true, test: { name: 'postgres', include: ['test/postgres/**/*.test.ts'], globalSetup, env: { IC_LIBPQ_DIR: libpq } } },
+      {
+        extends: true,
+        test: {
+          // `npm test`'s files again, every temp repository and store on the suite's server (test/support/engine.ts).
+          name: 'conformance',
+          globalSetup,
+          include: [...CONFORMANCE_FILES],
+          exclude: knownFailures ? [] : KNOWN_FAILING_FILES.map((known) => known.file),
+          testNamePattern: knownFailures ? undefined : knownFailuresPattern(),
+          env: { IC_LIBPQ_DIR: libpq, IC_TEST_ENGINE: 'postgres' },
+        },
+      },
+    ],
   },
 });
