@@ -30,6 +30,8 @@ export default defineConfig({
     // 2-core machine's timings sane.
     fileParallelism: false,
     maxWorkers: 1,
+    // The known failures (conformance.mts) show as skipped: a project cannot set this, the names are the conformance files'.
+    testNamePattern: knownFailures ? undefined : knownFailuresPattern(),
     projects: [
       // The engine's own tests: they name their databases themselves.
       // Each project starts its own throwaway server (globalSetup runs once per project that names it).
@@ -42,7 +44,6 @@ export default defineConfig({
           globalSetup,
           include: [...CONFORMANCE_FILES],
           exclude: knownFailures ? [] : KNOWN_FAILING_FILES.map((known) => known.file),
-          testNamePattern: knownFailures ? undefined : knownFailuresPattern(),
           env: { IC_LIBPQ_DIR: libpq, IC_TEST_ENGINE: 'postgres' },
         },
       },
