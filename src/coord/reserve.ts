@@ -5,7 +5,7 @@ import { type Lock, type LockMode, type LockType } from '../core/lock';
 import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';
 import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
-import { lastEventId, locksChangedSince, purgeCount } from '../store/changes';
+import { locksChangedSince, purgeCount, snapshotEventId } from '../store/changes';
 import type { Connection } from '../store/connection';
 import { busyTimeoutFromEnv, ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
@@ -157,7 +157,7 @@ export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapsh
   return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkComparisons(requests, groups);
-    return { now, eventId: lastEventId(ctx.db), purges: purgeCount(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+    return { now, eventId: snapshotEventId(ctx.db, ctx.scope), purges: purgeCount(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
   });
 }
 

@@ -6,6 +6,18 @@ export function lastEventId(db: Connection): number {
   return (statement(db, 'SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
 }
 
+// Where reserve's read snapshot stands in the log, to bring its decision up to date inside the write lock
+// (locksChangedSince with the same scope). SQLite: the newest event (one writer at a time, ids in commit
+// order). PostgreSQL: the newest event of the scope. Ids come from a sequence when a writer asks, so another
+// scope may commit a larger id while a writer of this scope still holds a smaller one uncommitted: past the
+// global newest id, that event would never be looked at, and two grants could overlap. Every writer of a
+// scope holds its lock (or the lock of everything), so the scope's committed events all precede any id a
+// writer of it still has in flight.
+export function snapshotEventId(db: Connection, scope: string): number {
+  if (db.engine !== 'postgres') return lastEventId(db);
+  return (statement(db, 'SELECT coalesce(max(id), 0) AS id FROM events WHERE scope = ?').get(scope) as { id: number }).id;
+}
+
 // The events that change a lock's row in a way that can make it bind someone it did not bind before:
 // a grant, a renewal (longer, or shared→exclusive), a release or expiry, a transfer to another owner.
 const LOCK_CHANGING = "'reserved', 'renewed', 'released', 'force_released', 'expired', 'transferred'";

@@ -117,11 +117,17 @@ export interface EventQuery {
   limit: number;
 }
 
-export function queryEvents(db: Connection, q: EventQuery): StoredEvent[] {
-  return statement(
-    db,
+// PostgreSQL: only events no later commit can precede (ids come from a sequence and two scopes commit in
+// parallel, so id 11 may commit before id 10; docs/postgres.md, "Events"): a cursor past 11 would skip 10.
+const QUERY_EVENTS = dialect({
+  sqlite:
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? ORDER BY id LIMIT ?',
-  ).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
+  postgres:
+    'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?',
+});
+
+export function queryEvents(db: Connection, q: EventQuery): StoredEvent[] {
+  return statement(db, QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
 }
 
 export function consumerCursor(db: Connection, name: string): number {

@@ -179,6 +179,77 @@ describe('connecting', () => {
   });
 });
 
+describe('events across hosts', () => {
+  it('a consumer cursor never passes an event a still-running transaction may yet commit with a smaller id', async () => {
+    const repo = repoWithCommit();
+    const url = freshDatabaseUrl();
+    const env = { IC_DB: url };
+    expect((await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
+    const first = await coord(repo, ['events', '--consumer', 'c1'], { env });
+    expect(first.json.events.map((event: { type: string }) => event.type)).toEqual(['reserved']);
+    // Another host's transaction is under way (it holds a transaction id): what commits after it started may
+    // not be handed out yet, since that transaction could still commit a smaller event id.
+    const other = connect(url);
+    try {
+      other.exec('BEGIN');
+      other.get('SELECT pg_current_xact_id() AS x');
+      expect((await coord(repo, ['reserve', 'b.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
+      const held = await coord(repo, ['events', '--consumer', 'c1'], { env });
+      expect(held.exitCode, held.stderr).toBe(0);
+      expect(held.json.events).toEqual([]);
+      other.exec('ROLLBACK');
+    } finally {
+      other.close();
+    }
+    const after = await coord(repo, ['events', '--consumer', 'c1'], { env });
+    expect(after.json.events.map((event: { pattern: string }) => event.pattern)).toEqual(['b.txt']);
+  });
+});
+
+describe('a reserve decided from a read snapshot', () => {
+  it("sees a grant of its scope whose event id is below another scope's newer commit (ids come from a sequence, not commit order)", async () => {
+    const repo = repoWithCommit();
+    const other = repoWithCommit();
+    const url = freshDatabaseUrl();
+    const env = { IC_DB: url };
+    const scope = rootCommit(repo.dir);
+    // A lock row of mallory's, released: the transaction below grants it again by hand, as a grant in flight would.
+    const first = await coord(repo, ['reserve', 'src/a.ts', '--owner', 'mallory'], { env });
+    const lockId = first.json.locks[0].id as string;
+    expect((await coord(repo, ['release', '--all', '--owner', 'mallory'], { env })).exitCode).toBe(0);
+
+    const writer = connect(url);
+    const watcher = connect(url);
+    try {
+      // A writer of the scope holds its lock and has taken an event id, not yet committed.
+      writer.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+      expect(writer.all('SELECT scope FROM scopes WHERE scope = ? FOR UPDATE', [scope])).toHaveLength(1);
+      const id = writer.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
+      // Another project commits a larger id meanwhile.
+      expect((await coord(other, ['reserve', 'b.txt', '--owner', 'tom'], { env })).exitCode).toBe(0);
+      // A glob reserve (the snapshot path) reads, then waits for the scope's lock.
+      const pending = coord(repo, ['reserve', 'src/*.ts', '--owner', 'bob'], { env });
+      for (let i = 0; i < 200; i++) {
+        if (watcher.all("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").length > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      writer.run('UPDATE locks SET released_at = NULL, release_reason = NULL, expires_at = floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000 WHERE id = ?', [lockId]);
+      writer.run(
+        "INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, 'reserved', ?, ?, 'mallory', 'src/a.ts', NULL, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint, '{}')",
+        [id, lockId, scope],
+      );
+      writer.exec('COMMIT');
+      const bob = await pending;
+      expect(bob.exitCode, bob.stdout).toBe(1);
+      expect(bob.json.error.code).toBe('CONFLICT');
+      expect(bob.json.error.conflicts[0].held.owner).toBe('mallory');
+    } finally {
+      writer.close();
+      watcher.close();
+    }
+  });
+});
+
 describe('waiting for the scope', () => {
   it("a writer held up by another transaction on the project's scope past IC_BUSY_TIMEOUT is BUSY (75); another project is not held up", async () => {
     const repo = repoWithCommit();

@@ -60,6 +60,10 @@ function sessionOptions(url: string, options: PostgresOptions): string {
     // A backend notices a client killed mid-statement within a second and rolls its transaction back,
     // instead of holding the scope's lock until the statement ends (PostgreSQL 14+).
     '-c client_connection_check_interval=1000',
+    // A client stopped (SIGSTOP, a frozen VM) inside a transaction, not killed, would hold its scope's lock until
+    // TCP gives up: the server ends such a session after a minute idle in it. No ic transaction pauses that long
+    // between two statements; the stopped client, resumed, gets BUSY (25P03) and its transaction is rolled back.
+    '-c idle_in_transaction_session_timeout=60000',
     `-c search_path=${options.schema ?? DEFAULT_SCHEMA}`,
   ];
   const theirs = parameterOf(url, 'options');
