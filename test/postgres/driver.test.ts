@@ -8,6 +8,14 @@ import { loadLibpq } from '../../src/store/postgres/driver';
 import { serverUrl } from './support';
 
 const copies = mkdtempSync(join(tmpdir(), 'ic-libpq-copy-'));
+
+// The driver's known defect (docs/postgres.md, "Driver"): a handle collected between finish() and the close of
+// its poll handle aborts the process (uv__finish_close). The test's handles live as long as the process.
+const handles: unknown[] = [];
+function keep<T>(pq: T): T {
+  handles.push(pq);
+  return pq;
+}
 afterAll(() => rmSync(copies, { recursive: true, force: true }));
 
 // The installed package, copied without its neighbours (no `bindings` beside it) and with an index.js that
@@ -22,7 +30,7 @@ function addonOnlyCopy(): string {
 describe('the driver', () => {
   it("runs queries through the addon without the package's index.js or its dependencies", () => {
     const PQ = loadLibpq({ IC_LIBPQ_DIR: addonOnlyCopy() });
-    const pq = new PQ();
+    const pq = keep(new PQ());
     pq.connectSync(serverUrl());
     try {
       pq.execParams('SELECT $1::int + 1 AS n', ['41']);
@@ -38,7 +46,7 @@ describe('the driver', () => {
 
   it('throws the server’s reason, and closes, when a connection is refused', () => {
     const PQ = loadLibpq({ IC_LIBPQ_DIR: addonOnlyCopy() });
-    const pq = new PQ();
+    const pq = keep(new PQ());
     const url = new URL(serverUrl());
     url.searchParams.set('dbname', 'no_such_database_here');
     expect(() => pq.connectSync(url.toString())).toThrow(/no_such_database_here/);
