@@ -175,8 +175,9 @@ export class PostgresConnection {
     }
   }
 
-  // The common case (the scope's row exists) costs one statement; a new scope costs three.
-  private lockScope(scope: string): void {
+  // Locks the scope's row inside the open transaction (the single writer per scope). The common case (the
+  // row exists) costs one statement; a new scope costs three.
+  lockScope(scope: string): void {
     const lock = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';
     if (this.all(lock, [scope]).length > 0) return;
     this.run('INSERT INTO scopes (scope, created_at) VALUES (?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (scope) DO NOTHING', [scope]);

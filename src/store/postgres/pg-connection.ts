@@ -1,4 +1,3 @@
-import { IcError } from '../../core/errors';
 import type { Connection, RunResult, Sql, Statement, WriteScope } from '../connection';
 import { PostgresConnection, type PostgresOptions } from './connection';
 import type { SqlParameter } from './values';
@@ -7,8 +6,6 @@ import type { SqlParameter } from './values';
 // that cannot name its scopes beforehand (a sweep, an owner's locks in every scope, settings, the clock)
 // then runs alone, as every write does on SQLite. Any key would do; this one is ic's, fixed forever.
 const EVERYTHING_LOCK_KEY = 7_130_120_725;
-
-const SERVER_NOW = 'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now';
 
 export interface PgConnectionOptions extends PostgresOptions {
   /**
@@ -62,7 +59,7 @@ export class PgConnection implements Connection {
       `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
     return this.inTransaction(() => {
-      if (!everything) for (const key of [...new Set(scope.scopes)].sort()) this.lockScope(key);
+      if (!everything) for (const key of [...new Set(scope.scopes)].sort()) this.pg.lockScope(key);
       return work();
     });
   }
@@ -86,8 +83,8 @@ export class PgConnection implements Connection {
 
   now(clientClock: () => number): number {
     if (this.options.clientClock) return clientClock();
-    if (this.depth === 0) return this.pg.get<{ now: number }>(SERVER_NOW)!.now;
-    this.transactionNow ??= this.pg.get<{ now: number }>(SERVER_NOW)!.now;
+    if (this.depth === 0) return this.pg.serverNowMs();
+    this.transactionNow ??= this.pg.serverNowMs();
     return this.transactionNow;
   }
 
@@ -137,13 +134,6 @@ export class PgConnection implements Connection {
   }
 
   // FOR UPDATE on a missing row locks nothing: a new scope's row is created first (two statements more, once).
-  private lockScope(scope: string): void {
-    const lock = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';
-    if (this.pg.all(lock, [scope]).length > 0) return;
-    this.pg.run('INSERT INTO scopes (scope, created_at) VALUES (?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (scope) DO NOTHING', [scope]);
-    if (this.pg.all(lock, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
-  }
-
   private statementFor(text: string): Statement {
     const pg = this.pg;
     return {
