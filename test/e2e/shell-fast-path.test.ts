@@ -106,6 +106,25 @@ describe('the shell hooks’ fast path', () => {
     expect(markers(repo)).toEqual([]);
   });
 
+  it('an after hook that fails (the database busy past its budget) still removes the marker: the command is over', async () => {
+    await shellCall(repo, W, 'c1', 'ls');
+    const command = python('src/a.ts', 'clobbered');
+    expect((await pre(repo, W, 'c2', command)).stdout).toBe('');
+    expect(markers(repo)).toHaveLength(1);
+    execFileSync('bash', ['-c', command], { cwd: repo.dir });
+    const holder = new Database(repo.db);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const after = await post(repo, W, 'c2', command, { IC_HOOK_TIMEOUT: '1s' });
+      expect(after.stdout).toContain('claude-post-tool hook failed');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    // A marker left behind would make the writer look busy to every restore of its lineage's files for a day.
+    expect(markers(repo)).toEqual([]);
+  });
+
   it('a held dirty file turned back into the committed one by the command comes back to the holder’s content', async () => {
     await shellCall(repo, W, 'c1', 'ls');
     // The same content as the index, written anew: the file then matches the index, not the holder's record.

@@ -27,8 +27,8 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
   const view = openView(request.cwd, request.owner, env);
   if (!view) return report;
   const { repo, ctx } = view;
+  const callId = request.callId ?? '';
   try {
-    const callId = request.callId ?? '';
     // The before hook's snapshot: in the database, or in the marker of a command the fast path let run.
     const recorded = commandStart(ctx.db, view.scope, request.owner, callId);
     const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
@@ -114,6 +114,13 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     });
     return report;
   } finally {
+    // The command is over whatever happened here (the hook's budget spent, the database busy): a marker
+    // left behind would make its writer look busy, holding back restores of its lineage's files, for a day.
+    try {
+      removeMarker(ctx.dbLocation.path, view.scope, request.owner, callId);
+    } catch {
+      // an unreadable <db>-running/: purgeMarkers' day is then the bound
+    }
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
