@@ -44,7 +44,7 @@ interface Stat {
 export function readStat(pid: number): Stat | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
@@ -62,7 +62,7 @@ let machine: { host: string; boot: string } | null | undefined;
 // of loading node:os. A name that differs there only makes the fast path go the long way.
 export function thisHost(): string | undefined {
   try {
-    return `${readFileSync('/proc/sys/kernel/hostname', 'latin1').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+    return `${readFileSync('/proc/sys/kernel/hostname', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
   } catch {
     return undefined;
   }
@@ -74,7 +74,7 @@ export function thisMachine(): { host: string; boot: string } | undefined {
   try {
     const os = require('node:os') as typeof import('node:os');
     const ns = readlinkSync('/proc/self/ns/pid');
-    machine = { host: `${os.hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim() };
+    machine = { host: `${os.hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
   } catch {
     machine = null;
   }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
 
 export const STDIN_CAP_BYTES = 64 * 1024 * 1024;
 
@@ -12,8 +12,10 @@ export interface StdinText {
 // Reads all of stdin synchronously (hooks are one-shot: no event loop needed), up to `cap` bytes, waiting
 // at most `waitMs` in all for the end of input. A terminal or a closed descriptor reads as empty.
 export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText {
-  if (isTerminalOrMissing()) return { text: '', truncated: false };
-  const source = nonBlockingStdin();
+  const stat = stdinStat();
+  // A terminal (or /dev/null) carries no payload; nor does a closed descriptor.
+  if (stat === undefined || stat.isCharacterDevice()) return { text: '', truncated: false };
+  const source = nonBlockingStdin(stat);
   try {
     return readUntil(source.fd, cap, Date.now() + waitMs);
   } finally {
@@ -72,13 +74,7 @@ interface Source {
 //   pipe handle switches fd 0 itself to non-blocking (uv_pipe_open), and it is switched back when done,
 //   as whoever shares it expects;
 // - anything else (a regular file never blocks) is read as it is, as is every case where the above fails.
-function nonBlockingStdin(): Source {
-  let stat;
-  try {
-    stat = fstatSync(0);
-  } catch {
-    return { fd: 0, done: () => {} };
-  }
+function nonBlockingStdin(stat: Stats): Source {
   if (stat.isFIFO()) {
     try {
       const fd = openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);
@@ -115,19 +111,19 @@ function stdinPipeHandle(): PipeHandle | undefined {
 // Whether fd 0 was already non-blocking (its flags in /proc/self/fdinfo/0, octal; O_NONBLOCK is 04000 on Linux).
 function openedNonBlocking(): boolean {
   try {
-    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/fdinfo/0', 'latin1'))?.[1];
+    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/fdinfo/0', 'utf8'))?.[1];
     return flags !== undefined && (parseInt(flags, 8) & constants.O_NONBLOCK) !== 0;
   } catch {
     return false;
   }
 }
 
-// A terminal (or /dev/null) carries no payload. fstat, not process.stdin.isTTY: touching process.stdin
-// loads Node's net and tty modules, a measurable share of a hook's start-up.
-function isTerminalOrMissing(): boolean {
+// fstat, once, rather than process.stdin.isTTY: touching process.stdin loads Node's net and tty modules,
+// a measurable share of a hook's start-up.
+function stdinStat(): Stats | undefined {
   try {
-    return fstatSync(0).isCharacterDevice();
+    return fstatSync(0);
   } catch {
-    return true;
+    return undefined;
   }
 }
