@@ -97,8 +97,14 @@ export function ancestors(from: number = process.ppid, here: { host: string; boo
 // The client that ran this hook: the nearest ancestor that is not a shell or wrapper. `here` leaves out the
 // boot id for a caller that does not need it (reading it costs the kernel most of a millisecond).
 export function hookClient(here: { host: string; boot: string } | undefined = thisMachine()): ClientProcess | undefined {
-  for (const ancestor of ancestors(process.ppid, here)) {
-    if (!PASS_THROUGH.has(ancestor.comm)) return { host: ancestor.host, boot: ancestor.boot, pid: ancestor.pid, start: ancestor.start };
+  if (!here) return undefined;
+  // Walked only as far as the client (a hook runs on every tool call: the rest of the chain up to pid 1 is
+  // a /proc read each for nothing).
+  for (let pid = process.ppid, depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
+    const stat = readStat(pid);
+    if (!stat) break;
+    if (!PASS_THROUGH.has(stat.comm)) return { ...here, pid, start: stat.start };
+    pid = stat.ppid;
   }
   return undefined;
 }
