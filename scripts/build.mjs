@@ -24,14 +24,17 @@ await Promise.all([
   build({ ...shared, minify: true, entryPoints: ['src/hooks/fast/entry.ts'], outfile: 'dist/fast.cjs', metafile: true }).then(reportFastInputs),
   // The glob matcher on its own, which the fast path loads only when a glob is held.
   build({ ...shared, minify: true, entryPoints: ['src/core/glob/match.ts'], outfile: 'dist/glob.cjs' }),
+  // The shell reader on its own, which the fast path loads only for a command that may name a file it writes.
+  build({ ...shared, minify: true, entryPoints: ['src/core/shell/index.ts'], outfile: 'dist/shell.cjs' }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);
 
-// The fast path must stay small and free of SQLite: a build that pulls the store's driver in fails.
+// The fast path must stay small: a build that pulls in SQLite, the shell reader or the glob matcher (each
+// loaded only when needed, from a bundle of its own) fails.
 function reportFastInputs(result) {
   const inputs = Object.keys(result.metafile.inputs);
-  const heavy = inputs.filter((input) => /better-sqlite3|src\/store\/(driver|open)\.ts/.test(input));
+  const heavy = inputs.filter((input) => /better-sqlite3|src\/store\/(driver|open)\.ts|src\/core\/shell\/(lex|verbs)\.ts|src\/core\/glob\/match\.ts/.test(input));
   if (heavy.length > 0) throw new Error(`dist/fast.cjs must not include ${heavy.join(', ')}`);
 }
 

@@ -1,8 +1,8 @@
 'use strict';
 // Writes the V8 code caches of dist/ (bin/load.js writes a bundle's cache at the exit of the first process
 // that had none, with the functions that process compiled). One process per bundle runs its hot paths, so
-// the cache holds them all: an edit hook and a shell command's hooks (the full way, then the fast way),
-// and a reserve through the CLI.
+// the cache holds them all: an edit hook and a shell command's hooks (the full way, then the fast way, which
+// loads the glob matcher and the shell reader), and a reserve through the CLI.
 const { execFileSync } = require('node:child_process');
 const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -17,7 +17,7 @@ if (process.argv[2] === 'child') {
   const [bundle, repo] = process.argv.slice(3);
   const load = require(join(root, 'bin', 'load.js'));
   const exports = load.loadBundle(join(dist, bundle));
-  const shell = (event, id) => JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: event, tool_name: 'Bash', tool_input: { command: 'npm test' }, tool_use_id: id, duration_ms: 1 });
+  const shell = (event, id, command = 'npm test') => JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: event, tool_name: 'Bash', tool_input: { command }, tool_use_id: id, duration_ms: 1 });
   if (bundle === 'hook.cjs') {
     const edit = JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'a.ts') }, tool_use_id: 'e' });
     exports.runWithInput(['coord', 'hook', 'claude-pre-edit'], { text: edit });
@@ -26,6 +26,9 @@ if (process.argv[2] === 'child') {
   } else {
     exports.fastShellHook('claude-pre-shell', shell('PreToolUse', 's2'), process.env, repo);
     exports.fastShellHook('claude-post-tool', shell('PostToolUse', 's2'), process.env, repo);
+    // A command the quick scan cannot clear: the fast path loads the shell reader (dist/shell.cjs) too.
+    exports.fastShellHook('claude-pre-shell', shell('PreToolUse', 's3', 'sed -n 1p held.ts'), process.env, repo);
+    exports.fastShellHook('claude-post-tool', shell('PostToolUse', 's3', 'sed -n 1p held.ts'), process.env, repo);
   }
   process.exitCode = 0;
   return;

@@ -85,6 +85,16 @@ describe('the shell hooks’ fast path', () => {
     expect(read(repo, 'src/a.ts')).toContain('holder’s uncommitted work');
   });
 
+  it('a command the quick scan cannot clear loads the shell reader and still takes it when nothing held is named', async () => {
+    await shellCall(repo, W, 'c1', 'ls');
+    const reading = await shellCall(repo, W, 'c2', 'sed -n 1p README.md && grep -c x src/b.ts');
+    expect(reading.fast).toBe(true);
+    const writing = await shellCall(repo, W, 'c3', "sed -i 's/2/3/' src/a.ts");
+    expect(writing.fast).toBe(false);
+    expect(writing.denied).toBe(true);
+    expect(read(repo, 'src/a.ts')).toBe('export const a = 2; // the holder’s uncommitted work\n');
+  });
+
   it('IC_FAST_PATH=0 turns it off: the before hook records the command in the database', async () => {
     await shellCall(repo, W, 'c1', 'ls');
     const before = await pre(repo, W, 'c2', 'ls', { IC_FAST_PATH: '0' });

@@ -4,6 +4,7 @@ import { gitWrites } from './git';
 import type { Word } from './lex';
 import { readInlineCode } from './inline-code';
 import { patchTargets } from './patch-files';
+import { isReadProgram } from './programs';
 import { addDestination, addPath, addTree, addWordTarget, resolveDir, type Disk, type Sink } from './targets';
 
 // What one program writes, read from its arguments. Programs not named here write nothing ic can see
@@ -45,6 +46,7 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     return;
   }
   const program = name.slice(name.lastIndexOf('/') + 1);
+  if (!isReadProgram(program)) return; // the one list of what is read here (./programs.ts, which the quick scan trusts)
   const args = argv.slice(1);
   const wrapper = WRAPPERS[program];
   if (wrapper) {

@@ -1,7 +1,8 @@
 import { isPostgresUrl } from '../../store/postgres/url';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { shellWrites } from '../../core/shell/index';
+import type { ShellWrites, ReadOptions } from '../../core/shell/index';
+import { mayWriteVisibly } from '../../core/shell/programs';
 import { hookClient, thisHost } from '../../coord/client-process';
 import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
@@ -191,8 +192,11 @@ function heldFiles(place: Place, standing: Standing): Held {
 // renewed, and every file other owners hold can be put back from what custody already has (a holder's
 // record whose stat the file still has, or the index); the marker carries the snapshot.
 function before(call: ShellCall): string | undefined {
-  const read = shellWrites(call.command, { cwd: call.cwd, ...(call.env.HOME ? { home: call.env.HOME } : {}), disk: NODE_DISK });
-  if (read.targets.length > 0) return undefined;
+  // The reader (a bundle of its own) only when the quick scan says the command may name a file it writes.
+  if (mayWriteVisibly(call.command)) {
+    const read = shellReader()(call.command, { cwd: call.cwd, ...(call.env.HOME ? { home: call.env.HOME } : {}), disk: NODE_DISK });
+    if (read.targets.length > 0) return undefined;
+  }
   const place = placeOf(call);
   if (place === 'none') return '';
   if (place === undefined) return undefined;
@@ -257,10 +261,21 @@ function after(call: ShellCall): string | undefined {
 let globMatcher: ((pattern: string, path: string) => boolean) | undefined;
 
 function matchGlob(pattern: string, path: string): boolean {
-  if (globMatcher === undefined) {
-    const bundle = join(__dirname, 'glob.cjs');
-    const loader = require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(bundle: string): { matchPath: typeof globMatcher } };
-    globMatcher = loader.loadBundle(bundle).matchPath;
-  }
+  globMatcher ??= bundled<{ matchPath: typeof globMatcher }>('glob.cjs').matchPath;
   return globMatcher!(pattern, path);
+}
+
+// The shell reader is a bundle of its own too (dist/shell.cjs): more than half of this path's code, which
+// most commands (a test run, a listing) never need.
+let reader: ((command: string, options: ReadOptions) => ShellWrites) | undefined;
+
+function shellReader(): NonNullable<typeof reader> {
+  reader ??= bundled<{ shellWrites: NonNullable<typeof reader> }>('shell.cjs').shellWrites;
+  return reader;
+}
+
+// A bundle beside this one in dist/, through bin/load.js's code cache.
+function bundled<T>(name: string): T {
+  const loader = require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(bundle: string): T };
+  return loader.loadBundle(join(__dirname, name));
 }

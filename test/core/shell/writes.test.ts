@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { shellWrites, type Disk } from '../../../src/core/shell/index';
 import { MAX_COMMAND_CHARS } from '../../../src/core/shell/lex';
+import { mayWriteVisibly } from '../../../src/core/shell/programs';
+import fc from 'fast-check';
 
 // A disk of a few directories and files under /r, the command's starting directory.
 const DIRS = new Set(['/', '/r', '/r/src', '/r/lib', '/r/out', '/home/u', '/tmp']);
@@ -250,5 +252,54 @@ describe('shellWrites: the files a command visibly writes', () => {
   it('never throws on hostile input', () => {
     const hostile = ['\\', "$'", '$(', '${', '`', '"$(', "'", '<<', '<<EOF', '>', '2>', '&>', '((((', '))))', '{ }', '$((1+', 'a\0b > c', '> >', ';;;', '|||'];
     for (const text of hostile) expect(() => shellWrites(text, { cwd: '/r', disk })).not.toThrow();
+  });
+});
+
+// The fast path skips the reader when the quick scan says a command cannot write visibly (src/hooks/fast/).
+// The scan may say "maybe" too often, never "no" where the reader names a file.
+describe('mayWriteVisibly: the quick scan before the reader', () => {
+  it.each(CASES.filter(([, , writes]) => writes.length > 0))('says maybe for %s', (_name, command) => {
+    expect(mayWriteVisibly(command)).toBe(true);
+  });
+
+  it.each([
+    ['a test run', 'npm test'],
+    ['a listing', 'ls -la src && cat README.md | grep -n x'],
+    ['a variable', 'echo "$HOME" $PATH'],
+    ['a here-string', 'wc -l <<< "$X"'],
+    ['a cd', 'cd src; ls'],
+  ])('says no for %s', (_name, command) => {
+    expect(mayWriteVisibly(command)).toBe(false);
+    expect(shellWrites(command, { cwd: '/r', home: '/home/u', disk }).targets).toEqual([]);
+  });
+
+  it.each([
+    ['a quoted program', `r'm' a.txt`],
+    ['a backslash inside the name', 'r\\m a.txt'],
+    ['a line continuation inside the name', 'r\\\nm a.txt'],
+    ['ANSI-C quoting', "$'\\x72m' a.txt"],
+    ['a path to the program', '/usr/bin/tee a.txt'],
+    ['a wrapper', 'FOO=1 nice -n 5 sed -i s/x/y/ a.txt'],
+    ['a subshell', '(cd src && touch a.ts)'],
+    ['a brace group', '{ cp a.txt b.txt; }'],
+  ])('says maybe for %s', (_name, command) => {
+    expect(mayWriteVisibly(command)).toBe(true);
+  });
+
+  // Commands built from the pieces that change how bash spells a word: whenever the scan says no, the
+  // reader names no file either.
+  it('never says no where the reader names a file (property, against the reader itself)', () => {
+    const pieces = [
+      ...['rm', 'tee', 'cp', 'mv', 'sed', '-i', 'touch', 'dd', 'of=a.txt', 'git', 'checkout', 'python3', '-c', 'bash', 'sh', 'sudo', 'env', 'xargs'],
+      ...['a.txt', 'src/a.ts', '/usr/bin/', 'x', 'r', 'm', 'e', 't', "'", '"', '\\', '\\\n', '$', "$'", '$"', '{', '}', ',', '=', '~/'],
+      ...[' ', ' ', ' ', ';', '&&', '||', '|', '(', ')', '\n', '<', '<<', '<<<', '`', '$(', '>'],
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
+        const command = parts.join('');
+        if (!mayWriteVisibly(command)) expect(shellWrites(command, { cwd: '/r', home: '/home/u', disk }).targets).toEqual([]);
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
