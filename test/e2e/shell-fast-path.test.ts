@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -133,6 +133,21 @@ describe('the shell hooks’ fast path', () => {
     }
     // A marker left behind would make the writer look busy to every restore of its lineage's files for a day.
     expect(markers(repo)).toEqual([]);
+  });
+
+  it('an after hook whose restore fails still ends the command: its writer does not look busy afterwards', async () => {
+    const command = python('src/a.ts', 'clobbered');
+    expect((await pre(repo, W, 'c1', command, { IC_FAST_PATH: '0' })).stdout).toBe('');
+    expect(commandRows(repo)).toBe(1);
+    execFileSync('bash', ['-c', command], { cwd: repo.dir });
+    // The holder's content is gone from git's object store: the restore cannot read it.
+    const db = new Database(repo.db, { readonly: true });
+    const blob = (db.prepare("SELECT blob FROM custody_latest WHERE path = 'src/a.ts'").get() as { blob: string }).blob;
+    db.close();
+    rmSync(join(repo.dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const after = await post(repo, W, 'c1', command);
+    expect(after.stdout).toContain('claude-post-tool hook failed');
+    expect(commandRows(repo)).toBe(0);
   });
 
   it('a held dirty file turned back into the committed one by the command comes back to the holder’s content', async () => {

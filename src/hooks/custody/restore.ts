@@ -28,9 +28,11 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
   if (!view) return report;
   const { repo, ctx } = view;
   const callId = request.callId ?? '';
+  let rowLeft = false; // the command's row in custody_commands, until the transaction below ends it
   try {
     // The before hook's snapshot: in the database, or in the marker of a command the fast path let run.
     const recorded = commandStart(ctx.db, view.scope, request.owner, callId);
+    rowLeft = recorded !== undefined;
     const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
     const started = recorded ?? marker?.started_at;
     const snapshot = recorded !== undefined ? snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
@@ -112,8 +114,10 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
       if (marker !== undefined) removeMarker(ctx.dbLocation.path, view.scope, request.owner, callId);
       clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
+    rowLeft = false;
     return report;
   } finally {
+    if (rowLeft) endCommandAfterFailure(ctx, view.scope, request.owner, callId, deadline);
     // The command is over whatever happened here (the hook's budget spent, the database busy): a marker
     // left behind would make its writer look busy, holding back restores of its lineage's files, for a day.
     try {
@@ -123,6 +127,18 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     }
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
+  }
+}
+
+// The restore failed (a blob it could not read, the budget spent): the command is over all the same, and a
+// row left in custody_commands would make its writer look busy to every restore of its lineage's files for
+// a day. One short try, within what is left of the budget; a database too busy for it keeps the row.
+function endCommandAfterFailure(ctx: CoordContext, scope: string, writer: string, callId: string, deadline: Deadline): void {
+  try {
+    ctx.db.setLockWait(Math.min(200, deadline.leftMs()));
+    writeTransaction(ctx, inScopes(scope), () => endCommand(ctx.db, scope, writer, callId));
+  } catch {
+    // the failure that brought us here is what the hook reports
   }
 }
 
