@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveProject } from './context';
+import { privateIndexDir } from './private-index-dir';
 
 // Where private staging areas live and what their `.base` sidecar says (README, "Private staging
 // areas"). The git side (building and refreshing an index) is src/hooks/git-index.ts.
@@ -23,7 +24,7 @@ function short(text: string, length: number): string {
 // `<git common dir>/ic/index`, beside the database; undefined outside git.
 export function indexDirOf(cwd: string): string | undefined {
   const project = resolveProject(cwd);
-  return project.db.source === 'git' ? join(dirname(project.db.path), 'index') : undefined;
+  return project.db.source === 'git' ? privateIndexDir(project.db.path) : undefined;
 }
 
 // The index file of one owner's session in the work tree holding `cwd`: `<owner>@<worktree hash>`, the owner
@@ -32,7 +33,7 @@ export function indexFileFor(cwd: string, owner: string): string | undefined {
   const project = resolveProject(cwd);
   if (project.db.source !== 'git') return undefined;
   const session = owner.split('/')[0]!;
-  return join(dirname(project.db.path), 'index', `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
+  return join(privateIndexDir(project.db.path), `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
 }
 
 export function readIndexBase(index: string): IndexBase | undefined {

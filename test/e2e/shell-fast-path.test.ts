@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -93,6 +93,17 @@ describe('the shell hooks’ fast path', () => {
     expect(writing.fast).toBe(false);
     expect(writing.denied).toBe(true);
     expect(read(repo, 'src/a.ts')).toBe('export const a = 2; // the holder’s uncommitted work\n');
+  });
+
+  it('a git command that writes nothing takes it too, unless private staging areas exist in the repository', async () => {
+    await shellCall(repo, W, 'c1', 'ls');
+    const status = await shellCall(repo, W, 'c2', 'git status --short && git log --oneline -1');
+    expect(status.fast).toBe(true);
+    // With install --git-index, the long way refreshes the session's private index before git runs.
+    mkdirSync(join(repo.db, '..', 'index'), { recursive: true });
+    const staged = await shellCall(repo, W, 'c3', 'git status --short');
+    expect(staged.fast).toBe(false);
+    expect(markers(repo)).toEqual([]);
   });
 
   it('IC_FAST_PATH=0 turns it off: the before hook records the command in the database', async () => {

@@ -16,6 +16,7 @@ import { sameLineage } from '../identity';
 import { shellTimeoutOf } from '../shell-timeout';
 import { objectField, stringField, type Payload } from '../payload';
 import { runsGit } from '../runs-git';
+import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
 import { readMarker, removeMarker, writeMarker } from './markers';
 
@@ -76,7 +77,7 @@ function shellCallOf(name: string, text: string, hookEnv: NodeJS.ProcessEnv, cwd
     const agentId = stringField(payload, 'agent_id');
     if (agentId !== undefined && !SAFE_ID.test(agentId)) return undefined;
     const command = input?.command;
-    if (typeof command !== 'string' || command.trim() === '' || (before && runsGit(command))) return undefined; // git: the private index's refresh
+    if (typeof command !== 'string' || command.trim() === '') return undefined;
     const projectDir = before ? env.CLAUDE_PROJECT_DIR || stringField(payload, 'cwd') || cwd : (stringField(payload, 'cwd') ?? env.CLAUDE_PROJECT_DIR ?? cwd);
     const where = before ? (stringField(payload, 'cwd') ?? projectDir) : projectDir;
     return { before, base: `claude-${sessionId}`, ...(agentId ? { subagent: agentId } : {}), command, callId, cwd: where, sessionDir, payload, env, name };
@@ -110,6 +111,9 @@ function placeOf(call: ShellCall): Place | 'none' | undefined {
     const sessionGit = findGitInfo(call.sessionDir);
     if (!sessionGit || databaseOf(call, sessionGit) !== dbPath) return undefined;
   }
+  // A git command in Claude's Bash may need the session's private index refreshed first (the long way does
+  // it), but only in a repository where private staging areas exist at all: elsewhere `git status` is fast.
+  if (call.name === 'claude-pre-shell' && runsGit(call.command) && existsSync(privateIndexDir(projectDb(git, git.root).path))) return undefined;
   if (!existsSync(dbPath)) return 'none';
   return { repo: repoAt(git.root, git.commonDir), dbPath, scopeDir: git.root };
 }
