@@ -38,7 +38,7 @@ function reportFastInputs(result) {
   if (heavy.length > 0) throw new Error(`dist/fast.cjs must not include ${heavy.join(', ')}`);
 }
 
-// Fresh V8 code caches for bin/load.js, made by warm-up processes that run the hot paths (scripts/warm-caches.cjs),
+// Fresh V8 code caches for the loader in bin/ic, made by warm-up processes that run the hot paths (scripts/warm-caches.cjs),
 // so the first real calls after a build are already fast. A stale cache from an older bundle is removed first.
 import { readdirSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';

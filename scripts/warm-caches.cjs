@@ -1,5 +1,5 @@
 'use strict';
-// Writes the V8 code caches of dist/ (bin/load.js writes a bundle's cache at the exit of the first process
+// Writes the V8 code caches of dist/ (the loader in bin/ic writes a bundle's cache at the exit of the first process
 // that had none, with the functions that process compiled). One process per bundle runs its hot paths, so
 // the cache holds them all: an edit hook and a shell command's hooks (the full way, then the fast way, which
 // loads the glob matcher and the shell reader), and a reserve through the CLI.

@@ -6,7 +6,7 @@ import { hookSettings } from '../hooks/settings';
 import { shareConnections } from '../store/shared-connections';
 
 // `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
-// (dist/hook.cjs) and skips commander altogether. bin/load.js makes the same test on argv.
+// (dist/hook.cjs) and skips commander altogether. bin/ic's loader makes the same test on argv.
 export function isBareHookCall(argv: string[]): boolean {
   return argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && isHookName(argv[2]!);
 }

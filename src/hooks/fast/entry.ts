@@ -7,7 +7,7 @@ import { fastShellHook } from './shell';
 
 export { fastShellHook }; // for the build's code-cache warm-up (scripts/warm-caches.cjs)
 
-// Entry of dist/fast.cjs, the bundle bin/load.js loads for a shell command's before and after hooks: it
+// Entry of dist/fast.cjs, the bundle bin/ic's loader loads for a shell command's before and after hooks: it
 // answers without SQLite when it can (./shell.ts), else hands the input it read to the hook bundle.
 export function run(argv: string[]): void {
   if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector on a stray signal
@@ -16,7 +16,7 @@ export function run(argv: string[]): void {
   const input: StdinText = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
   const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, workingDir());
   if (answer === undefined) {
-    (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/load.js)
+    (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/ic's loader)
     return hookBundle().runWithInput(argv, input);
   }
   if (answer !== '') writeSync(1, answer);
@@ -25,7 +25,7 @@ export function run(argv: string[]): void {
   process.exit(0);
 }
 
-// dist/hook.cjs through bin/load.js's code cache (a plain require would compile it afresh each time).
+// dist/hook.cjs through the loader's code cache (bin/ic, reached as bin/load.js): a plain require would compile it afresh.
 function hookBundle(): { runWithInput: (argv: string[], input: StdinText) => void } {
   const bundle = join(__dirname, 'hook.cjs');
   try {

@@ -278,7 +278,7 @@ function shellReader(): NonNullable<typeof reader> {
   return reader;
 }
 
-// A bundle beside this one in dist/, through bin/load.js's code cache.
+// A bundle beside this one in dist/, through the loader's code cache (bin/ic, reached as bin/load.js).
 function bundled<T>(name: string): T {
   const loader = require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(bundle: string): T };
   return loader.loadBundle(join(__dirname, name));
