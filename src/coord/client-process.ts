@@ -81,14 +81,16 @@ export function thisMachine(): { host: string; boot: string } | undefined {
   return machine ?? undefined;
 }
 
-// The ancestors of this process, nearest first (pid 1 and 0 excluded).
-export function ancestors(from: number = process.ppid, here: { host: string; boot: string } | undefined = thisMachine()): (ClientProcess & { comm: string })[] {
+// The ancestors of this process, nearest first (pid 1 and 0 excluded); with `until`, none past the first it
+// accepts (a hook runs on every tool call: each /proc read past the one it needs is for nothing).
+export function ancestors(from: number = process.ppid, here: { host: string; boot: string } | undefined = thisMachine(), until?: (comm: string) => boolean): (ClientProcess & { comm: string })[] {
   if (!here) return [];
   const chain: (ClientProcess & { comm: string })[] = [];
   for (let pid = from, depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
     const stat = readStat(pid);
     if (!stat) break;
     chain.push({ ...here, pid, start: stat.start, comm: stat.comm });
+    if (until?.(stat.comm)) break;
     pid = stat.ppid;
   }
   return chain;
@@ -97,16 +99,9 @@ export function ancestors(from: number = process.ppid, here: { host: string; boo
 // The client that ran this hook: the nearest ancestor that is not a shell or wrapper. `here` leaves out the
 // boot id for a caller that does not need it (reading it costs the kernel most of a millisecond).
 export function hookClient(here: { host: string; boot: string } | undefined = thisMachine()): ClientProcess | undefined {
-  if (!here) return undefined;
-  // Walked only as far as the client (a hook runs on every tool call: the rest of the chain up to pid 1 is
-  // a /proc read each for nothing).
-  for (let pid = process.ppid, depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
-    const stat = readStat(pid);
-    if (!stat) break;
-    if (!PASS_THROUGH.has(stat.comm)) return { ...here, pid, start: stat.start };
-    pid = stat.ppid;
-  }
-  return undefined;
+  const isClient = (comm: string) => !PASS_THROUGH.has(comm);
+  const client = ancestors(process.ppid, here, isClient).find((ancestor) => isClient(ancestor.comm));
+  return client && { host: client.host, boot: client.boot, pid: client.pid, start: client.start };
 }
 
 // Is the recorded client still running? Only answerable on its own host: elsewhere, the TTL decides.

@@ -133,7 +133,6 @@ export class PgConnection implements Connection {
     }
   }
 
-  // FOR UPDATE on a missing row locks nothing: a new scope's row is created first (two statements more, once).
   private statementFor(text: string): Statement {
     const pg = this.pg;
     return {
