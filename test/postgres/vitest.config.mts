@@ -36,6 +36,17 @@ export default defineConfig({
       // The engine's own tests: they name their databases themselves.
       // Each project starts its own throwaway server (globalSetup runs once per project that names it).
       { extends: true, test: { name: 'postgres', include: ['test/postgres/**/*.test.ts'], globalSetup, env: { IC_LIBPQ_DIR: libpq } } },
+      // The connection, the bin's commands and a server restart again through the native libpq (the rest run on
+      // ic's built-in driver, which a unix socket or loopback URL gets by default): docs/postgres.md, "Drivers".
+      {
+        extends: true,
+        test: {
+          name: 'postgres-libpq',
+          include: ['test/postgres/connection.test.ts', 'test/postgres/cli.test.ts', 'test/postgres/restart.test.ts'],
+          globalSetup,
+          env: { IC_LIBPQ_DIR: libpq, IC_PG_DRIVER: 'libpq' },
+        },
+      },
       {
         extends: true,
         test: {

@@ -1,8 +1,8 @@
-import type PQ from 'libpq';
 import { IcError } from '../../core/errors';
-import { loadLibpq } from './driver';
+import { openSession } from './choose-driver';
 import { connectError, lostConnectionError, translateServerError } from './errors';
 import { numberPlaceholders } from './placeholders';
+import { SessionError, type PgSession, type ResultSet } from './session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
 
@@ -22,30 +22,6 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 export const DEFAULT_SCHEMA = 'ic';
-
-// libpq's PQtransactionStatus: the connection is bad (PQTRANS_UNKNOWN).
-const TRANSACTION_UNKNOWN = 4;
-
-let driver: typeof PQ | undefined;
-
-// The native driver is loaded on first use only: SQLite users never pay for it, and a machine without it gets
-// a clear DB_UNAVAILABLE instead of a crash at start.
-function loadDriver(): typeof PQ {
-  driver ??= loadLibpq();
-  return driver;
-}
-
-// node-libpq's finish() closes its libuv poll handle, which libuv completes in the closing phase at the end
-// of the event loop's next turn, yet lets the JavaScript wrapper (whose native half holds that handle) be
-// garbage-collected at once: a collection in between frees the handle under libuv, and the process aborts
-// in uv__finish_close (seen in the test suite). The reference is dropped by a timer set from the check
-// phase, which runs only after that turn's closing phase, however long the caller then computes. Both are
-// unref'd: they never keep a process alive.
-const closing = new Set<PQ>();
-function keepUntilClosed(pq: PQ): void {
-  closing.add(pq);
-  setImmediate(() => setTimeout(() => closing.delete(pq), 0).unref()).unref();
-}
 
 function milliseconds(value: number | undefined, fallback: number): number {
   return Math.max(0, Math.floor(value ?? fallback));
@@ -74,73 +50,70 @@ export interface RunResult {
   changes: number;
 }
 
-// One synchronous connection to PostgreSQL through libpq: the same shape of calls the SQLite store makes
-// (`?` placeholders, rows as plain objects, integers as numbers), so that store code can be written once per
-// statement rather than once per engine. Every error leaves here as an IcError whose text holds no password.
+// One synchronous connection to PostgreSQL (through ic's built-in wire client or libpq: choose-driver.ts):
+// the same shape of calls the SQLite store makes (`?` placeholders, rows as plain objects, integers as
+// numbers), so that store code can be written once per statement rather than once per engine. Every error
+// leaves here as an IcError whose text holds no password.
 export class PostgresConnection {
-  private readonly pq: PQ;
-  private readonly secrets: readonly string[];
-  readonly shownUrl: string;
   private inTransaction = false;
 
-  private constructor(pq: PQ, shownUrl: string, secrets: readonly string[]) {
-    this.pq = pq;
-    this.shownUrl = shownUrl;
-    this.secrets = secrets;
-  }
+  private constructor(
+    private readonly session: PgSession,
+    readonly shownUrl: string,
+    private readonly secrets: readonly string[],
+  ) {}
 
   static open(url: string, options: PostgresOptions = {}): PostgresConnection {
-    const secrets = secretsOf(url, options.env ?? process.env);
+    const env = options.env ?? process.env;
+    const secrets = secretsOf(url, env);
     const shownUrl = redactText(redactUrl(url), secrets);
-    const Driver = loadDriver();
     const connectSeconds = Math.max(2, Math.ceil(milliseconds(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) / 1000));
     const conninfo = withParameter(withDefaults(url, { connect_timeout: String(connectSeconds), application_name: 'ic' }), 'options', sessionOptions(url, options));
-    const pq = new Driver();
+    const replyTimeoutMs = milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS) + 10_000;
     try {
-      pq.connectSync(conninfo);
+      return new PostgresConnection(openSession(conninfo, env, { replyTimeoutMs }), shownUrl, secrets);
     } catch (error) {
+      if (error instanceof IcError) throw error;
       const message = error instanceof Error ? error.message : String(error);
       throw connectError(redactText(message.trim(), secrets), shownUrl);
     }
-    return new PostgresConnection(pq, shownUrl, secrets);
+  }
+
+  // Which driver carries this connection ('builtin' or 'libpq'): `ic doctor` says.
+  get driver(): PgSession['driver'] {
+    return this.session.driver;
   }
 
   close(): void {
-    this.pq.finish();
-    keepUntilClosed(this.pq);
+    this.session.close();
   }
 
   serverVersion(): number {
-    return this.pq.serverVersion();
+    return this.session.serverVersion();
   }
 
   // Runs statements without parameters (several may be separated by `;`).
   exec(sql: string): void {
-    this.pq.exec(sql);
-    this.check();
+    this.guard(() => this.session.exec(sql));
+  }
+
+  // The same, sent with the next statement (session.ts): for BEGIN and SAVEPOINT, whose errors the next one reports.
+  execLater(sql: string): void {
+    this.session.execLater(sql);
   }
 
   run(sql: string, params: readonly SqlParameter[] = []): RunResult {
-    this.execute(sql, params);
-    const changes = Number(this.pq.cmdTuples() || 0);
-    this.pq.clear();
-    return { changes };
+    return { changes: this.execute(sql, params).changes };
   }
 
   all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row[] {
-    this.execute(sql, params);
-    const rows = this.readRows<Row>();
-    this.pq.clear();
-    return rows;
+    return rowsOf<Row>(this.execute(sql, params));
   }
 
   // One statement's rows and the number of rows it changed (for an INSERT … RETURNING, both).
   query<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): { rows: Row[]; changes: number } {
-    this.execute(sql, params);
-    const changes = Number(this.pq.cmdTuples() || 0);
-    const rows = this.readRows<Row>();
-    this.pq.clear();
-    return { rows, changes };
+    const result = this.execute(sql, params);
+    return { rows: rowsOf<Row>(result), changes: result.changes };
   }
 
   get<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row | undefined {
@@ -185,60 +158,45 @@ export class PostgresConnection {
   }
 
   rollbackQuietly(): void {
-    if (this.pq.transactionStatus() === TRANSACTION_UNKNOWN) return;
+    if (this.session.transactionState() === 'unknown') return;
     try {
-      this.pq.exec('ROLLBACK');
+      this.session.exec('ROLLBACK');
     } catch {
       // the original error is the one to report
     }
   }
 
-  private execute(sql: string, params: readonly SqlParameter[]): void {
+  private execute(sql: string, params: readonly SqlParameter[]): ResultSet {
     const numbered = numberPlaceholders(sql);
     if (numbered.count !== params.length) {
       throw new IcError('INTERNAL', `the SQL statement has ${numbered.count} placeholders but ${params.length} parameters were given`);
     }
-    this.pq.execParams(numbered.sql, params.map(encodeParameter));
-    this.check();
+    return this.guard(() => this.session.query(numbered.sql, params.map(encodeParameter)));
   }
 
-  private readRows<Row>(): Row[] {
-    const pq = this.pq;
-    const fields = pq.nfields();
-    const names: string[] = [];
-    const decoders: (((text: string) => unknown) | undefined)[] = [];
-    for (let field = 0; field < fields; field++) {
-      names.push(pq.fname(field));
-      decoders.push(decoderFor(pq.ftype(field)));
+  // Turns a driver's error into an IcError with no secret in it.
+  private guard<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof SessionError)) throw error;
+      const message = redactText(error.message.trim() || 'unknown error', this.secrets);
+      if (error.lost && !error.sqlstate) throw lostConnectionError(message, this.shownUrl);
+      throw translateServerError({ sqlstate: error.sqlstate, message }, this.shownUrl);
     }
-    const rows: Row[] = [];
-    const count = pq.ntuples();
-    for (let row = 0; row < count; row++) {
-      const record: Record<string, unknown> = {};
-      for (let field = 0; field < fields; field++) {
-        if (pq.getisnull(row, field)) {
-          record[names[field]!] = null;
-        } else {
-          const text = pq.getvalue(row, field);
-          const decode = decoders[field];
-          record[names[field]!] = decode ? decode(text) : text;
-        }
-      }
-      rows.push(record as Row);
-    }
-    return rows;
   }
+}
 
-  // Throws the last result's error, if any, as an IcError with no secret in it.
-  private check(): void {
-    const status = this.pq.resultStatus();
-    if (status !== 'PGRES_FATAL_ERROR' && status !== 'PGRES_BAD_RESPONSE' && status !== 'PGRES_NONFATAL_ERROR') return;
-    const fields = this.pq.resultErrorFields();
-    const raw = (fields?.messagePrimary || this.pq.resultErrorMessage() || this.pq.errorMessage() || 'unknown error').trim();
-    const message = redactText(raw, this.secrets);
-    const sqlstate = fields?.sqlState;
-    this.pq.clear();
-    if (!sqlstate && this.pq.transactionStatus() === TRANSACTION_UNKNOWN) throw lostConnectionError(message, this.shownUrl);
-    throw translateServerError({ sqlstate, message }, this.shownUrl);
-  }
+// Rows as plain objects keyed by column name, integers and booleans decoded (values.ts).
+function rowsOf<Row>(result: ResultSet): Row[] {
+  const decoders = result.columns.map((column) => decoderFor(column.typeOid));
+  return result.rows.map((values) => {
+    const record: Record<string, unknown> = {};
+    result.columns.forEach((column, index) => {
+      const text = values[index] ?? null;
+      const decode = decoders[index];
+      record[column.name] = text === null ? null : decode ? decode(text) : text;
+    });
+    return record as Row;
+  });
 }

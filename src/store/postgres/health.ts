@@ -34,7 +34,8 @@ export function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, c
     return report;
   }
   try {
-    checks.push({ name: 'connection', ok: true, detail: `${location.path} (chosen by ${location.source})` });
+    const driver = db.driver === 'builtin' ? "ic's built-in driver" : 'libpq';
+    checks.push({ name: 'connection', ok: true, detail: `${location.path} (chosen by ${location.source}), through ${driver}` });
     const version = db.serverVersion();
     const major = Math.floor(version / 10_000);
     checks.push(

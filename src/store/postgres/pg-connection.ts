@@ -53,9 +53,10 @@ export class PgConnection implements Connection {
 
   write<T>(scope: WriteScope, work: () => T): T {
     if (this.depth > 0) return this.savepoint(work);
-    // One round trip: the transaction, its lock wait and the shared side of the everything lock.
+    // Sent with the first statement of the work: the transaction, its lock wait and the shared side of the
+    // everything lock (a lock wait that ran out is reported by that statement).
     const everything = 'everything' in scope;
-    this.pg.exec(
+    this.pg.execLater(
       `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
     return this.inTransaction(() => {
@@ -68,7 +69,7 @@ export class PgConnection implements Connection {
   // loudly instead of writing without its scope's lock. Inside a write it is part of that write.
   read<T>(work: () => T): T {
     if (this.depth > 0) return work();
-    this.pg.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    this.pg.execLater('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     return this.inTransaction(work);
   }
 
@@ -115,11 +116,11 @@ export class PgConnection implements Connection {
 
   private savepoint<T>(work: () => T): T {
     const name = `ic_${this.depth}`;
-    this.pg.exec(`SAVEPOINT ${name}`);
+    this.pg.execLater(`SAVEPOINT ${name}`);
     this.depth += 1;
     try {
       const result = work();
-      this.pg.exec(`RELEASE SAVEPOINT ${name}`);
+      this.pg.execLater(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       try {

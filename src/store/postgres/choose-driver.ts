@@ -1,0 +1,50 @@
+import { statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import { IcError } from '../../core/errors';
+import { LibpqSession } from './libpq-session';
+import type { PgSession } from './session';
+import { connectionTarget, type ConnectionTarget } from './wire/target';
+import { WireSession } from './wire/session';
+
+export type DriverChoice = { driver: 'builtin'; target: ConnectionTarget } | { driver: 'libpq'; reason: string };
+
+// Which driver serves a connection URL: IC_PG_DRIVER=builtin|libpq decides when set; otherwise ic's built-in
+// client for whatever it can reach (a unix socket or a loopback address, no TLS asked), libpq for the rest.
+export function chooseDriver(conninfo: string, env: NodeJS.ProcessEnv): DriverChoice {
+  const wanted = env.IC_PG_DRIVER || 'auto';
+  if (wanted !== 'auto' && wanted !== 'builtin' && wanted !== 'libpq') {
+    throw new IcError('USAGE', `IC_PG_DRIVER must be builtin, libpq or auto, not ${JSON.stringify(wanted)}`, { hint: 'unset IC_PG_DRIVER to let ic choose' });
+  }
+  if (wanted === 'libpq') return { driver: 'libpq', reason: 'IC_PG_DRIVER=libpq' };
+  const target = connectionTarget(conninfo, { env, osUser: () => osUserName(env), socketExists });
+  if (target.ok) return { driver: 'builtin', target: target.target };
+  if (wanted === 'builtin') {
+    throw new IcError('DB_UNAVAILABLE', `IC_PG_DRIVER=builtin, but ic's built-in driver cannot make this connection: ${target.reason}`, {
+      hint: 'unset IC_PG_DRIVER (libpq then makes it), or connect through a unix socket or a loopback address',
+    });
+  }
+  return { driver: 'libpq', reason: target.reason };
+}
+
+export function openSession(conninfo: string, env: NodeJS.ProcessEnv, options: { replyTimeoutMs: number }): PgSession {
+  const choice = chooseDriver(conninfo, env);
+  if (choice.driver === 'libpq') return LibpqSession.connect(conninfo);
+  return WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000, replyTimeoutMs: options.replyTimeoutMs });
+}
+
+function socketExists(path: string): boolean {
+  try {
+    return statSync(path).isSocket();
+  } catch {
+    return false;
+  }
+}
+
+// libpq's default user: the operating system's (USER is not consulted by libpq, so not by ic either).
+function osUserName(env: NodeJS.ProcessEnv): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER ?? 'postgres';
+  }
+}

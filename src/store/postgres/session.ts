@@ -1,0 +1,38 @@
+// One connection to a PostgreSQL server, as PostgresConnection uses it, whichever driver makes it: ic's
+// built-in wire client (wire/session.ts) or the native libpq (libpq-session.ts). Values travel as text.
+
+export interface ResultSet {
+  columns: { name: string; typeOid: number }[];
+  rows: (string | null)[][];
+  // The rows the statement changed (or returned), from its command tag, as libpq's PQcmdTuples reads it.
+  changes: number;
+}
+
+export type TransactionState = 'idle' | 'active' | 'failed' | 'unknown';
+
+// What the server (or the driver) said went wrong. `lost`: the connection is gone, not a statement refused.
+export class SessionError extends Error {
+  constructor(
+    message: string,
+    readonly sqlstate: string | undefined,
+    readonly lost: boolean,
+    // The system's error code when the socket failed (ECONNREFUSED, ETIMEDOUT, …).
+    readonly systemCode?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PgSession {
+  readonly driver: 'builtin' | 'libpq';
+  // Statements without parameters, several separated by `;` (the simple query protocol).
+  exec(sql: string): void;
+  // The same, sent with the next statement instead of on its own (one round trip fewer); an error it meets is
+  // thrown by that next statement. For statements whose only failure is one the next would meet too (BEGIN, SAVEPOINT).
+  execLater(sql: string): void;
+  // One statement with `$n` parameters.
+  query(sql: string, parameters: readonly (string | null)[]): ResultSet;
+  transactionState(): TransactionState;
+  serverVersion(): number;
+  close(): void;
+}

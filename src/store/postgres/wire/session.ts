@@ -1,0 +1,306 @@
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { SessionError, type PgSession, type ResultSet, type TransactionState } from '../session';
+import { passwordFromPgpass } from './pgpass';
+import {
+  authenticationName,
+  extendedQuery,
+  passwordMessage,
+  queryMessage,
+  readAuthentication,
+  readCString,
+  readDataRow,
+  readFields,
+  readParameterStatus,
+  readRowDescription,
+  rowsOfTag,
+  saslInitialResponse,
+  saslResponse,
+  serverVersionNumber,
+  splitMessages,
+  startupMessage,
+  terminateMessage,
+  type BackendMessage,
+  type Column,
+} from './protocol';
+import { md5Password, SCRAM_MECHANISM, scramClient, verifyServerFinal } from './scram';
+import { SyncSocket } from './socket';
+import type { ConnectionTarget } from './target';
+
+export interface WireOptions {
+  connectTimeoutMs: number;
+  // How long a reply may take before the connection is given up as lost: past the server's own timeouts.
+  replyTimeoutMs: number;
+}
+
+const STATES: Record<string, TransactionState> = { I: 'idle', T: 'active', E: 'failed' };
+
+// ic's built-in PostgreSQL client: the wire protocol over a SyncSocket, synchronous like the rest of the store,
+// with no native code to load (libpq costs a hook ~15 ms to dlopen). See docs/postgres.md, "Drivers".
+export class WireSession implements PgSession {
+  readonly driver = 'builtin' as const;
+  private pending = Buffer.alloc(0);
+  private queue: BackendMessage[] = [];
+  private state: TransactionState = 'idle';
+  private version = 0;
+  private broken = false;
+  // Simple queries waiting to go out with the next statement (execLater), and how many replies are owed for them.
+  private later: Buffer[] = [];
+  private owed = 0;
+
+  private constructor(
+    private readonly socket: SyncSocket,
+    private readonly options: WireOptions,
+  ) {}
+
+  // Tries each address in turn (localhost is 127.0.0.1, then ::1) until one answers; a server that answers
+  // and refuses (a wrong password, no such database) is final.
+  static connect(target: ConnectionTarget, options: WireOptions): WireSession {
+    const deadline = Date.now() + options.connectTimeoutMs;
+    let last: SessionError | undefined;
+    for (const open of socketsFor(target)) {
+      let socket: SyncSocket;
+      try {
+        socket = open();
+      } catch (error) {
+        last = new SessionError(String(error), undefined, true, (error as NodeJS.ErrnoException).code);
+        continue;
+      }
+      const session = new WireSession(socket, options);
+      try {
+        session.startUp(target, deadline);
+        return session;
+      } catch (error) {
+        socket.close();
+        if (!(error instanceof SessionError)) last = new SessionError(String(error), undefined, true, (error as NodeJS.ErrnoException).code);
+        else if (error.lost) last = error;
+        else throw error;
+      }
+    }
+    throw new SessionError(connectFailure(last, target), undefined, true, last?.systemCode);
+  }
+
+  exec(sql: string): void {
+    this.send(queryMessage(sql));
+    this.collect();
+  }
+
+  execLater(sql: string): void {
+    this.later.push(queryMessage(sql));
+  }
+
+  query(sql: string, parameters: readonly (string | null)[]): ResultSet {
+    this.send(extendedQuery(sql, parameters));
+    return this.collect();
+  }
+
+  transactionState(): TransactionState {
+    return this.broken ? 'unknown' : this.state;
+  }
+
+  serverVersion(): number {
+    return this.version;
+  }
+
+  close(): void {
+    this.later = [];
+    if (!this.broken) {
+      try {
+        this.socket.write(terminateMessage(), Date.now() + 1_000);
+      } catch {
+        // the server is gone already
+      }
+    }
+    this.broken = true;
+    this.socket.close();
+  }
+
+  private startUp(target: ConnectionTarget, deadline: number): void {
+    const parameters: Record<string, string> = { user: target.user, database: target.database, client_encoding: 'UTF8' };
+    if (target.applicationName) parameters.application_name = target.applicationName;
+    if (target.options) parameters.options = target.options;
+    this.write(startupMessage(parameters), deadline);
+    let scram: { expected: string; respond?: (first: string) => { finalMessage: string; expectedServerFinal: string } } | undefined;
+    for (;;) {
+      const message = this.next(deadline);
+      if (message.type === 'E') throw this.serverError(message.body);
+      if (message.type === 'R') {
+        const auth = readAuthentication(message.body);
+        if (auth.kind === 'ok') continue;
+        if (auth.kind === 'cleartext') this.write(passwordMessage(this.passwordFor(target)), deadline);
+        else if (auth.kind === 'md5') this.write(passwordMessage(md5Password(target.user, this.passwordFor(target), auth.salt)), deadline);
+        else if (auth.kind === 'sasl') {
+          if (!auth.mechanisms.includes(SCRAM_MECHANISM))
+            throw new SessionError(`the server offers only ${auth.mechanisms.join(', ')}, which ic's built-in driver does not speak; set IC_PG_DRIVER=libpq`, '28000', false);
+          const client = scramClient(this.passwordFor(target));
+          scram = { expected: '', respond: client.respond };
+          this.write(saslInitialResponse(SCRAM_MECHANISM, client.firstMessage), deadline);
+        } else if (auth.kind === 'sasl-continue' && scram?.respond) {
+          const { finalMessage, expectedServerFinal } = scram.respond(auth.data);
+          scram = { expected: expectedServerFinal };
+          this.write(saslResponse(finalMessage), deadline);
+        } else if (auth.kind === 'sasl-final' && scram) {
+          if (!verifyServerFinal(auth.data, scram.expected)) throw new SessionError('the server could not prove it knows the password (SCRAM)', '28000', false);
+        } else if (auth.kind === 'other') {
+          throw new SessionError(`the server asks for ${authenticationName(auth.code)} authentication, which ic's built-in driver does not speak; set IC_PG_DRIVER=libpq`, '28000', false);
+        } else throw new SessionError('the server sent an unexpected authentication message', '08P01', true);
+      } else if (message.type === 'S') {
+        const [name, value] = readParameterStatus(message.body);
+        if (name === 'server_version') this.version = serverVersionNumber(value);
+      } else if (message.type === 'Z') {
+        this.state = STATES[String.fromCharCode(message.body[0]!)] ?? 'unknown';
+        return;
+      }
+      // BackendKeyData, notices, NegotiateProtocolVersion: nothing ic needs
+    }
+  }
+
+  // The password from the URL or PGPASSWORD, else the password file; asked only when the server wants one.
+  private passwordFor(target: ConnectionTarget): string {
+    if (target.password !== undefined) return target.password;
+    const fromFile = readPgpass(target);
+    if (fromFile !== undefined) return fromFile;
+    throw new SessionError('the server asks for a password and none was given (URL, PGPASSWORD or ~/.pgpass)', '28P01', false);
+  }
+
+  private send(bytes: Buffer): void {
+    if (this.broken) throw new SessionError('the connection is closed', undefined, true);
+    const batch = this.later.length === 0 ? bytes : Buffer.concat([...this.later, bytes]);
+    this.owed = this.later.length;
+    this.later = [];
+    this.write(batch, Date.now() + this.options.replyTimeoutMs);
+  }
+
+  private write(bytes: Buffer, deadline: number): void {
+    try {
+      this.socket.write(bytes, deadline);
+    } catch (error) {
+      throw this.lost(error);
+    }
+  }
+
+  // Reads the replies owed to statements sent earlier, then this exchange's: its rows and tag, or the first
+  // error of them all (a deferred BEGIN that failed is what to report, not the next statement's refusal).
+  private collect(): ResultSet {
+    let earlier: SessionError | undefined;
+    for (; this.owed > 0; this.owed--) {
+      try {
+        this.collectOne();
+      } catch (error) {
+        if (!(error instanceof SessionError) || error.lost) throw error;
+        earlier ??= error;
+      }
+    }
+    try {
+      const result = this.collectOne();
+      if (earlier) throw earlier;
+      return result;
+    } catch (error) {
+      throw earlier ?? error;
+    }
+  }
+
+  private collectOne(): ResultSet {
+    const deadline = Date.now() + this.options.replyTimeoutMs;
+    let columns: Column[] = [];
+    let rows: (string | null)[][] = [];
+    let changes = 0;
+    let failure: SessionError | undefined;
+    for (;;) {
+      const message = this.next(deadline);
+      switch (message.type) {
+        case 'T':
+          columns = readRowDescription(message.body);
+          rows = [];
+          break;
+        case 'D':
+          rows.push(readDataRow(message.body));
+          break;
+        case 'C':
+          changes = rowsOfTag(readCString(message.body));
+          break;
+        case 'E':
+          failure ??= this.serverError(message.body);
+          break;
+        case 'Z':
+          this.state = STATES[String.fromCharCode(message.body[0]!)] ?? 'unknown';
+          if (failure) throw failure;
+          return { columns, rows, changes };
+        default:
+        // ParseComplete, BindComplete, NoData, EmptyQueryResponse, notices, parameter changes
+      }
+    }
+  }
+
+  private next(deadline: number): BackendMessage {
+    for (;;) {
+      const queued = this.queue.shift();
+      if (queued) return queued;
+      let bytes: Buffer | undefined;
+      try {
+        bytes = this.socket.read(deadline);
+      } catch (error) {
+        throw this.lost(error);
+      }
+      if (bytes === undefined) throw this.lost(Object.assign(new Error('no reply from the server in time'), { code: 'ETIMEDOUT' }));
+      if (bytes.length === 0) throw this.lost(new Error('the server closed the connection'));
+      const { messages, rest } = splitMessages(this.pending.length === 0 ? bytes : Buffer.concat([this.pending, bytes]));
+      this.pending = Buffer.from(rest);
+      this.queue = messages;
+    }
+  }
+
+  private serverError(body: Buffer): SessionError {
+    const fields = readFields(body);
+    const fatal = fields.S === 'FATAL' || fields.S === 'PANIC' || fields.V === 'FATAL' || fields.V === 'PANIC';
+    if (fatal) this.broken = true;
+    return new SessionError(fields.M ?? 'unknown error', fields.C, false);
+  }
+
+  private lost(error: unknown): SessionError {
+    this.broken = true;
+    this.socket.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    const text = error instanceof Error ? error.message : String(error);
+    return new SessionError(code === 'ECONNRESET' || code === 'EPIPE' ? 'the server closed the connection' : text, undefined, true, code);
+  }
+}
+
+function socketsFor(target: ConnectionTarget): (() => SyncSocket)[] {
+  const { endpoint } = target;
+  if (endpoint.kind === 'socket') {
+    return [
+      () => {
+        try {
+          statSync(endpoint.path);
+        } catch {
+          throw Object.assign(new Error(`no server socket at ${endpoint.path}`), { code: 'ENOENT' });
+        }
+        return SyncSocket.connectUnix(endpoint.path);
+      },
+    ];
+  }
+  return endpoint.addresses.map((address) => () => SyncSocket.connectTcp(address, endpoint.port, address.includes(':') ? 6 : 4));
+}
+
+function connectFailure(error: SessionError | undefined, target: ConnectionTarget): string {
+  const code = error?.systemCode;
+  const where = target.endpoint.kind === 'socket' ? target.endpoint.path : `${target.host} port ${target.port}`;
+  if (code === 'ENOENT') return `no server socket at ${where}: is the server running locally and accepting connections on that socket?`;
+  if (code === 'ECONNREFUSED' || code === 'ENOTCONN') return `connection to ${where} refused: is the server running and accepting connections there?`;
+  if (code === 'ETIMEDOUT') return `timed out connecting to ${where}`;
+  if (code === 'ECONNRESET' || code === 'EPIPE') return `the server at ${where} closed the connection`;
+  return `could not connect to ${where} (${error?.message ?? 'no address to try'})`;
+}
+
+// libpq ignores a password file that others may read; so does ic.
+function readPgpass(target: ConnectionTarget): string | undefined {
+  const file = target.passfile ?? join(homedir(), '.pgpass');
+  try {
+    if ((statSync(file).mode & 0o077) !== 0) return undefined;
+    return passwordFromPgpass(readFileSync(file, 'utf8'), { host: target.host, port: String(target.port), database: target.database, user: target.user });
+  } catch {
+    return undefined;
+  }
+}
