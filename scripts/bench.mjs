@@ -702,6 +702,7 @@ async function benchPostgres() {
   const server = given ? undefined : await (await import('./postgres-server.mjs')).startPostgres();
   const url = given || server.url;
   const dir = makeRepo();
+  const cleanups = [];
   try {
     // The scope on a server is the project: a key of this run's own keeps it apart from anything else there.
     execFileSync('git', ['-C', dir, 'config', 'ic.project', `bench-${process.pid}-${Date.now()}`]);
@@ -709,19 +710,32 @@ async function benchPostgres() {
     seed(dir, 1000, env);
     checkAllowed(dir, 'app/editing.ts', env);
     let freshFiles = 0;
-    const [floor, hook, fresh, reserve] = measureInterleaved([
+    // The same hook on SQLite in this run (what PostgreSQL adds is the difference), and through libpq when it
+    // is installed (a URL on this machine gets ic's built-in driver by default: docs/postgres.md, "Drivers").
+    const sqliteDir = makeRepo();
+    cleanups.push(() => rmSync(sqliteDir, { recursive: true, force: true }));
+    seed(sqliteDir, 1000);
+    checkAllowed(sqliteDir, 'app/editing.ts');
+    const libpqEnv = { ...env, IC_PG_DRIVER: 'libpq' };
+    checkAllowed(dir, 'app/libpq-editing.ts', libpqEnv);
+    const [floor, hook, fresh, reserve, libpq, sqlite] = measureInterleaved([
       { cmd: nodeFloor },
       { cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', env), verify: hookReserved },
       { cmd: () => hookCmd(dir, SESSION, `app/fresh/file${freshFiles++}.ts`, env), verify: hookReserved },
       { cmd: () => [IC, ['coord', 'reserve', 'app/cli-editing.ts'], { cwd: dir, env: { ...process.env, ...env, IC_OWNER: 'bench-cli' } }], verify: cliReserved },
+      { cmd: () => hookCmd(dir, SESSION, 'app/libpq-editing.ts', libpqEnv), verify: hookReserved },
+      { cmd: () => hookCmd(sqliteDir, SESSION, 'app/editing.ts'), verify: hookReserved },
     ]);
     checkAllowed(dir, 'app/fresh/file0.ts', env);
     report('node -e 0 (PostgreSQL baseline)', floor);
     report('hook claude-pre-edit on PostgreSQL, 1,000 locks (renew path)', hook, 'node -e 0', floor, { max: 1.6, text: '≤ 1.60×' });
     report('hook claude-pre-edit on PostgreSQL, 1,000 locks (new lock)', fresh, 'node -e 0', floor, { max: 1.6, text: '≤ 1.60×' });
     report('coord reserve on PostgreSQL (CLI, renewing), 1,000 locks', reserve, 'node -e 0', floor);
+    report('  the renew-path hook through libpq (IC_PG_DRIVER=libpq)', libpq, 'node -e 0', floor);
+    report('  the renew-path hook on SQLite, 1,000 locks, this run', sqlite, 'node -e 0', floor);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    for (const cleanup of cleanups) cleanup();
     if (server) (await import('./postgres-server.mjs')).stopPostgres(server.dir);
   }
 }
