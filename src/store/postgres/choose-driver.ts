@@ -26,10 +26,10 @@ export function chooseDriver(conninfo: string, env: NodeJS.ProcessEnv): DriverCh
   return { driver: 'libpq', reason: target.reason };
 }
 
-export function openSession(conninfo: string, env: NodeJS.ProcessEnv, options: { replyTimeoutMs: number }): PgSession {
+export function openSession(conninfo: string, env: NodeJS.ProcessEnv): PgSession {
   const choice = chooseDriver(conninfo, env);
   if (choice.driver === 'libpq') return LibpqSession.connect(conninfo);
-  return WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000, replyTimeoutMs: options.replyTimeoutMs });
+  return WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000 });
 }
 
 function socketExists(path: string): boolean {

@@ -69,9 +69,8 @@ export class PostgresConnection {
     const shownUrl = redactText(redactUrl(url), secrets);
     const connectSeconds = Math.max(2, Math.ceil(milliseconds(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) / 1000));
     const conninfo = withParameter(withDefaults(url, { connect_timeout: String(connectSeconds), application_name: 'ic' }), 'options', sessionOptions(url, options));
-    const replyTimeoutMs = milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS) + 10_000;
     try {
-      return new PostgresConnection(openSession(conninfo, env, { replyTimeoutMs }), shownUrl, secrets);
+      return new PostgresConnection(openSession(conninfo, env), shownUrl, secrets);
     } catch (error) {
       if (error instanceof IcError) throw error;
       const message = error instanceof Error ? error.message : String(error);

@@ -29,11 +29,14 @@ import { SyncSocket } from './socket';
 import type { ConnectionTarget } from './target';
 
 export interface WireOptions {
+  // Connecting and logging in (connect_timeout). Afterwards the socket blocks, as libpq's does (socket.ts).
   connectTimeoutMs: number;
-  // How long a reply may take before the connection is given up as lost: past the server's own timeouts.
-  replyTimeoutMs: number;
 }
 
+// Once logged in, reads and writes wait in the kernel: no deadline of the client's own.
+const NO_DEADLINE = Number.POSITIVE_INFINITY;
+
+const EMPTY = Buffer.alloc(0);
 const STATES: Record<string, TransactionState> = { I: 'idle', T: 'active', E: 'failed' };
 
 // ic's built-in PostgreSQL client: the wire protocol over a SyncSocket, synchronous like the rest of the store,
@@ -49,10 +52,7 @@ export class WireSession implements PgSession {
   private later: Buffer[] = [];
   private owed = 0;
 
-  private constructor(
-    private readonly socket: SyncSocket,
-    private readonly options: WireOptions,
-  ) {}
+  private constructor(private readonly socket: SyncSocket) {}
 
   // Tries each address in turn (localhost is 127.0.0.1, then ::1) until one answers; a server that answers
   // and refuses (a wrong password, no such database) is final.
@@ -67,9 +67,10 @@ export class WireSession implements PgSession {
         last = new SessionError(String(error), undefined, true, (error as NodeJS.ErrnoException).code);
         continue;
       }
-      const session = new WireSession(socket, options);
+      const session = new WireSession(socket);
       try {
         session.startUp(target, deadline);
+        socket.block();
         return session;
       } catch (error) {
         socket.close();
@@ -169,7 +170,7 @@ export class WireSession implements PgSession {
     const batch = this.later.length === 0 ? bytes : Buffer.concat([...this.later, bytes]);
     this.owed = this.later.length;
     this.later = [];
-    this.write(batch, Date.now() + this.options.replyTimeoutMs);
+    this.write(batch, NO_DEADLINE);
   }
 
   private write(bytes: Buffer, deadline: number): void {
@@ -202,7 +203,7 @@ export class WireSession implements PgSession {
   }
 
   private collectOne(): ResultSet {
-    const deadline = Date.now() + this.options.replyTimeoutMs;
+    const deadline = NO_DEADLINE;
     let columns: Column[] = [];
     let rows: (string | null)[][] = [];
     let changes = 0;
@@ -245,8 +246,9 @@ export class WireSession implements PgSession {
       }
       if (bytes === undefined) throw this.lost(Object.assign(new Error('no reply from the server in time'), { code: 'ETIMEDOUT' }));
       if (bytes.length === 0) throw this.lost(new Error('the server closed the connection'));
+      // Every message is read before the next read reuses the socket's buffer; an incomplete tail is copied.
       const { messages, rest } = splitMessages(this.pending.length === 0 ? bytes : Buffer.concat([this.pending, bytes]));
-      this.pending = Buffer.from(rest);
+      this.pending = rest.length === 0 ? EMPTY : Buffer.from(rest);
       this.queue = messages;
     }
   }

@@ -1,14 +1,18 @@
 import { readSync, writeSync } from 'node:fs';
 import { Socket, type TcpSocketConnectOpts } from 'node:net';
 
-// A connected stream socket read and written synchronously, for ic's synchronous store: Node has no blocking
-// sockets, so the socket is made with `net` (whose connect(2) is issued at once, before any event-loop turn)
-// and then read and written through its file descriptor, never by libuv (the socket is paused, so libuv never
-// reads it). A read with nothing to read yet (EAGAIN) tries again at once for a moment, then waits on a futex
-// for a short, growing interval; a lock wait on the server sleeps at 2 ms steps.
+// A connected stream socket read and written synchronously, for ic's synchronous store: the socket is made
+// with `net` (whose connect(2) is issued at once, before any event-loop turn) and then read and written
+// through its file descriptor, never by libuv (the socket is paused, so libuv never reads it). While
+// connecting and logging in, under connect_timeout, the descriptor stays non-blocking: a read with nothing
+// to read yet (EAGAIN) tries again at once for a moment, then waits on a futex for a short, growing
+// interval. Once logged in, block() makes it blocking.
 export class SyncSocket {
   private readonly sleeper = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
+  private blocking = false;
+  // One buffer for every read: what a read returns is used (or copied) before the next one.
+  private readonly incoming = Buffer.allocUnsafe(65_536);
 
   private constructor(
     private readonly socket: Socket,
@@ -39,6 +43,14 @@ export class SyncSocket {
     return SyncSocket.adopt(socket);
   }
 
+  // From here on, reads and writes wait in the kernel until they can go on, as libpq's do once connected: no
+  // polling, and a reply is read the moment it arrives. The server's own timeouts (lock_timeout,
+  // statement_timeout) bound every wait; a server that stops answering altogether is waited for, as libpq does.
+  block(): void {
+    const handle = (this.socket as unknown as { _handle?: { setBlocking?: (on: boolean) => number } })._handle;
+    if (handle?.setBlocking?.(true) === 0) this.blocking = true;
+  }
+
   private static adopt(socket: Socket): SyncSocket {
     socket.pause();
     const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
@@ -65,16 +77,16 @@ export class SyncSocket {
   }
 
   // What has arrived, waiting until something has or `deadline` passes (then undefined). An empty buffer:
-  // the server closed the connection.
+  // the server closed the connection. The bytes are valid until the next read.
   read(deadline: number): Buffer | undefined {
-    const buffer = Buffer.allocUnsafe(65_536);
+    const buffer = this.incoming;
     let waited = 0;
     for (;;) {
       try {
         const count = readSync(this.fd, buffer, 0, buffer.length, null);
         return buffer.subarray(0, count);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || this.blocking) throw error;
         if (Date.now() >= deadline) return undefined;
         waited = this.pause(waited, deadline);
       }
