@@ -42,6 +42,13 @@ export function setProjectKey(root: string, key: string): void {
   known.delete(root);
 }
 
+/** The repository's root commit (the first, when it has several), or undefined before its first commit. */
+export function rootCommitOf(root: string): string | undefined {
+  const roots = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
+  const first = roots.out.split('\n')[0]?.trim() ?? '';
+  return roots.ok && first !== '' ? first : undefined;
+}
+
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
 export function projectIdentity(root: string): string {
   const cached = known.get(root);
@@ -53,9 +60,8 @@ export function projectIdentity(root: string): string {
   let key: string;
   if (configured !== '') key = configured;
   else {
-    const roots = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
-    const first = roots.out.split('\n')[0]?.trim() ?? '';
-    if (!roots.ok || first === '') {
+    const first = rootCommitOf(root);
+    if (first === undefined) {
       throw new IcError('INVALID_INPUT', `the repository at ${root} has no commit yet, and on a PostgreSQL database the project is named by its root commit`, {
         path: root,
         hint: 'commit first, or name the project once in this clone: ic init --project KEY (the same KEY in every clone)',

@@ -49,7 +49,7 @@ describe('every command on a PostgreSQL URL', () => {
 
     const init = await ic(repo, ['init'], { env });
     expect(init.exitCode, init.stderr).toBe(0);
-    expect(init.json).toMatchObject({ ok: true, schema_version: 1, scope: rootCommit(repo.dir), project: rootCommit(repo.dir) });
+    expect(init.json).toMatchObject({ ok: true, schema_version: 2, scope: rootCommit(repo.dir), project: rootCommit(repo.dir) });
     expect(init.json.db).toBe(db); // no password in this URL: shown as given
     expect(readdirSync(join(repo.dir, '.git'))).not.toContain('ic'); // nothing beside a server database
 
@@ -163,7 +163,7 @@ describe('connecting', () => {
     expect(before.json.checks.find((check: { name: string }) => check.name === 'schema').detail).toContain('no ic schema yet');
     expect((await ic(repo, ['init'], { env })).exitCode).toBe(0);
     const doctor = await ic(repo, ['doctor'], { env });
-    expect(doctor.json).toMatchObject({ ok: true, schema_version: 1, latest_schema_version: 1 });
+    expect(doctor.json).toMatchObject({ ok: true, schema_version: 2, latest_schema_version: 2 });
     expect(doctor.json.checks.map((check: { name: string }) => check.name)).toEqual(expect.arrayContaining(['connection', 'server_version', 'schema', 'clock_skew', 'isolation']));
     expect(doctor.json.checks.filter((check: { name: string; ok: boolean }) => ['connection', 'server_version', 'schema', 'clock_skew'].includes(check.name) && !check.ok)).toEqual([]);
     const down = await ic(repo, ['doctor'], { env: { IC_DB: 'postgresql://nobody@127.0.0.1:1/none?connect_timeout=2' } });
@@ -309,6 +309,26 @@ describe('the scope is the project', () => {
     const forkClone = cloneOf(fork); // git config is per clone: a second clone of the fork names itself the same
     expect((await ic(forkClone, ['init', '--project', 'team/fork'], { env })).exitCode).toBe(0);
     expect((await coord(forkClone, ['reserve', 'src/a.ts', '--owner', 'carol'], { env })).json.error.code).toBe('CONFLICT');
+  });
+
+  it('a key is recorded on the database: another repository cannot take it (65, its git config untouched), and a clone is told the key on init', async () => {
+    const repo = repoWithCommit();
+    const unrelated = repoWithCommit();
+    const env = { IC_DB: freshDatabaseUrl() };
+    expect((await ic(repo, ['init', '--project', 'team/app'], { env })).exitCode).toBe(0);
+    const rows = connect(env.IC_DB).all('SELECT project, root_commit FROM ic.projects');
+    expect(rows).toEqual([{ project: 'team/app', root_commit: rootCommit(repo.dir) }]);
+
+    const taken = await ic(unrelated, ['init', '--project', 'team/app'], { env });
+    expect(taken.exitCode).toBe(65);
+    expect(taken.json.error.message).toContain('already names another repository');
+    expect(() => execFileSync('git', ['-C', unrelated.dir, 'config', 'ic.project'], { stdio: 'ignore' })).toThrow();
+
+    const clone = cloneOf(repo); // a new host: no key in its git config yet
+    const told = await ic(clone, ['init'], { env });
+    expect(told.json).toMatchObject({ ok: true, project: rootCommit(clone.dir), also_named: ['team/app'] });
+    expect((await ic(clone, ['init', '--project', 'team/app'], { env })).json).toMatchObject({ ok: true, project: 'team/app' });
+    expect((await ic(clone, ['init'], { env })).json.also_named).toBeUndefined();
   });
 
   it('a repository with no commit and no project key is refused, saying ic init --project; a bad key is refused and nothing is stored', async () => {

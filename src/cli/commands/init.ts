@@ -6,6 +6,8 @@ import { clockFromEnv, resolveProject, type CoordContext } from '../../coord/con
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
 import { DB_DIR, isServerDb, locateDb } from '../../store/discover';
 import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
+import { recordProjectName } from '../../coord/project-names';
+import type { PgConnection } from '../../store/postgres/pg-connection';
 import { execFileSync } from 'node:child_process';
 import { storeSchemaVersion } from '../../store/migrate';
 import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -76,8 +78,12 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
     (ctx) => {
       markProjectRoot(ctx);
       const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
-      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named };
-      if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})`);
+      const naming = ctx.db.engine === 'postgres' ? recordProjectName(ctx.db as PgConnection, ctx.projectRoot, named.project!, options.project) : undefined;
+      const also = naming && naming.alsoNamed.length > 0 ? { also_named: naming.alsoNamed } : {};
+      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also };
+      // A clone of a project named by a key elsewhere: said, not guessed (a fork has the same commits).
+      const alsoText = naming && naming.alsoNamed.length > 0 ? `; this repository is also the project ${naming.alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
+      if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})${alsoText}`);
       const result = importLocks(ctx, rows);
       const imported = {
         from,

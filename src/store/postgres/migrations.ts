@@ -1,8 +1,12 @@
 import init from '../../../schema/postgres/0001_init.sql';
+import projects from '../../../schema/postgres/0002_projects.sql';
 
 // PostgreSQL's own migrations, numbered apart from SQLite's: version 1 holds what SQLite reaches at version 7
 // (0007's triggers excepted: schema/postgres/0001_init.sql says why).
 // Append-only, like src/store/migrations.ts: a landed migration is never edited.
-export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [{ version: 1, name: '0001_init', sql: init }];
+export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: '0001_init', sql: init },
+  { version: 2, name: '0002_projects', sql: projects },
+];
 
 export const POSTGRES_LATEST_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
