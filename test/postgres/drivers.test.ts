@@ -3,6 +3,8 @@
 // the suite runs on the built-in driver, and its connection, CLI and restart files again on libpq
 // (vitest.config.mts, project "postgres-libpq").
 import { execFileSync } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { connect, freshDatabaseUrl, serverTcpUrl, serverUrl, withConnection } from './support';
@@ -58,6 +60,33 @@ describe('the built-in driver', () => {
     } finally {
       holder.close();
     }
+  });
+});
+
+describe('what a person is told', () => {
+  it('a URL only libpq can serve, without libpq installed: 69, saying why this connection needs it', async () => {
+    const repo = repoWithCommit();
+    const url = `${serverTcpUrl().replace(/^(postgresql:\/\/)[^@]+@/, '$1postgres@')}?sslmode=require`;
+    const result = await coord(repo, ['list'], { env: { IC_DB: url, ...NO_LIBPQ } });
+    expect(result.exitCode).toBe(69);
+    expect(result.json.error.message).toContain('this connection needs the native libpq driver (sslmode=require asks for TLS');
+    expect(result.json.error.needs_libpq).toBe('sslmode=require asks for TLS');
+  });
+
+  it('a password file others may read is ignored, as libpq ignores it, and the refusal says so', async () => {
+    const repo = repoWithCommit();
+    const port = new URL(serverTcpUrl().replace(/^postgresql:/, 'http:')).port;
+    const passfile = join(repo.dir, '.git', 'pgpass');
+    writeFileSync(passfile, `127.0.0.1:${port}:*:postgres:throwaway-superuser-secret\n`, { mode: 0o644 });
+    chmodSync(passfile, 0o644);
+    const database = /^postgresql:\/\/\/([^?]+)/.exec(freshDatabaseUrl())![1]!;
+    const url = `postgresql://postgres@127.0.0.1:${port}/${database}`;
+    const open = await coord(repo, ['reserve', 'a.txt', '--owner', 'ana'], { env: { IC_DB: url, PGPASSFILE: passfile } });
+    expect(open.exitCode).toBe(69);
+    expect(open.json.error.message).toContain(`the password file ${passfile} was ignored: others may read it`);
+    chmodSync(passfile, 0o600);
+    const closed = await coord(repo, ['reserve', 'a.txt', '--owner', 'ana'], { env: { IC_DB: url, PGPASSFILE: passfile } });
+    expect(closed.exitCode, closed.stderr).toBe(0);
   });
 });
 

@@ -28,7 +28,18 @@ export function chooseDriver(conninfo: string, env: NodeJS.ProcessEnv): DriverCh
 
 export function openSession(conninfo: string, env: NodeJS.ProcessEnv): PgSession {
   const choice = chooseDriver(conninfo, env);
-  if (choice.driver === 'libpq') return LibpqSession.connect(conninfo);
+  if (choice.driver === 'libpq') {
+    try {
+      return LibpqSession.connect(conninfo);
+    } catch (error) {
+      // A missing driver says why this connection needs it: the person may only have to change the URL.
+      if (!(error instanceof IcError) || choice.reason === 'IC_PG_DRIVER=libpq') throw error;
+      throw new IcError(error.code, `this connection needs the native libpq driver (${choice.reason}; ic's built-in driver takes a unix socket or a loopback address without TLS). ${error.message}`, {
+        ...error.details,
+        needs_libpq: choice.reason,
+      });
+    }
+  }
   return WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000 });
 }
 

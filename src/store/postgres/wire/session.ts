@@ -161,8 +161,9 @@ export class WireSession implements PgSession {
   private passwordFor(target: ConnectionTarget): string {
     if (target.password !== undefined) return target.password;
     const fromFile = readPgpass(target);
-    if (fromFile !== undefined) return fromFile;
-    throw new SessionError('the server asks for a password and none was given (URL, PGPASSWORD or ~/.pgpass)', '28P01', false);
+    if (fromFile.password !== undefined) return fromFile.password;
+    const why = fromFile.ignored ? `; the password file ${passfileOf(target)} was ignored: others may read it (chmod 600 it, as libpq also requires)` : '';
+    throw new SessionError(`the server asks for a password and none was given (URL, PGPASSWORD or ~/.pgpass)${why}`, '28P01', false);
   }
 
   private send(bytes: Buffer): void {
@@ -296,13 +297,15 @@ function connectFailure(error: SessionError | undefined, target: ConnectionTarge
   return `could not connect to ${where} (${error?.message ?? 'no address to try'})`;
 }
 
-// libpq ignores a password file that others may read; so does ic.
-function readPgpass(target: ConnectionTarget): string | undefined {
-  const file = target.passfile ?? join(homedir(), '.pgpass');
+const passfileOf = (target: ConnectionTarget): string => target.passfile ?? join(homedir(), '.pgpass');
+
+// libpq ignores a password file that others may read; so does ic, and says so when no password is left.
+function readPgpass(target: ConnectionTarget): { password?: string; ignored?: true } {
+  const file = passfileOf(target);
   try {
-    if ((statSync(file).mode & 0o077) !== 0) return undefined;
-    return passwordFromPgpass(readFileSync(file, 'utf8'), { host: target.host, port: String(target.port), database: target.database, user: target.user });
+    if ((statSync(file).mode & 0o077) !== 0) return { ignored: true };
+    return { password: passwordFromPgpass(readFileSync(file, 'utf8'), { host: target.host, port: String(target.port), database: target.database, user: target.user }) };
   } catch {
-    return undefined;
+    return {};
   }
 }
