@@ -20,6 +20,9 @@ async function onTty(bin: string, args: string[], env: Record<string, string | u
 }
 
 const CLAUDE = 'claude-1a2b3c4d-1111-2222-3333-444455556666';
+// A time 15 minutes ahead, as the tables show it: the time of day, or month-day and minutes once it is
+// tomorrow (these tests use the real clock, so a run in the last quarter hour of a day sees the second form).
+const UNTIL = '(?:\\d\\d:\\d\\d:\\d\\d|\\d\\d-\\d\\d \\d\\d:\\d\\d)';
 const T0 = '2030-01-01T10:00:00.000Z';
 
 describe('tables on a terminal', () => {
@@ -34,7 +37,7 @@ describe('tables on a terminal', () => {
     expect(header!.split(/\s{2,}/)).toEqual(['ID', 'OWNER', 'STATE', 'PATTERN', 'REASON', 'SINCE', 'UNTIL']);
     expect(row).toContain('claude-1a2b3c4d ');
     expect(row).not.toContain(CLAUDE);
-    expect(row).toMatch(/active\s+src\/\*\*\s+refactor auth\s+\d+s ago\s+\d\d:\d\d:\d\d \(in 15m\)/);
+    expect(row).toMatch(new RegExp(`active\\s+src/\\*\\*\\s+refactor auth\\s+\\d+s ago\\s+${UNTIL} \\(in 15m\\)`));
     expect(Math.max(...plain.out.split('\n').map((line) => line.length))).toBeLessThan(100);
     const wide = await onTty(COORD_BIN, ['list', '--active', '--wide']);
     expect(wide.out).toContain(CLAUDE);
@@ -117,7 +120,7 @@ describe('messages', () => {
     const message: string = refused.json.error.message;
     expect(message).toContain("alice's exclusive lock");
     expect(message).toContain('(reason: "refactor auth")');
-    expect(message).toMatch(/until \d\d:\d\d:\d\d \(in 15m, \d{4}-\d\d-\d\dT[\d:.]+Z\)/);
+    expect(message).toMatch(new RegExp(`until ${UNTIL} \\(in 15m, \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\)`));
     expect(message).toContain('next: retry with --wait 5m, see `coord who`, or ask alice to release it');
     const onTerminal = await onTty(COORD_BIN, ['check', 'src/b.ts']);
     expect(onTerminal.out).toContain('(reason: "refactor auth")');
@@ -140,7 +143,7 @@ describe('messages', () => {
 
   it('a grant on a terminal says until when and how to give it back', async () => {
     const granted = await onTty(COORD_BIN, ['reserve', 'a.ts', '--owner', 'alice']);
-    expect(granted.out).toMatch(/^granted: a\.ts to alice until \d\d:\d\d:\d\d \(in 15m\)\s+\[id (\w{8}), token \d+\]\ngive it back with: coord release \w{8} --owner alice/);
+    expect(granted.out).toMatch(new RegExp(`^granted: a\\.ts to alice until ${UNTIL} \\(in 15m\\)\\s+\\[id (\\w{8}), token \\d+\\]\\ngive it back with: coord release \\w{8} --owner alice`));
   });
 });
 
