@@ -42,6 +42,10 @@ export const CONFORMANCE_FILES: readonly string[] = [
   'test/e2e/sessions.test.ts',
   'test/e2e/hooks-claude.test.ts',
   'test/e2e/commit-gate.test.ts',
+  'test/e2e/hooks-codex.test.ts',
+  'test/e2e/hooks-agents.test.ts',
+  'test/e2e/git-guard-commit.test.ts',
+  'test/e2e/hook-stdin.test.ts',
 ];
 
 export interface KnownFailure {
