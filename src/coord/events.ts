@@ -1,5 +1,5 @@
 import { formatTime } from '../core/time';
-import { advanceConsumer, consumerCursor, queryEvents, type StoredEvent } from '../store/events';
+import { advanceConsumer, consumerPosition, cursorAfter, eventsAfterCursor, queryEvents, type EventCursor, type StoredEvent } from '../store/events';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
 import { EVERYTHING } from '../store/connection';
 
@@ -18,7 +18,8 @@ export interface EventView {
 }
 
 export function viewEvent(event: StoredEvent): EventView {
-  return { ...event, created_at: formatTime(event.created_at), detail: event.detail ? viewDetail(JSON.parse(event.detail) as Record<string, unknown>) : null };
+  const { xact: _position, ...shown } = event as StoredEvent & { xact?: string }; // a reader's position, not part of the event
+  return { ...shown, created_at: formatTime(event.created_at), detail: event.detail ? viewDetail(JSON.parse(event.detail) as Record<string, unknown>) : null };
 }
 
 // Stored times are epoch milliseconds; every time printed is RFC 3339 (docs/reference.md, "Output"), details included.
@@ -44,10 +45,27 @@ export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
   const consumer = input.consumer;
   // A consumer's cursor is no scope's: its read-and-advance excludes every other writer.
   return writeTransaction(ctx, EVERYTHING, (now) => {
-    const cursor = Math.max(consumerCursor(ctx.db, consumer), input.afterId ?? 0);
-    const events = queryEvents(ctx.db, { afterId: cursor, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
+    const position = consumerPosition(ctx.db, consumer);
+    const floorId = Math.max(position.floorId, input.afterId ?? 0);
+    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
     const last = events[events.length - 1];
-    if (last) advanceConsumer(ctx.db, consumer, last.id, now);
+    if (last) advanceConsumer(ctx.db, consumer, last, now);
     return events.map(viewEvent);
+  });
+}
+
+/** Where a follower stands: its cursor, and the id every event it prints is above (--since N, or the newest when tailing). */
+export interface FollowPosition {
+  cursor: EventCursor;
+  floorId: number;
+}
+
+// One poll of `events --follow` without a consumer: the events after the follower's position, and its next
+// position. In the order no later commit can precede (store/events.ts, EventCursor).
+export function followEvents(ctx: CoordContext, input: EventsInput, position: FollowPosition): { events: EventView[]; position: FollowPosition } {
+  return readTransaction(ctx, (now) => {
+    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId: position.floorId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
+    const last = events[events.length - 1];
+    return { events: events.map(viewEvent), position: last ? { ...position, cursor: cursorAfter(last) } : position };
   });
 }

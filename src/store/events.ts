@@ -130,15 +130,60 @@ export function queryEvents(db: Connection, q: EventQuery): StoredEvent[] {
   return statement(db, QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
 }
 
-export function consumerCursor(db: Connection, name: string): number {
-  const row = statement(db, 'SELECT last_event FROM consumers WHERE name = ?').get(name) as { last_event: number } | undefined;
-  return row?.last_event ?? 0;
+/**
+ * Where a reader of the log stands: after event `id` of transaction `xact`. On PostgreSQL readers go in
+ * (transaction, id) order: ids come from a sequence and two scopes commit out of id order, and a transaction
+ * that finishes later always has a larger transaction id than every one already read below the bound
+ * (docs/postgres.md, "Ids in commit order"). On SQLite ids are in commit order and `xact` is always '0'.
+ */
+export interface EventCursor {
+  xact: string;
+  id: number;
 }
 
-export function advanceConsumer(db: Connection, name: string, lastEvent: number, now: number): void {
-  statement(db, 'INSERT INTO consumers (name, last_event, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at').run(
-    name,
-    lastEvent,
-    now,
-  );
+export const LOG_START: EventCursor = { xact: '0', id: 0 };
+
+export type PositionedEvent = StoredEvent & { xact: string };
+
+// Both texts take (cursor xact, cursor id, floor id, since, limit) in that order; SQLite hands the cursor's
+// '0' back as every event's xact.
+const EVENTS_AFTER_CURSOR = dialect({
+  sqlite:
+    'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type, ? AS xact FROM events WHERE id > ? AND id > ? AND created_at >= ? ORDER BY id LIMIT ?',
+  postgres:
+    'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type, xact::text AS xact FROM events WHERE (xact, id) > (?::xid8, ?) AND id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xact, id LIMIT ?',
+});
+
+/** The events after `cursor` that no later commit can precede, in reading order; none with an id at or below `floorId`. */
+export function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number }): PositionedEvent[] {
+  return statement(db, EVENTS_AFTER_CURSOR).all(cursor.xact, cursor.id, q.floorId, q.since ?? 0, q.limit) as PositionedEvent[];
+}
+
+/** The cursor after `event` (the last one a reader took). */
+export function cursorAfter(event: PositionedEvent): EventCursor {
+  return { xact: event.xact, id: event.id };
+}
+
+const CONSUMER_POSITION = dialect({
+  sqlite: 'SELECT last_event, NULL AS last_xact FROM consumers WHERE name = ?',
+  postgres: 'SELECT last_event, last_xact::text AS last_xact FROM consumers WHERE name = ?',
+});
+
+/** A consumer's cursor; one saved without a transaction (SQLite, or PostgreSQL before schema 3) is an id floor. */
+export function consumerPosition(db: Connection, name: string): { cursor: EventCursor; floorId: number } {
+  const row = statement(db, CONSUMER_POSITION).get(name) as { last_event: number; last_xact: string | null } | undefined;
+  if (row?.last_xact) return { cursor: { xact: row.last_xact, id: row.last_event }, floorId: 0 };
+  return { cursor: LOG_START, floorId: row?.last_event ?? 0 };
+}
+
+// Both take (name, event id, time, xact). SQLite keeps no xact: its SELECT form takes the fourth parameter
+// in a WHERE that is always true (an upsert's SELECT needs a WHERE anyway).
+const ADVANCE_CONSUMER = dialect({
+  sqlite: 'INSERT INTO consumers (name, last_event, updated_at) SELECT ?, ?, ? WHERE ? IS NOT NULL ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at',
+  postgres:
+    'INSERT INTO consumers (name, last_event, updated_at, last_xact) VALUES (?, ?, ?, ?::xid8) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at, last_xact = excluded.last_xact',
+});
+
+export function advanceConsumer(db: Connection, name: string, last: PositionedEvent, now: number): void {
+  statement(db, ADVANCE_CONSUMER).run(name, last.id, now, last.xact);
 }

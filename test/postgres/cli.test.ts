@@ -49,7 +49,7 @@ describe('every command on a PostgreSQL URL', () => {
 
     const init = await ic(repo, ['init'], { env });
     expect(init.exitCode, init.stderr).toBe(0);
-    expect(init.json).toMatchObject({ ok: true, schema_version: 2, scope: rootCommit(repo.dir), project: rootCommit(repo.dir) });
+    expect(init.json).toMatchObject({ ok: true, schema_version: 3, scope: rootCommit(repo.dir), project: rootCommit(repo.dir) });
     expect(init.json.db).toBe(db); // no password in this URL: shown as given
     expect(readdirSync(join(repo.dir, '.git'))).not.toContain('ic'); // nothing beside a server database
 
@@ -163,7 +163,7 @@ describe('connecting', () => {
     expect(before.json.checks.find((check: { name: string }) => check.name === 'schema').detail).toContain('no ic schema yet');
     expect((await ic(repo, ['init'], { env })).exitCode).toBe(0);
     const doctor = await ic(repo, ['doctor'], { env });
-    expect(doctor.json).toMatchObject({ ok: true, schema_version: 2, latest_schema_version: 2 });
+    expect(doctor.json).toMatchObject({ ok: true, schema_version: 3, latest_schema_version: 3 });
     expect(doctor.json.checks.map((check: { name: string }) => check.name)).toEqual(expect.arrayContaining(['connection', 'server_version', 'schema', 'clock_skew', 'isolation']));
     expect(doctor.json.checks.filter((check: { name: string; ok: boolean }) => ['connection', 'server_version', 'schema', 'clock_skew'].includes(check.name) && !check.ok)).toEqual([]);
     const down = await ic(repo, ['doctor'], { env: { IC_DB: 'postgresql://nobody@127.0.0.1:1/none?connect_timeout=2' } });
@@ -203,6 +203,39 @@ describe('events across hosts', () => {
     }
     const after = await coord(repo, ['events', '--consumer', 'c1'], { env });
     expect(after.json.events.map((event: { pattern: string }) => event.pattern)).toEqual(['b.txt']);
+  });
+});
+
+describe('events across hosts, a transaction that started first and took its id last', () => {
+  it('a consumer gets both events, the larger id first, and never passes the smaller one', async () => {
+    const repo = repoWithCommit();
+    const url = freshDatabaseUrl();
+    const env = { IC_DB: url };
+    expect((await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
+    expect((await coord(repo, ['events', '--consumer', 'c1'], { env })).json.events).toHaveLength(1);
+    const older = connect(url);
+    const younger = connect(url);
+    const heartbeat = (db: ReturnType<typeof connect>, owner: string) =>
+      db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', 'elsewhere', ?, 0) RETURNING id", [owner])!.id;
+    try {
+      older.exec('BEGIN');
+      older.get('SELECT pg_current_xact_id() AS x');
+      younger.exec('BEGIN');
+      younger.get('SELECT pg_current_xact_id() AS x');
+      const smaller = heartbeat(younger, 'younger');
+      const larger = heartbeat(older, 'older');
+      older.exec('COMMIT');
+      const first = await coord(repo, ['events', '--consumer', 'c1'], { env });
+      expect(first.json.events.map((event: { id: number }) => event.id)).toEqual([larger]);
+      younger.exec('COMMIT');
+      const second = await coord(repo, ['events', '--consumer', 'c1'], { env });
+      expect(second.json.events.map((event: { id: number }) => event.id)).toEqual([smaller]);
+      expect(second.json.events[0]).not.toHaveProperty('xact');
+      expect((await coord(repo, ['events', '--consumer', 'c1'], { env })).json.events).toEqual([]);
+    } finally {
+      older.close();
+      younger.close();
+    }
   });
 });
 

@@ -1,7 +1,9 @@
 // Event ids from a sequence commit out of order across scopes; a follower bounded by finished transactions
 // (src/store/postgres/events.ts) still sees every event, where one that only compares ids misses one.
 import { afterEach, describe, expect, it } from 'vitest';
+import { cursorAfter, eventsAfterCursor, LOG_START } from '../../src/store/events';
 import { finishedEventsAfter } from '../../src/store/postgres/events';
+import { PgConnection } from '../../src/store/postgres/pg-connection';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { freshSchemaUrl, serverUrl, withConnection } from './support';
@@ -40,6 +42,37 @@ describe('following events written by two scopes at once', () => {
           expect(follower.all('SELECT id FROM events WHERE id > ?', [later])).toEqual([]);
           // The bounded follower, whose cursor never passed an unfinished id, sees both, in order.
           expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([earlier, later]);
+        }),
+      ),
+    );
+  });
+
+  it('a transaction that started first but takes its id last: the bound alone hands out the larger id first, a (transaction, id) cursor still gets the smaller one', () => {
+    const { url, schema } = freshSchemaUrl();
+    created.push(schema);
+    withConnection(url, (older) =>
+      withConnection(url, (younger) =>
+        withConnection(url, (follower) => {
+          migratePostgres(follower, 0);
+          const store = new PgConnection(follower, { lockWaitMs: 1_000, clientClock: false });
+          older.exec('BEGIN');
+          older.get('SELECT pg_current_xact_id() AS x'); // the older transaction id
+          younger.exec('BEGIN');
+          younger.get('SELECT pg_current_xact_id() AS x');
+          const smaller = insertEvent(younger, '/repo-b'); // the younger transaction takes its id first …
+          const larger = insertEvent(older, '/repo-a'); // … the older one after it, and commits first
+          older.exec('COMMIT');
+          expect(larger).toBeGreaterThan(smaller);
+          // The older transaction is finished and below the bound: both readers hand out `larger` now.
+          expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([larger]);
+          const first = store.read(() => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
+          expect(first.map((event) => event.id)).toEqual([larger]);
+          younger.exec('COMMIT');
+          // An id cursor now stands at `larger` and never sees `smaller`; the (transaction, id) cursor does.
+          expect(finishedEventsAfter(follower, larger, 100)).toEqual([]);
+          const next = store.read(() => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
+          expect(next.map((event) => event.id)).toEqual([smaller]);
+          expect(store.read(() => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
         }),
       ),
     );

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration } from '../../core/duration';
-import { readEvents, type EventsInput, type EventView } from '../../coord/events';
+import { followEvents, readEvents, type EventsInput, type EventView, type FollowPosition } from '../../coord/events';
+import { LOG_START } from '../../store/events';
 import { validateName } from '../../core/names';
 import { openContext, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, toIcError, type Reply } from '../reply';
@@ -110,7 +111,8 @@ function follow(options: EventsOptions, input: EventsInput): Promise<void> {
   const ctx = openContext(options, true);
   const pollMs = Number(process.env.IC_POLL_MS ?? 500);
   const asTable = currentOutput().format === 'table';
-  let afterId = tailing(input) ? lastEventId(ctx) : input.afterId;
+  // Without a consumer the follower keeps its own cursor: above --since N, or above the newest event when tailing.
+  let position: FollowPosition = { cursor: LOG_START, floorId: (tailing(input) ? lastEventId(ctx) : input.afterId) ?? 0 };
   let sinceMs = input.sinceMs;
   if (asTable) process.stdout.write(`${paint(followLine(EVENT_HEADERS), 'bold')}\n`);
   return new Promise<void>((resolve) => {
@@ -125,13 +127,13 @@ function follow(options: EventsOptions, input: EventsInput): Promise<void> {
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     const poll = () => {
-      const events = readEvents(ctx, { ...input, afterId, sinceMs });
+      let events: EventView[];
+      if (input.consumer !== undefined) events = readEvents(ctx, { ...input, sinceMs });
+      else ({ events, position } = followEvents(ctx, { ...input, sinceMs }, position));
       for (const event of events) {
         const line = asTable ? paint(followLine(eventRow(event).map(escapeControls)), EVENT_STYLE[event.type]) : JSON.stringify(event);
         process.stdout.write(`${line}\n`);
       }
-      const last = events[events.length - 1];
-      if (last) afterId = last.id;
       sinceMs = undefined;
       timer = setTimeout(poll, events.length < input.limit ? pollMs : 0);
     };

@@ -1,5 +1,6 @@
 import init from '../../../schema/postgres/0001_init.sql';
 import projects from '../../../schema/postgres/0002_projects.sql';
+import consumerXact from '../../../schema/postgres/0003_consumer_xact.sql';
 
 // PostgreSQL's own migrations, numbered apart from SQLite's: version 1 holds what SQLite reaches at version 7
 // (0007's triggers excepted: schema/postgres/0001_init.sql says why).
@@ -7,6 +8,7 @@ import projects from '../../../schema/postgres/0002_projects.sql';
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: '0001_init', sql: init },
   { version: 2, name: '0002_projects', sql: projects },
+  { version: 3, name: '0003_consumer_xact', sql: consumerXact },
 ];
 
 export const POSTGRES_LATEST_VERSION = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1]!.version;
