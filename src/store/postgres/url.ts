@@ -8,13 +8,14 @@ export function isPostgresUrl(text: string): boolean {
   return SCHEME.test(text);
 }
 
-interface Parts {
+export interface UrlParts {
   scheme: string;
   userinfo: string | undefined;
   rest: string; // host list, path, query
 }
 
-function split(url: string): Parts {
+// The URL's scheme, its user part (before the last `@` of the authority) and the rest (hosts, path, query).
+export function splitUrl(url: string): UrlParts {
   const scheme = SCHEME.exec(url)?.[0] ?? '';
   const afterScheme = url.slice(scheme.length);
   const authorityEnd = afterScheme.search(/[/?#]/);
@@ -25,7 +26,7 @@ function split(url: string): Parts {
 }
 
 // The query's parameters as libpq reads them: `%XX` is decoded, `+` stays a plus (not a space, unlike a web form).
-function queryOf(url: string): [string, string][] {
+export function queryOf(url: string): [string, string][] {
   const question = url.indexOf('?');
   if (question === -1) return [];
   return url
@@ -43,7 +44,7 @@ export function parameterOf(url: string, key: string): string | undefined {
   return queryOf(url).find(([name]) => name === key)?.[1];
 }
 
-function safeDecode(text: string): string {
+export function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
@@ -54,7 +55,7 @@ function safeDecode(text: string): string {
 // Every spelling of a password this URL (or the environment) gives libpq: what must never be printed.
 export function secretsOf(url: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const secrets = new Set<string>();
-  const { userinfo } = split(url);
+  const { userinfo } = splitUrl(url);
   const colon = userinfo?.indexOf(':') ?? -1;
   if (userinfo !== undefined && colon !== -1) {
     const raw = userinfo.slice(colon + 1);
@@ -70,7 +71,7 @@ export function secretsOf(url: string, env: NodeJS.ProcessEnv = process.env): st
 
 // The URL as it may be shown: the password (in the user part or a `password=` parameter) replaced by ***.
 export function redactUrl(url: string): string {
-  const { scheme, userinfo, rest } = split(url);
+  const { scheme, userinfo, rest } = splitUrl(url);
   let shown = url;
   if (userinfo !== undefined) {
     const colon = userinfo.indexOf(':');

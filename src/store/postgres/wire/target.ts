@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { queryOf, safeDecode, splitUrl } from '../url';
 
 // Where and as whom ic's built-in driver connects, read from a connection URL and the PG* variables the way
 // libpq reads them. The built-in driver speaks no TLS and resolves no host names, so it takes what needs
@@ -48,15 +49,7 @@ const UNDERSTOOD = new Set([
 // Debian's libpq looks for the server's socket here first; upstream's default is /tmp.
 export const DEFAULT_SOCKET_DIRS = ['/var/run/postgresql', '/tmp'];
 
-function decode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-interface UrlParts {
+interface ConnectionParts {
   user?: string;
   password?: string;
   hosts: string[];
@@ -65,24 +58,13 @@ interface UrlParts {
   parameters: Map<string, string>;
 }
 
-function parseUrl(url: string): UrlParts {
-  const afterScheme = url.replace(/^postgres(?:ql)?:\/\//i, '').replace(/#.*$/, '');
-  const question = afterScheme.indexOf('?');
-  const beforeQuery = question === -1 ? afterScheme : afterScheme.slice(0, question);
-  const parameters = new Map<string, string>();
-  if (question !== -1) {
-    for (const pair of afterScheme.slice(question + 1).split('&')) {
-      if (pair === '') continue;
-      const eq = pair.indexOf('=');
-      parameters.set(decode(eq === -1 ? pair : pair.slice(0, eq)), eq === -1 ? '' : decode(pair.slice(eq + 1)));
-    }
-  }
-  const slash = beforeQuery.indexOf('/');
-  const authority = slash === -1 ? beforeQuery : beforeQuery.slice(0, slash);
-  const database = slash === -1 ? undefined : decode(beforeQuery.slice(slash + 1)) || undefined;
-  const at = authority.lastIndexOf('@');
-  const userinfo = at === -1 ? undefined : authority.slice(0, at);
-  const hostList = at === -1 ? authority : authority.slice(at + 1);
+// libpq's URI syntax, on url.ts's reading of the user part and the query (a parameter given twice: the last).
+function parseUrl(url: string): ConnectionParts {
+  const { userinfo, rest } = splitUrl(url);
+  const path = rest.replace(/[?#].*$/, '');
+  const slash = path.indexOf('/');
+  const hostList = slash === -1 ? path : path.slice(0, slash);
+  const database = slash === -1 ? undefined : safeDecode(path.slice(slash + 1)) || undefined;
   const colon = userinfo?.indexOf(':') ?? -1;
   const hosts: string[] = [];
   const ports: string[] = [];
@@ -94,16 +76,16 @@ function parseUrl(url: string): UrlParts {
       continue;
     }
     const portAt = spec.lastIndexOf(':');
-    hosts.push(decode(portAt === -1 ? spec : spec.slice(0, portAt)));
+    hosts.push(safeDecode(portAt === -1 ? spec : spec.slice(0, portAt)));
     ports.push(portAt === -1 ? '' : spec.slice(portAt + 1));
   }
   return {
-    user: userinfo === undefined ? undefined : decode(colon === -1 ? userinfo : userinfo.slice(0, colon)) || undefined,
-    password: userinfo === undefined || colon === -1 ? undefined : decode(userinfo.slice(colon + 1)),
+    user: userinfo === undefined ? undefined : safeDecode(colon === -1 ? userinfo : userinfo.slice(0, colon)) || undefined,
+    password: userinfo === undefined || colon === -1 ? undefined : safeDecode(userinfo.slice(colon + 1)),
     hosts,
     ports,
     database,
-    parameters,
+    parameters: new Map(queryOf(url)),
   };
 }
 
