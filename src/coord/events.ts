@@ -36,18 +36,23 @@ export interface EventsInput {
   consumer?: string;
 }
 
-// Reads events in id order. With a consumer, reading and advancing its cursor are one IMMEDIATE
-// transaction, so two readers of one consumer never receive the same event.
+// The earliest time a read takes, from --since DURATION.
+function sinceOf(input: EventsInput, now: number): number | undefined {
+  return input.sinceMs !== undefined ? now - input.sinceMs : undefined;
+}
+
+// Reads events: a listing in id order; with a consumer, after its cursor (store/events.ts, EventCursor), and
+// reading and advancing that cursor are one IMMEDIATE transaction, so two readers never get the same event.
 export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
   if (input.consumer === undefined) {
-    return readTransaction(ctx, (now) => queryEvents(ctx.db, { afterId: input.afterId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit }).map(viewEvent));
+    return readTransaction(ctx, (now) => queryEvents(ctx.db, { afterId: input.afterId, since: sinceOf(input, now), limit: input.limit }).map(viewEvent));
   }
   const consumer = input.consumer;
   // A consumer's cursor is no scope's: its read-and-advance excludes every other writer.
   return writeTransaction(ctx, EVERYTHING, (now) => {
     const position = consumerPosition(ctx.db, consumer);
     const floorId = Math.max(position.floorId, input.afterId ?? 0);
-    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
+    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId, since: sinceOf(input, now), limit: input.limit });
     const last = events[events.length - 1];
     if (last) advanceConsumer(ctx.db, consumer, last, now);
     return events.map(viewEvent);
@@ -64,7 +69,7 @@ export interface FollowPosition {
 // position. In the order no later commit can precede (store/events.ts, EventCursor).
 export function followEvents(ctx: CoordContext, input: EventsInput, position: FollowPosition): { events: EventView[]; position: FollowPosition } {
   return readTransaction(ctx, (now) => {
-    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId: position.floorId, since: input.sinceMs !== undefined ? now - input.sinceMs : undefined, limit: input.limit });
+    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId: position.floorId, since: sinceOf(input, now), limit: input.limit });
     const last = events[events.length - 1];
     return { events: events.map(viewEvent), position: last ? { ...position, cursor: cursorAfter(last) } : position };
   });

@@ -78,11 +78,11 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
     (ctx) => {
       markProjectRoot(ctx);
       const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
-      const naming = ctx.db.engine === 'postgres' ? recordProjectName(ctx.db as PgConnection, ctx.projectRoot, named.project!, options.project) : undefined;
-      const also = naming && naming.alsoNamed.length > 0 ? { also_named: naming.alsoNamed } : {};
+      const alsoNamed = ctx.db.engine === 'postgres' ? recordProjectName(ctx.db as PgConnection, ctx.projectRoot, named.project!, options.project).alsoNamed : [];
+      const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
       const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also };
       // A clone of a project named by a key elsewhere: said, not guessed (a fork has the same commits).
-      const alsoText = naming && naming.alsoNamed.length > 0 ? `; this repository is also the project ${naming.alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
+      const alsoText = alsoNamed.length > 0 ? `; this repository is also the project ${alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
       if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})${alsoText}`);
       const result = importLocks(ctx, rows);
       const imported = {

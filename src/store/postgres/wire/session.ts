@@ -24,7 +24,7 @@ import {
   type BackendMessage,
   type Column,
 } from './protocol';
-import { md5Password, SCRAM_MECHANISM, scramClient, verifyServerFinal } from './scram';
+import { md5Password, SCRAM_MECHANISM, scramClient, verifyServerFinal, type ScramClient } from './scram';
 import { SyncSocket } from './socket';
 import type { ConnectionTarget } from './target';
 
@@ -122,7 +122,9 @@ export class WireSession implements PgSession {
     if (target.applicationName) parameters.application_name = target.applicationName;
     if (target.options) parameters.options = target.options;
     this.write(startupMessage(parameters), deadline);
-    let scram: { expected: string; respond?: (first: string) => { finalMessage: string; expectedServerFinal: string } } | undefined;
+    // SCRAM's two steps: the client that answers the server's challenge, then what the server's proof must be.
+    let scram: ScramClient | undefined;
+    let expectedServerFinal: string | undefined;
     for (;;) {
       const message = this.next(deadline);
       if (message.type === 'E') throw this.serverError(message.body);
@@ -134,15 +136,14 @@ export class WireSession implements PgSession {
         else if (auth.kind === 'sasl') {
           if (!auth.mechanisms.includes(SCRAM_MECHANISM))
             throw new SessionError(`the server offers only ${auth.mechanisms.join(', ')}, which ic's built-in driver does not speak; set IC_PG_DRIVER=libpq`, '28000', false);
-          const client = scramClient(this.passwordFor(target));
-          scram = { expected: '', respond: client.respond };
-          this.write(saslInitialResponse(SCRAM_MECHANISM, client.firstMessage), deadline);
-        } else if (auth.kind === 'sasl-continue' && scram?.respond) {
-          const { finalMessage, expectedServerFinal } = scram.respond(auth.data);
-          scram = { expected: expectedServerFinal };
-          this.write(saslResponse(finalMessage), deadline);
-        } else if (auth.kind === 'sasl-final' && scram) {
-          if (!verifyServerFinal(auth.data, scram.expected)) throw new SessionError('the server could not prove it knows the password (SCRAM)', '28000', false);
+          scram = scramClient(this.passwordFor(target));
+          this.write(saslInitialResponse(SCRAM_MECHANISM, scram.firstMessage), deadline);
+        } else if (auth.kind === 'sasl-continue' && scram) {
+          const answer = scram.respond(auth.data);
+          expectedServerFinal = answer.expectedServerFinal;
+          this.write(saslResponse(answer.finalMessage), deadline);
+        } else if (auth.kind === 'sasl-final' && expectedServerFinal !== undefined) {
+          if (!verifyServerFinal(auth.data, expectedServerFinal)) throw new SessionError('the server could not prove it knows the password (SCRAM)', '28000', false);
         } else if (auth.kind === 'other') {
           throw new SessionError(`the server asks for ${authenticationName(auth.code)} authentication, which ic's built-in driver does not speak; set IC_PG_DRIVER=libpq`, '28000', false);
         } else throw new SessionError('the server sent an unexpected authentication message', '08P01', true);
