@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { findGitInfo } from '../store/discover';
@@ -17,6 +16,8 @@ const known = new Map<string, string>();
 
 function git(root: string, args: string[]): { ok: boolean; out: string } {
   try {
+    // child_process on first use: loading it costs a hook ~5 ms, and a hook on SQLite never runs this.
+    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
     return { ok: true, out: execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() };
   } catch {
     return { ok: false, out: '' };

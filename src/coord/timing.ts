@@ -1,12 +1,8 @@
+export { monotonicMs } from '../store/monotonic';
+
 // How long the last write transaction waited for SQLite's write lock, and how long it then held it:
 // the figures the benchmark reports for concurrent hooks (IC_TIMING=1 prints them to stderr). The longest
 // hold of the process is kept too: one call may run more than one write transaction.
-// A monotonic clock in ms. Not `performance.now()`: touching the `performance` global loads node:perf_hooks,
-// ~2 ms of every hook's start.
-export function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}
-
 export interface TransactionTimings {
   lockWaitMs: number;
   heldMs: number;

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Connection, Sql, Statement, WriteScope } from './connection';
 import { isBusyError } from './errors';
+import { monotonicMs } from './monotonic';
 
 type Runner = Database.Transaction<(work: () => unknown) => unknown>;
 
@@ -75,13 +76,13 @@ export class SqliteConnection implements Connection {
     if (waitMs === 0) return void begin.run();
     this.prepare('PRAGMA busy_timeout = 0').get();
     try {
-      const giveUpAt = performance.now() + waitMs;
+      const giveUpAt = monotonicMs() + waitMs;
       for (;;) {
         try {
           begin.run();
           return;
         } catch (error) {
-          if (!isBusyError(error) || performance.now() >= giveUpAt) throw error;
+          if (!isBusyError(error) || monotonicMs() >= giveUpAt) throw error;
         }
         Atomics.wait(pollSleeper, 0, 0, WRITE_LOCK_POLL_MS);
       }

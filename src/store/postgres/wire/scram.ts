@@ -1,4 +1,8 @@
-import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+// node:crypto is loaded on first use: every hook bundle carries this module, and loading crypto costs a
+// short-lived process ~5 ms, which only a password login needs.
+function crypto(): typeof import('node:crypto') {
+  return require('node:crypto') as typeof import('node:crypto');
+}
 
 // SCRAM-SHA-256 (RFC 7677) as PostgreSQL runs it: no channel binding (ic's built-in driver speaks no TLS), the
 // user name left empty in the messages (the server takes it from the startup packet, as libpq does).
@@ -10,7 +14,7 @@ export interface ScramClient {
   respond(serverFirst: string): { finalMessage: string; expectedServerFinal: string };
 }
 
-const hmac = (key: Buffer, text: string): Buffer => createHmac('sha256', key).update(text).digest();
+const hmac = (key: Buffer, text: string): Buffer => crypto().createHmac('sha256', key).update(text).digest();
 
 function attributes(message: string): Map<string, string> {
   const out = new Map<string, string>();
@@ -22,7 +26,7 @@ function attributes(message: string): Map<string, string> {
 }
 
 // `user` and `clientNonce` are for tests (RFC 7677's example names its user); PostgreSQL's is empty.
-export function scramClient(password: string, { user = '', clientNonce = randomBytes(18).toString('base64') } = {}): ScramClient {
+export function scramClient(password: string, { user = '', clientNonce = crypto().randomBytes(18).toString('base64') } = {}): ScramClient {
   const firstBare = `n=${user},r=${clientNonce}`;
   return {
     firstMessage: `n,,${firstBare}`,
@@ -33,9 +37,9 @@ export function scramClient(password: string, { user = '', clientNonce = randomB
       const iterations = Number(fields.get('i'));
       if (!nonce || !nonce.startsWith(clientNonce) || nonce.length === clientNonce.length) throw new Error('the server answered SCRAM with a nonce that is not ours');
       if (!salt || !Number.isSafeInteger(iterations) || iterations < 1) throw new Error('the server sent a malformed SCRAM challenge');
-      const salted = pbkdf2Sync(password.normalize('NFKC'), Buffer.from(salt, 'base64'), iterations, 32, 'sha256');
+      const salted = crypto().pbkdf2Sync(password.normalize('NFKC'), Buffer.from(salt, 'base64'), iterations, 32, 'sha256');
       const clientKey = hmac(salted, 'Client Key');
-      const storedKey = createHash('sha256').update(clientKey).digest();
+      const storedKey = crypto().createHash('sha256').update(clientKey).digest();
       const withoutProof = `c=biws,r=${nonce}`;
       const authMessage = `${firstBare},${serverFirst},${withoutProof}`;
       const signature = hmac(storedKey, authMessage);
@@ -50,15 +54,17 @@ export function scramClient(password: string, { user = '', clientNonce = randomB
 export function verifyServerFinal(serverFinal: string, expected: string): boolean {
   const given = Buffer.from(serverFinal.split(',').find((part) => part.startsWith('v=')) ?? '');
   const wanted = Buffer.from(expected);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  return given.length === wanted.length && crypto().timingSafeEqual(given, wanted);
 }
 
 // The md5 method: "md5" + md5(md5(password + user) + salt), in hex.
 export function md5Password(user: string, password: string, salt: Buffer): string {
-  const inner = createHash('md5')
+  const inner = crypto()
+    .createHash('md5')
     .update(password + user)
     .digest('hex');
-  return `md5${createHash('md5')
+  return `md5${crypto()
+    .createHash('md5')
     .update(Buffer.concat([Buffer.from(inner), salt]))
     .digest('hex')}`;
 }

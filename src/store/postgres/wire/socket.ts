@@ -1,5 +1,10 @@
 import { readSync, writeSync } from 'node:fs';
-import { Socket, type TcpSocketConnectOpts } from 'node:net';
+import type { Socket, TcpSocketConnectOpts } from 'node:net';
+
+// node:net on first use: the SQLite hooks carry this module in their bundle and must not pay for loading it.
+function newSocket(): Socket {
+  return new (require('node:net') as typeof import('node:net')).Socket();
+}
 
 // A connected stream socket read and written synchronously, for ic's synchronous store: the socket is made
 // with `net` (whose connect(2) is issued at once, before any event-loop turn) and then read and written
@@ -20,7 +25,7 @@ export class SyncSocket {
   ) {}
 
   static connectUnix(path: string): SyncSocket {
-    const socket = new Socket();
+    const socket = newSocket();
     socket.on('error', () => undefined); // errors surface through the descriptor's reads and writes
     socket.connect({ path });
     return SyncSocket.adopt(socket);
@@ -29,7 +34,7 @@ export class SyncSocket {
   // `address` is an IP literal. net connects to a literal only on the next tick, but to a name it looks up at
   // once: a lookup that answers synchronously with the literal starts connect(2) now.
   static connectTcp(address: string, port: number, family: 4 | 6): SyncSocket {
-    const socket = new Socket();
+    const socket = newSocket();
     socket.on('error', () => undefined);
     const connectOptions: TcpSocketConnectOpts = {
       host: 'ic-postgres-address',

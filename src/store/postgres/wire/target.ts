@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { queryOf, safeDecode, splitUrl } from '../url';
 
 // Where and as whom ic's built-in driver connects, read from a connection URL and the PG* variables the way
@@ -87,6 +86,11 @@ function parseUrl(url: string): ConnectionParts {
     database,
     parameters: new Map(queryOf(url)),
   };
+}
+
+// node:net's isIP, loaded on first use (a SQLite hook carries this module but never reads a URL).
+function isIP(host: string): number {
+  return (require('node:net') as typeof import('node:net')).isIP(host);
 }
 
 function isLoopback(host: string): boolean {

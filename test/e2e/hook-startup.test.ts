@@ -1,0 +1,57 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
+import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { sqliteOnly } from '../support/engine';
+
+// A hook runs before every edit and shell command of every agent, so each Node built-in it loads is paid
+// thousands of times a day (docs/performance.md). The ones below cost a short-lived process 2–7 ms each and
+// only a server connection, a password login or a git process needs them: a hook on SQLite that loads one
+// at start-up (a top-level import in a module the hook bundle carries) is a regression no other test sees.
+const LOADED_ONLY_WHEN_NEEDED = ['net', 'crypto', 'child_process', 'perf_hooks', 'stream', 'tls', 'worker_threads'];
+
+describe('what a hook on SQLite loads', () => {
+  let repo: TempRepo;
+  let probeDir: string;
+  beforeEach(() => {
+    repo = makeTempRepo('ic-startup-');
+    probeDir = mkdtempSync(join(tmpdir(), 'ic-probe-'));
+    // Preloaded into the hook's process: at exit it appends the built-ins loaded after it to a file.
+    writeFileSync(
+      join(probeDir, 'probe.cjs'),
+      `const before = new Set(process.moduleLoadList);
+process.on('exit', () => {
+  const loaded = process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith('NativeModule ')).map((m) => m.slice(13));
+  require('fs').appendFileSync(${JSON.stringify(join(probeDir, 'loaded.jsonl'))}, JSON.stringify(loaded) + '\\n');
+});
+`,
+    );
+  });
+  afterEach(() => {
+    repo.cleanup();
+    rmSync(probeDir, { recursive: true, force: true });
+  });
+
+  const probed = () => ({ NODE_OPTIONS: `--require ${join(probeDir, 'probe.cjs')}` });
+  const loadedByEachCall = (): string[][] =>
+    readFileSync(join(probeDir, 'loaded.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as string[]);
+  const payload = (tool: Record<string, unknown>) => JSON.stringify({ session_id: 'startup', cwd: repo.dir, hook_event_name: 'PreToolUse', tool_use_id: 't1', ...tool });
+
+  sqliteOnly.it('the edit hook, creating the database and then renewing, and a shell command’s hooks both ways, load none of them', async () => {
+    const edit = payload({ tool_name: 'Edit', tool_input: { file_path: join(repo.dir, 'src/a.ts'), old_string: 'a', new_string: 'b' } });
+    const shell = payload({ tool_name: 'Bash', tool_input: { command: 'sed -i s/a/b/ src/b.ts && echo done > notes.txt' } });
+    for (const input of [edit, edit]) expect(await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input, env: probed() })).toMatchObject({ exitCode: 0, stdout: '' });
+    for (const fastPath of ['1', '0'])
+      for (const hook of ['claude-pre-shell', 'claude-post-tool']) expect((await ic(repo, ['coord', 'hook', hook], { input: shell, env: { ...probed(), IC_FAST_PATH: fastPath } })).exitCode).toBe(0);
+    // The calls did their work (so the probe saw the whole path): the edit's file and the shell's are held.
+    const held = (await coord(repo, ['list', '--active', '--owner', 'claude-startup'])).json.locks.map((lock: { pattern: string }) => lock.pattern);
+    expect(held).toEqual(expect.arrayContaining(['src/a.ts', 'src/b.ts', 'notes.txt']));
+    const calls = loadedByEachCall();
+    expect(calls).toHaveLength(6);
+    for (const loaded of calls) expect(loaded.filter((name) => LOADED_ONLY_WHEN_NEEDED.includes(name))).toEqual([]);
+  });
+});
