@@ -1,69 +1,37 @@
 import { readSync, writeSync } from 'node:fs';
-import type { Socket, TcpSocketConnectOpts } from 'node:net';
+import { openTcpStream, openUnixStream, type StreamHandle } from './stream-handle';
 
-// node:net on first use: the SQLite hooks carry this module in their bundle and must not pay for loading it.
-function newSocket(): Socket {
-  return new (require('node:net') as typeof import('node:net')).Socket();
-}
-
-// A connected stream socket read and written synchronously, for ic's synchronous store: the socket is made
-// with `net` (whose connect(2) is issued at once, before any event-loop turn) and then read and written
-// through its file descriptor, never by libuv (the socket is paused, so libuv never reads it). While
-// connecting and logging in, under connect_timeout, the descriptor stays non-blocking: a read with nothing
-// to read yet (EAGAIN) tries again at once for a moment, then waits on a futex for a short, growing
-// interval. Once logged in, block() makes it blocking.
+// A connected stream socket read and written synchronously, for ic's synchronous store: connect(2) is issued
+// at once (stream-handle.ts), and the descriptor is read and written directly, never by libuv (nothing asks
+// libuv to read it). While connecting and logging in, under connect_timeout, the descriptor stays
+// non-blocking: a read with nothing to read yet (EAGAIN) tries again at once for a moment, then waits on a
+// futex for a short, growing interval. Once logged in, block() makes it blocking.
 export class SyncSocket {
   private readonly sleeper = new Int32Array(new SharedArrayBuffer(4));
   private closed = false;
   private blocking = false;
+  private readonly fd: number;
   // One buffer for every read: what a read returns is used (or copied) before the next one.
   private readonly incoming = Buffer.allocUnsafe(65_536);
 
-  private constructor(
-    private readonly socket: Socket,
-    private readonly fd: number,
-  ) {}
-
-  static connectUnix(path: string): SyncSocket {
-    const socket = newSocket();
-    socket.on('error', () => undefined); // errors surface through the descriptor's reads and writes
-    socket.connect({ path });
-    return SyncSocket.adopt(socket);
+  private constructor(private readonly stream: StreamHandle) {
+    this.fd = stream.fd;
   }
 
-  // `address` is an IP literal. net connects to a literal only on the next tick, but to a name it looks up at
-  // once: a lookup that answers synchronously with the literal starts connect(2) now.
+  static connectUnix(path: string): SyncSocket {
+    return new SyncSocket(openUnixStream(path));
+  }
+
+  // `address` is an IP literal.
   static connectTcp(address: string, port: number, family: 4 | 6): SyncSocket {
-    const socket = newSocket();
-    socket.on('error', () => undefined);
-    const connectOptions: TcpSocketConnectOpts = {
-      host: 'ic-postgres-address',
-      port,
-      family,
-      autoSelectFamily: false,
-      lookup: ((_name: string, _options: unknown, answer: (error: null, address: string, family: number) => void) => answer(null, address, family)) as TcpSocketConnectOpts['lookup'],
-    };
-    socket.connect(connectOptions);
-    socket.setNoDelay(true);
-    return SyncSocket.adopt(socket);
+    return new SyncSocket(openTcpStream(address, port, family));
   }
 
   // From here on, reads and writes wait in the kernel until they can go on, as libpq's do once connected: no
   // polling, and a reply is read the moment it arrives. The server's own timeouts (lock_timeout,
   // statement_timeout) bound every wait; a server that stops answering altogether is waited for, as libpq does.
   block(): void {
-    const handle = (this.socket as unknown as { _handle?: { setBlocking?: (on: boolean) => number } })._handle;
-    if (handle?.setBlocking?.(true) === 0) this.blocking = true;
-  }
-
-  private static adopt(socket: Socket): SyncSocket {
-    socket.pause();
-    const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
-    if (typeof fd !== 'number' || fd < 0) {
-      socket.destroy();
-      throw new Error('could not open a socket');
-    }
-    return new SyncSocket(socket, fd);
+    if (this.stream.setBlocking(true) === 0) this.blocking = true;
   }
 
   // Writes all of `bytes` before `deadline` (epoch ms). A TCP socket still connecting answers EAGAIN.
@@ -101,7 +69,7 @@ export class SyncSocket {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.socket.destroy();
+    this.stream.close();
   }
 
   // Waits a little, longer the longer the wait has lasted: for the first half millisecond it only yields (a
