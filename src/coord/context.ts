@@ -105,6 +105,9 @@ export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoo
 // what the work may change (the connection's lock: the whole file on SQLite, one lock per scope on an
 // engine that has them). `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
 export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => T, options: { checkClock?: boolean } = {}): T {
+  const outer = transactionTimes.get(ctx.db);
+  // Nested (a savepoint): the outer transaction has checked the clock and watches the digest; its time is this one's.
+  if (outer !== undefined) return ctx.db.write(scope, () => work(outer));
   const requested = monotonicMs();
   let started = requested;
   try {
@@ -113,7 +116,14 @@ export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: 
       // A server database has no digest beside it (the shell fast path is off there): nothing to read or drop.
       const digest = !isServerDb(ctx.dbLocation);
       const generation = digest ? digestGeneration(ctx.db) : undefined;
-      const out = work(options.checkClock === false ? checkClock(ctx.db.now(ctx.clock), 'the clock') : writeClock(ctx));
+      const now = options.checkClock === false ? checkClock(ctx.db.now(ctx.clock), 'the clock') : writeClock(ctx);
+      transactionTimes.set(ctx.db, now);
+      let out: T;
+      try {
+        out = work(now);
+      } finally {
+        transactionTimes.delete(ctx.db);
+      }
       // The shell hooks' digest no longer tells the whole truth: gone before this commits (schema/0007).
       if (digest && digestGeneration(ctx.db) !== generation) dropDigest(ctx.dbLocation.path);
       return out;
@@ -124,6 +134,10 @@ export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: 
     throw translateDbError(error, ctx.dbLocation.path);
   }
 }
+
+// The time of each connection's open write transaction, while its work runs: a nested write acts at it (one
+// clock check and one clock per transaction, as the docs promise, and a savepoint costs no statement more).
+const transactionTimes = new WeakMap<Connection, number>();
 
 /** The write scope of a use case acting in the context's scope (file and named locks; claims, when `scope` is the claim scope). */
 export function ownScope(ctx: Pick<CoordContext, 'scope'>): WriteScope {
@@ -188,10 +202,13 @@ function writeClock(ctx: CoordContext): number {
   return Math.max(now, newest);
 }
 
-// Reads run in one deferred transaction so that they see one consistent snapshot.
+// Reads run in one deferred transaction so that they see one consistent snapshot. A read inside a write
+// transaction is part of it and acts at its time (a snapshot dated after the write's clock would look stale
+// to the write that checks it: coord/reserve.ts).
 export function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
+  const writing = transactionTimes.get(ctx.db);
   try {
-    return ctx.db.read(() => work(ctx.db.now(ctx.clock)));
+    return ctx.db.read(() => work(writing ?? ctx.db.now(ctx.clock)));
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { busyTimeoutFromEnv, clockFromEnv, createContext, lockDelayFromEnv, ownScope, readTransaction, resolveProject, TEST_CLOCK_SWITCH, writeTransaction } from '../../src/coord/context';
 import { systemClock } from '../../src/core/time';
 import { insertEvent } from '../../src/store/events';
+import { reserveOnce } from '../../src/coord/reserve';
 import { T0 } from '../support/store';
 
 let dir: string;
@@ -57,6 +58,27 @@ describe('transactions', () => {
       now = T0 - 5_000;
       expect(writeTransaction(ctx, ownScope(ctx), (t) => t)).toBe(T0);
       expect(readTransaction(ctx, (t) => t)).toBe(T0 - 5_000);
+    } finally {
+      ctx.db.close();
+    }
+  });
+
+  it('act at one time within a write: nested writes and reads inside it see its clock, and a big reserve inside one is granted', () => {
+    let now = T0;
+    const ticking = () => now++; // every reading of the clock is a millisecond later, as on a loaded machine
+    const ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: ticking });
+    try {
+      const seen = writeTransaction(ctx, ownScope(ctx), (outer) => ({
+        outer,
+        nested: writeTransaction(ctx, ownScope(ctx), (t) => t),
+        read: readTransaction(ctx, (t) => t),
+        // More patterns than the write lock decides at once: decided from a snapshot, then checked in a nested write.
+        reserve: reserveOnce(ctx, { type: 'file', patterns: ['a/**', 'b/**', 'c/**', 'd/**', 'e/**'], owner: 'alice', mode: 'exclusive', ttlMs: 60_000, reason: null }),
+      }));
+      expect(seen.nested).toBe(seen.outer);
+      expect(seen.read).toBe(seen.outer);
+      expect(seen.reserve.granted).toBe(true);
+      expect(writeTransaction(ctx, ownScope(ctx), (t) => t)).toBeGreaterThan(seen.outer); // the next transaction reads the clock again
     } finally {
       ctx.db.close();
     }

@@ -142,6 +142,18 @@ describe('the scope transaction', () => {
       expect(second - first).toBeGreaterThanOrEqual(45); // clock_timestamp(), not the transaction's start
     });
   });
+
+  it('between readings, the time advanced on this host keeps to the server clock: no round trip per transaction', () => {
+    withConnection(serverUrl(), (db) => {
+      const estimates: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        db.exec('SELECT pg_sleep(0.03)');
+        estimates.push(db.serverNowMs());
+        expect(Math.abs(estimates.at(-1)! - db.readServerClock())).toBeLessThanOrEqual(5);
+      }
+      expect(estimates).toEqual([...estimates].sort((a, b) => a - b));
+    });
+  });
 });
 
 describe('errors', () => {

@@ -5,6 +5,7 @@ import { numberPlaceholders } from './placeholders';
 import { SessionError, type PgSession, type ResultSet } from './session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
+import { monotonicMs } from '../monotonic';
 
 export interface PostgresOptions {
   // How long connecting may take (libpq's connect_timeout, whole seconds, at least 2). Default 5 s.
@@ -22,6 +23,12 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 export const DEFAULT_SCHEMA = 'ic';
+
+/** The server's time as one SQL expression: epoch milliseconds of clock_timestamp() (the time now, not the transaction's start). */
+export const SERVER_NOW_SQL = 'floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint';
+
+// How long one reading of the server's clock serves this connection (see serverNowMs).
+const CLOCK_READING_REUSE_MS = 1_000;
 
 function milliseconds(value: number | undefined, fallback: number): number {
   return Math.max(0, Math.floor(value ?? fallback));
@@ -56,6 +63,8 @@ export interface RunResult {
 // leaves here as an IcError whose text holds no password.
 export class PostgresConnection {
   private inTransaction = false;
+  // The last reading of the server's clock, and when it was taken on this host's monotonic clock.
+  private clockReading: { serverMs: number; takenAt: number } | undefined;
 
   private constructor(
     private readonly session: PgSession,
@@ -119,10 +128,30 @@ export class PostgresConnection {
     return this.all<Row>(sql, params)[0];
   }
 
-  // The server's clock in epoch milliseconds, read now (not at the transaction's start): every expiry and
-  // liveness time comes from here, so clients with wrong clocks still agree.
+  // The server's clock in epoch milliseconds, now (not at the transaction's start): every expiry and liveness
+  // time comes from here, so clients with wrong clocks still agree. A reading serves this connection for a
+  // second, advanced by the time elapsed on this host's monotonic clock (which no clock step moves, and which
+  // runs at the server's rate to within parts per million): a hook's four or five transactions then cost one
+  // round trip for the time, not one each. The reading's error is half a round trip.
   serverNowMs(): number {
-    return this.get<{ now: number }>('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now')!.now;
+    const at = monotonicMs();
+    const reading = this.clockReading;
+    if (reading !== undefined && at - reading.takenAt < CLOCK_READING_REUSE_MS) return Math.floor(reading.serverMs + (at - reading.takenAt));
+    return this.readServerClock();
+  }
+
+  // Reads the server's clock now (`ic doctor`'s skew check wants a reading, not an estimate).
+  readServerClock(): number {
+    const sent = monotonicMs();
+    const serverMs = this.get<{ now: number }>(`SELECT ${SERVER_NOW_SQL} AS now`)!.now;
+    this.noteServerClock(serverMs, sent);
+    return serverMs;
+  }
+
+  // A reading of the server's clock that came with another statement (SERVER_NOW_SQL in its select list),
+  // sent at `sentAt` (monotonicMs): taken as read halfway through the round trip.
+  noteServerClock(serverMs: number, sentAt: number): void {
+    this.clockReading = { serverMs, takenAt: (sentAt + monotonicMs()) / 2 };
   }
 
   // One transaction at READ COMMITTED holding the scope's lock: the single writer per scope that SQLite's
@@ -152,7 +181,7 @@ export class PostgresConnection {
   lockScope(scope: string): void {
     const lock = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';
     if (this.all(lock, [scope]).length > 0) return;
-    this.run('INSERT INTO scopes (scope, created_at) VALUES (?, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (scope) DO NOTHING', [scope]);
+    this.run(`INSERT INTO scopes (scope, created_at) VALUES (?, ${SERVER_NOW_SQL}) ON CONFLICT (scope) DO NOTHING`, [scope]);
     if (this.all(lock, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
   }
 

@@ -54,7 +54,7 @@ export function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, c
           : { name: 'schema', ok: true, detail: `schema version ${schema} of ${POSTGRES_LATEST_VERSION}${schema < POSTGRES_LATEST_VERSION ? ' (the next write upgrades it)' : ''}` },
     );
     const before = clientNow();
-    const server = db.serverNowMs();
+    const server = db.readServerClock();
     const skew = Math.round((before + clientNow()) / 2 - server);
     const skewText = `this client's clock is ${Math.abs(skew)} ms ${skew >= 0 ? 'ahead of' : 'behind'} the server's; the server's clock decides every time ic records`;
     checks.push(

@@ -3,6 +3,8 @@ import type { Connection } from '../connection';
 import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
+import { SERVER_NOW_SQL } from './connection';
+import { monotonicMs } from '../monotonic';
 import { sharingConnections } from '../shared-connections';
 
 export interface OpenPostgresOptions {
@@ -49,7 +51,11 @@ const shared = new Map<string, PgConnection>();
 function ensureSchema(db: PgConnection, now: number): void {
   let version = 0;
   try {
-    version = db.pg.get<{ version: number | null }>('SELECT max(version) AS version FROM schema_migrations')!.version ?? 0;
+    // The server's clock comes with it: the first transaction of the call then needs no round trip for it.
+    const sent = monotonicMs();
+    const row = db.pg.get<{ version: number | null; now: number }>(`SELECT max(version) AS version, ${SERVER_NOW_SQL} AS now FROM schema_migrations`)!;
+    db.pg.noteServerClock(row.now, sent);
+    version = row.version ?? 0;
   } catch (error) {
     if (!(error instanceof IcError) || error.details.sqlstate !== '42P01') throw error;
   }
