@@ -110,6 +110,11 @@ export class PostgresConnection {
     this.session.execLater(sql);
   }
 
+  // The same, sent now, its reply read with the next statement's (session.ts): for a read's COMMIT.
+  sendAhead(sql: string): void {
+    this.guard(() => this.session.sendAhead(sql));
+  }
+
   run(sql: string, params: readonly SqlParameter[] = []): RunResult {
     return { changes: this.execute(sql, params).changes };
   }

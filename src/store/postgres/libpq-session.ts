@@ -54,6 +54,10 @@ export class LibpqSession implements PgSession {
     this.exec(sql);
   }
 
+  sendAhead(sql: string): void {
+    this.exec(sql);
+  }
+
   query(sql: string, parameters: readonly (string | null)[]): ResultSet {
     const pq = this.pq;
     pq.execParams(sql, [...parameters]);

@@ -30,6 +30,10 @@ export interface PgSession {
   // The same, sent with the next statement instead of on its own (one round trip fewer); an error it meets is
   // thrown by that next statement. For statements whose only failure is one the next would meet too (BEGIN, SAVEPOINT).
   execLater(sql: string): void;
+  // The same, sent now without waiting for the reply, which is read before the next statement's (the server
+  // runs it at once; the caller does not wait a round trip). For a read's COMMIT, which cannot fail in a way
+  // the caller would act on: an error it met is thrown by the next statement.
+  sendAhead(sql: string): void;
   // One statement with `$n` parameters.
   query(sql: string, parameters: readonly (string | null)[]): ResultSet;
   transactionState(): TransactionState;

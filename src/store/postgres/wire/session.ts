@@ -91,6 +91,11 @@ export class WireSession implements PgSession {
     this.later.push(queryMessage(sql));
   }
 
+  sendAhead(sql: string): void {
+    this.send(queryMessage(sql));
+    this.owed += 1; // its reply is read with the next statement's (collect)
+  }
+
   query(sql: string, parameters: readonly (string | null)[]): ResultSet {
     this.send(extendedQuery(sql, parameters));
     return this.collect();
@@ -170,7 +175,7 @@ export class WireSession implements PgSession {
   private send(bytes: Buffer): void {
     if (this.broken) throw new SessionError('the connection is closed', undefined, true);
     const batch = this.later.length === 0 ? bytes : Buffer.concat([...this.later, bytes]);
-    this.owed = this.later.length;
+    this.owed += this.later.length; // replies still owed to a statement sent ahead stay owed
     this.later = [];
     this.write(batch, NO_DEADLINE);
   }
