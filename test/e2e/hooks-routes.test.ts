@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { sqliteOnly } from '../support/engine';
 
 // The ways an agent could route around the hooks (issue: real clients), one payload at a time through the
 // real bin; test/clients proves the same with the real Claude Code and Codex binaries.
@@ -67,7 +68,8 @@ describe('the project is the repository that contains the edited file', () => {
     expect(denied(await hook(r, 'claude-pre-edit', noCwd, { cwd: elsewhere(), env: { CLAUDE_PROJECT_DIR: r.dir } }))).toBe(true);
   });
 
-  it("a file in a second repository is coordinated in that repository's database", async () => {
+  // SQLite's database is a file per repository; on a server one URL serves every repository, each its own scope.
+  sqliteOnly.it("a file in a second repository is coordinated in that repository's database", async () => {
     const a = repo();
     const b = repo();
     writeFileSync(join(b.dir, 'b.ts'), 'x');

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { sqliteOnly } from '../support/engine';
 import { claudeEdit } from '../hooks/fixtures';
 
 describe('ic coord statusline', () => {
@@ -11,7 +12,9 @@ describe('ic coord statusline', () => {
   });
   afterAll(() => repo.cleanup());
 
-  it('is short, plain text even when piped, and idle without a database', async () => {
+  // A repository without a database file is idle on SQLite; a server database without ic's schema reads as
+  // unknown ("ic: ?"), as a wrong URL does: `ic init --db URL` creates the schema.
+  sqliteOnly.it('is short, plain text even when piped, and idle without a database', async () => {
     const result = await ic(repo, ['coord', 'statusline']);
     expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: idle' });
   });
