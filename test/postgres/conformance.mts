@@ -51,6 +51,7 @@ export const CONFORMANCE_FILES: readonly string[] = [
   'test/e2e/custody-restore.test.ts',
   'test/e2e/hooks-routes.test.ts',
   'test/e2e/hooks-statusline.test.ts',
+  'test/e2e/private-index.test.ts',
   'test/hardening/hook-deadline.test.ts',
   'test/hardening/quiet-waiting.test.ts',
 ];
