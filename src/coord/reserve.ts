@@ -26,7 +26,9 @@ export interface ReserveInput {
 }
 
 // `busy`: a wait ran out while the database was busy (conflicts then are the last ones seen, if any).
-export type ReserveOutcome = { granted: true; locks: Lock[] } | { granted: false; conflicts: Conflict[]; busy?: true };
+// `now` on a refusal: the database's time it was decided at (the server's on PostgreSQL), for the relative
+// times shown with it ("until 14:32 (in 13m)"), which a client's own clock would get wrong by its skew.
+export type ReserveOutcome = { granted: true; locks: Lock[] } | { granted: false; conflicts: Conflict[]; busy?: true; now?: number };
 
 // The index key of a pattern: file patterns by literal base, names and claims by the name itself.
 export function baseOf(type: LockType, pattern: string): string {
@@ -200,7 +202,7 @@ function ownsAfterChanges(snapshot: Snapshot, changedIds: ReadonlySet<string>, c
 function commit(ctx: CoordContext, input: ReserveInput, owns: readonly Own[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
   if (conflicts.length > 0) {
     if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now, input.conflictDetail);
-    return { granted: false, conflicts };
+    return { granted: false, conflicts, now };
   }
   const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {

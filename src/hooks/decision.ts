@@ -9,11 +9,12 @@ export type Decision = { kind: 'allow'; notice?: string } | { kind: 'deny'; reas
 export const ALLOW: Decision = { kind: 'allow' };
 
 // Conflicts become a deny an agent can act on; untrackable paths become a notice, never a block.
-export function decideEdit(outcome: EditOutcome, now: number): Decision {
+// Relative times in the deny are from the database's clock when the refusal was decided (outcome.now).
+export function decideEdit(outcome: EditOutcome): Decision {
   // Hand-off requests reach the model through the liveness step (src/hooks/liveness.ts), once each.
   const notice = outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined;
   if (outcome.kind !== 'conflict') return notice ? { kind: 'allow', notice } : ALLOW;
-  return { kind: 'deny', reason: denyReason(outcome.conflicts, now), ...(notice ? { notice } : {}) };
+  return { kind: 'deny', reason: denyReason(outcome.conflicts, outcome.now), ...(notice ? { notice } : {}) };
 }
 
 function untrackableNotice(paths: { path: string; why: string }[]): string {

@@ -27,7 +27,9 @@ export interface EditRequest {
 type Untrackable = { path: string; why: string }[];
 
 export type EditOutcome =
-  { kind: 'outside'; untrackable: Untrackable } | { kind: 'granted'; patterns: string[]; untrackable: Untrackable } | { kind: 'conflict'; conflicts: Conflict[]; untrackable: Untrackable };
+  | { kind: 'outside'; untrackable: Untrackable }
+  | { kind: 'granted'; patterns: string[]; untrackable: Untrackable }
+  | { kind: 'conflict'; conflicts: Conflict[]; untrackable: Untrackable; now: number };
 
 // The lock reason an edit hook writes; a renewal keeps the reason of the call that created the lock.
 export function editReason(toolUseId: string | undefined): string {
@@ -67,7 +69,7 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
 // One transaction: the try, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
-function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[], paths: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[] } {
+function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[], paths: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[]; now: number } {
   const input = {
     type: 'file' as const,
     patterns,
@@ -92,7 +94,7 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
       for (const conflict of error.conflicts) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, only: { file: conflict.held.pattern } }); // its own lineage: recorded as forced, by the taker
       outcome = reserveOnce(ctx, input);
     }
-    if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts };
+    if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts, now }; // the database's time: the deny's "in 13m"
     // The tool writes next: until its write is recorded, a restore must not put an older record over it.
     markEdits(ctx.db, ctx.scope, request.owner, paths, now);
     return { kind: 'granted' as const };

@@ -171,7 +171,7 @@ function runPreEdit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, toEve
   const settings = hookSettings(env);
   try {
     const outcome = reserveEdit(editRequest(event, env, cwd), envWithin(env, deadline));
-    return reply(withSettingsProblem(decideEdit(outcome, Date.now()), settings.problem));
+    return reply(withSettingsProblem(decideEdit(outcome), settings.problem));
   } catch (error) {
     return reply(withSettingsProblem(decideFailure(error, settings.failClosed), settings.problem));
   }

@@ -67,7 +67,7 @@ function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, 
   const bounded = envWithin(env, deadline);
   let decision: Decision;
   try {
-    decision = decideEdit(checkShellCommand(request, bounded), Date.now());
+    decision = decideEdit(checkShellCommand(request, bounded));
   } catch (error) {
     return decideFailure(error, settings.failClosed);
   }

@@ -46,7 +46,10 @@ describe('denyReason', () => {
     expect(reason).toContain('in 14m');
     expect(reason).toContain('coord who');
     expect(reason).toMatch(/work on something else/);
-    expect(decideEdit({ kind: 'conflict', conflicts: [conflict], untrackable: [] }, now).kind).toBe('deny');
+    const decided = decideEdit({ kind: 'conflict', conflicts: [conflict], untrackable: [], now });
+    expect(decided).toMatchObject({ kind: 'deny' });
+    // The relative time is from the outcome's own clock (the database's), not this process's.
+    expect(decideEdit({ kind: 'conflict', conflicts: [conflict], untrackable: [], now: now - 3_600_000 })).toMatchObject({ reason: expect.stringContaining('in 1.2h') });
   });
 });
 

@@ -91,6 +91,30 @@ describe('two hosts, one repository, clocks 4 h apart', () => {
     expect(Date.parse(lock.expires_at) - created).toBe(HOUR);
   });
 
+  it("says how long a holder keeps it by the server's clock: in a refusal, a check, a table and a hook's deny", async () => {
+    expect((await on('ahead', ['reserve', 'ui/**', '--ttl', '1h'], 'frank')).exitCode).toBe(0);
+    // From the host 2 h behind, its own clock would say "in 3.0h"; from the host ahead, "1.0h ago".
+    const refused = await on('behind', ['reserve', 'ui/app.ts'], 'gina');
+    expect(refused.json.error.message).toMatch(/\(in (59|60)m, /);
+    const checked = await on('ahead', ['check', 'ui/app.ts', '--format', 'table'], 'gina');
+    expect(checked.stdout).toMatch(/\(in (59|60)m, /);
+    const table = await on('ahead', ['list', '--active', '--format', 'table'], 'gina');
+    const row = table.stdout.split('\n').find((line) => line.includes('ui/**'));
+    expect(row).toMatch(/ active /);
+    expect(row).toMatch(/in (59|60)m/);
+    const edit = JSON.stringify({
+      session_id: 'gina',
+      cwd: behind,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Edit',
+      tool_input: { file_path: join(behind, 'ui/app.ts'), old_string: 'a', new_string: 'b' },
+    });
+    const env = { IC_DB: database.url, IC_TEST_CLOCK: '1', IC_TEST_PG_CLIENT_CLOCK: undefined, IC_NOW: new Date(Date.now() - 2 * HOUR).toISOString() };
+    const denied = await runBin(COORD_BIN, ['hook', 'claude-pre-edit'], { cwd: behind, env, input: edit });
+    expect(denied.json.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(denied.json.hookSpecificOutput.permissionDecisionReason).toMatch(/\(in (59|60)m\) unless released sooner/);
+  });
+
   it("lets a lock expire when the server's clock says so, whatever the clients' clocks say", async () => {
     // A short lock taken by the host behind: by its own clock it would last until 2 h from now.
     const short = await on('behind', ['reserve', 'tmp/**', '--ttl', '2s'], 'dave');

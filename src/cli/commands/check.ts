@@ -26,8 +26,9 @@ function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boo
     (ctx) => {
       const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
       const free = conflicts.length === 0;
+      const now = ctx.db.now(ctx.clock); // the database's clock (the server's on PostgreSQL), for "in 13m"
       // "Not free" is an answer, not a failure: ok stays true and the exit code says no.
-      return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c)}`).join('\n')}`), free ? 0 : 1);
+      return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c, now)}`).join('\n')}`), free ? 0 : 1);
     },
     project,
   );

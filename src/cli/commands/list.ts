@@ -32,7 +32,7 @@ function runList(options: ListOptions): Reply {
   return withContext(options, false, (ctx) => {
     const allScopes = Boolean(options.allScopes);
     const locks = list(ctx, { active: Boolean(options.active), owner: options.owner, type: options.type, expiringMs, allScopes }).map(viewLock);
-    const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.clock() };
+    const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.db.now(ctx.clock) }; // the server's clock on PostgreSQL: a lock's state is never judged by a skewed client
     if (!options.active || expiringMs !== undefined) return success({ locks }, () => lockTable(locks, tableOptions));
     // `locks` stays what it was (active ones only); blockers in their lock-delay come beside it, when there are any.
     const delayed = lockDelayBlockers(ctx, allScopes, { owner: options.owner, type: options.type }).map(viewLock);

@@ -61,7 +61,7 @@ export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Rep
     return failure(error, {}, () => 'timed out waiting: the database stayed busy');
   }
   const conflicts = outcome.conflicts.map(viewConflict);
-  const lines = outcome.conflicts.map((conflict) => describeConflict(conflict));
+  const lines = outcome.conflicts.map((conflict) => describeConflict(conflict, outcome.now));
   const error = timedOut
     ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) })
     : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });

@@ -64,9 +64,9 @@ function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.Process
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return adapter.beforeToolReply({ kind: 'allow', notice: 'ic: tool call not checked: the hook input has no session id, so ic cannot tell which session it is' });
   const dbEnv = envWithin(env, deadline);
-  if (call.kind === 'edit') return adapter.beforeToolReply(decideEdit(reserveEdit(editRequest(session, call.paths), dbEnv), Date.now()));
+  if (call.kind === 'edit') return adapter.beforeToolReply(decideEdit(reserveEdit(editRequest(session, call.paths), dbEnv)));
   const request = shellRequest(session, call.command, call.timeoutMs);
-  const decision = decideEdit(checkShellCommand(request, dbEnv), Date.now());
+  const decision = decideEdit(checkShellCommand(request, dbEnv));
   if (decision.kind === 'allow') snapshotBeforeShell(request, dbEnv);
   return adapter.beforeToolReply(decision);
 }

@@ -26,8 +26,8 @@ export function checkShellCommand(request: ShellRequest, env: NodeJS.ProcessEnv)
   const patterns = read.targets.filter((target): target is Extract<ShellTarget, { kind: 'pattern' }> => target.kind === 'pattern');
   if (files.length === 0 && patterns.length === 0) return { kind: 'outside', untrackable: [] };
   const conflictDetail = { via: 'shell', command: commandForEvent(request.command) };
-  const blocked = patterns.length > 0 ? checkPatterns(request, patterns, conflictDetail, env) : [];
-  if (blocked.length > 0) return { kind: 'conflict', conflicts: blocked, untrackable: [] };
+  const blocked = patterns.length > 0 ? checkPatterns(request, patterns, conflictDetail, env) : undefined;
+  if (blocked !== undefined) return { kind: 'conflict', conflicts: blocked.conflicts, untrackable: [], now: blocked.now };
   if (files.length === 0) return { kind: 'outside', untrackable: [] };
   return reserveEdit(
     {
@@ -60,7 +60,12 @@ export function commandForEvent(command: string): string {
 // Many-file writes: each pattern, in the project holding its directory, checked read-only against the
 // locks of other owners (the writer's own session and subagents excepted). The refusals are recorded as
 // `conflict` events, like a refused reserve's.
-function checkPatterns(request: ShellRequest, targets: readonly Extract<ShellTarget, { kind: 'pattern' }>[], conflictDetail: Record<string, unknown>, env: NodeJS.ProcessEnv): Conflict[] {
+function checkPatterns(
+  request: ShellRequest,
+  targets: readonly Extract<ShellTarget, { kind: 'pattern' }>[],
+  conflictDetail: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): { conflicts: Conflict[]; now: number } | undefined {
   const groups = new Map<string, { project: Project; startDir: string; patterns: string[] }>();
   for (const target of targets) {
     const startDir = nearestExistingDir(target.dir);
@@ -87,15 +92,16 @@ function checkPatterns(request: ShellRequest, targets: readonly Extract<ShellTar
       if (canonical.length === 0) continue;
       const conflicts = check(ctx, { type: 'file', patterns: canonical, owner: request.owner, mode: 'exclusive' }).filter((conflict) => !sameLineage(conflict.held.owner, request.owner));
       if (conflicts.length === 0) continue;
-      writeTransaction(ctx, ownScope(ctx), (now) => {
+      const now = writeTransaction(ctx, ownScope(ctx), (now) => {
         for (const conflict of conflicts.slice(0, 100)) recordConflict(ctx, conflict, request.owner, now, conflictDetail);
+        return now;
       });
-      return conflicts;
+      return { conflicts, now };
     } finally {
       ctx.db.close();
     }
   }
-  return [];
+  return undefined;
 }
 
 // The target as an ic pattern relative to the project's scope: the whole scope for a repository-wide
