@@ -1,12 +1,14 @@
 // Single writer per scope on PostgreSQL, with real processes: 16 clients taking and giving back overlapping
 // patterns of one scope never hold one pattern twice; the same clients without the scope lock do (so the
-// check can fail); and a client killed with SIGKILL in the middle of a transaction leaves nothing of it.
+// check can fail); a client killed with SIGKILL in the middle of a transaction leaves nothing of it; and one
+// stopped with SIGSTOP holds its scope only until the server ends its idle transaction.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import { IcError } from '../../src/core/errors';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { connect, freshSchemaUrl, serverUrl, withConnection } from './support';
+import { parameterOf, withParameter } from '../../src/store/postgres/url';
 import { worker } from './process';
 import { doubleGrants } from './grants';
 
@@ -126,4 +128,38 @@ describe('a client killed with SIGKILL mid-transaction', () => {
       });
     });
   }
+});
+
+describe('a client stopped with SIGSTOP mid-transaction', () => {
+  it('holds its scope only until the server ends its idle transaction; resumed, it commits nothing', async () => {
+    // The session setting ic connects with is 60 s (src/store/postgres/connection.ts); a person's `options` in the
+    // URL come after ic's and win, which lets this test use 1 s.
+    const base = freshDatabase();
+    const url = withParameter(base, 'options', `${parameterOf(base, 'options') ?? ''} -c idle_in_transaction_session_timeout=1000`.trim());
+    const scope = `/repo-${randomBytes(3).toString('hex')}`;
+    const victim = worker('hold', { url, scope, owner: 'victim', during: 'idle', holdMs: 1_500 });
+    await new Promise<void>((resolve, reject) => {
+      victim.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('inserted')) resolve();
+      });
+      victim.on('exit', () => reject(new Error('the victim exited before inserting')));
+    });
+    victim.kill('SIGSTOP'); // a frozen VM, a suspended laptop: the socket stays open, nothing answers
+    try {
+      withConnection(base, (db) => {
+        const started = Date.now();
+        expect(db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
+        expect(Date.now() - started).toBeLessThan(5_000); // the server ended the stopped client's transaction
+        expect(db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
+      });
+    } finally {
+      victim.kill('SIGCONT');
+    }
+    const result = await victim;
+    expect(result.exitCode).not.toBe(0); // its COMMIT met a closed session
+    withConnection(base, (db) => {
+      expect(db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
+      expect(db.all("SELECT id FROM events WHERE owner = 'victim'")).toEqual([]);
+    });
+  });
 });

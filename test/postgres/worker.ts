@@ -133,7 +133,7 @@ function grant(args: GrantArgs): void {
   process.stdout.write(`${JSON.stringify({ ...counts, acknowledged })}\n`);
 }
 
-function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement' }): void {
+function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement'; holdMs?: number }): void {
   const db = PostgresConnection.open(args.url);
   db.transaction(args.scope, () => {
     const now = db.serverNowMs();
@@ -150,9 +150,9 @@ function hold(args: { url: string; scope: string; owner: string; during: 'idle' 
       60_000,
     ]);
     process.stdout.write('inserted\n');
-    // Either way the process is killed long before this returns (the test kills it with SIGKILL).
+    // Killed long before this returns (SIGKILL), or stopped and continued (SIGSTOP) to meet its COMMIT refused.
     if (args.during === 'statement') db.exec('SELECT pg_sleep(25)');
-    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25_000);
+    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, args.holdMs ?? 25_000);
   });
   db.close();
 }
