@@ -15,12 +15,21 @@ export interface StreamHandle {
 // loading `net` and the streams under it costs a hook ~8 ms before its first byte to the server. These
 // classes are a Node internal: if a Node release changes their shape, `net` is used instead, as before.
 export function openUnixStream(path: string): StreamHandle {
-  return rawUnixStream(path) ?? netStream({ path });
+  return orUndefined(() => rawUnixStream(path)) ?? netStream({ path });
 }
 
 // `address` is an IP literal.
 export function openTcpStream(address: string, port: number, family: 4 | 6): StreamHandle {
-  return rawTcpStream(address, port, family) ?? netTcpStream(address, port, family);
+  return orUndefined(() => rawTcpStream(address, port, family)) ?? netTcpStream(address, port, family);
+}
+
+// A handle class whose methods now take other arguments may throw instead of returning an error code.
+function orUndefined<T>(make: () => T | undefined): T | undefined {
+  try {
+    return make();
+  } catch {
+    return undefined;
+  }
 }
 
 interface RawStream {
@@ -65,7 +74,7 @@ function rawUnixStream(path: string): StreamHandle | undefined {
   const handle = new wrap.Pipe(wrap.constants.SOCKET);
   const request = new wrap.PipeConnectWrap();
   request.oncomplete = ignoreCompletion;
-  return adoptRaw(handle, typeof handle.connect === 'function' ? handle.connect(request, path) : undefined);
+  return adoptRaw(handle, () => handle.connect(request, path));
 }
 
 function rawTcpStream(address: string, port: number, family: 4 | 6): StreamHandle | undefined {
@@ -74,14 +83,21 @@ function rawTcpStream(address: string, port: number, family: 4 | 6): StreamHandl
   const handle = new wrap.TCP(wrap.constants.SOCKET);
   const request = new wrap.TCPConnectWrap();
   request.oncomplete = ignoreCompletion;
-  const connect = family === 4 ? handle.connect : handle.connect6;
-  const status = typeof connect === 'function' ? connect.call(handle, request, address, port) : undefined;
-  handle.setNoDelay?.(true);
-  return adoptRaw(handle, status);
+  return adoptRaw(handle, () => {
+    const status = family === 4 ? handle.connect(request, address, port) : handle.connect6(request, address, port);
+    handle.setNoDelay?.(true);
+    return status;
+  });
 }
 
-// A connect call that returned an error, or a handle without the expected parts: closed, and `net` is used.
-function adoptRaw(handle: RawStream, status: number | undefined): StreamHandle | undefined {
+// A connect call that returned an error or threw, or a handle without the expected parts: closed, and `net` is used.
+function adoptRaw(handle: RawStream, connect: () => number): StreamHandle | undefined {
+  let status: number | undefined;
+  try {
+    status = connect();
+  } catch {
+    status = undefined;
+  }
   const { fd } = handle;
   if (status !== 0 || typeof fd !== 'number' || fd < 0 || typeof handle.setBlocking !== 'function') {
     handle.close(ignoreCompletion);
