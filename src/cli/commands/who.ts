@@ -38,7 +38,8 @@ function runWho(options: WhoOptions): Reply {
       ...o.stalled_claims.map((item) => `${o.owner}'s claim ${item} is stalled (no activity for a while): coord claim ${item} --take`),
       ...o.handoff_requests.map((r) => `${r.by} asks ${o.owner} for ${r.item}`),
     ]);
-    const human = () => joinLines([lockTable(rows, { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.db.now(ctx.clock), empty: 'nobody holds anything' }), ...notes]);
+    const now = ctx.db.now(ctx.clock); // the server's clock on PostgreSQL; read now, while the connection is open
+    const human = () => joinLines([lockTable(rows, { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now, empty: 'nobody holds anything' }), ...notes]);
     return success({ owners, ...(delayed.length > 0 ? { lock_delay: delayed } : {}) }, human);
   });
 }
