@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/exit-codes';
 import { IcError } from '../../src/core/errors';
 import { loadLibpq } from '../../src/store/postgres/driver';
+import { openSession } from '../../src/store/postgres/choose-driver';
 
 const root = new URL('../..', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -79,5 +80,15 @@ describe('loadLibpq', () => {
     expect(error.code).toBe('DB_UNAVAILABLE');
     expect(error.message).toContain('the native libpq package is not installed');
     expect(error.message).toContain('npm run test:postgres');
+  });
+});
+
+describe('a connection through libpq', () => {
+  it("finds the package where the caller's environment says, not only where this process's does", () => {
+    const dir = join(tempDir(), 'elsewhere', 'libpq');
+    const env = { ...process.env, IC_PG_DRIVER: 'libpq', IC_LIBPQ_DIR: dir };
+    const error = failure(() => openSession('postgresql://ic@db.example.com/ic?connect_timeout=2', env));
+    expect(error.code).toBe('DB_UNAVAILABLE');
+    expect(error.message).toContain(`no libpq package at IC_LIBPQ_DIR=${dir}`);
   });
 });

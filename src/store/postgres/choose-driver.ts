@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { IcError } from '../../core/errors';
 import { LibpqSession } from './libpq-session';
 import type { PgSession } from './session';
@@ -30,7 +29,7 @@ export function openSession(conninfo: string, env: NodeJS.ProcessEnv): PgSession
   const choice = chooseDriver(conninfo, env);
   if (choice.driver === 'libpq') {
     try {
-      return LibpqSession.connect(conninfo);
+      return LibpqSession.connect(conninfo, env);
     } catch (error) {
       // A missing driver says why this connection needs it: the person may only have to change the URL.
       if (!(error instanceof IcError) || choice.reason === 'IC_PG_DRIVER=libpq') throw error;
@@ -54,7 +53,7 @@ function socketExists(path: string): boolean {
 // libpq's default user: the operating system's (USER is not consulted by libpq, so not by ic either).
 function osUserName(env: NodeJS.ProcessEnv): string {
   try {
-    return userInfo().username;
+    return (require('node:os') as typeof import('node:os')).userInfo().username; // node:os on first use: most URLs name their user
   } catch {
     return env.USER ?? 'postgres';
   }

@@ -6,8 +6,8 @@ let driver: typeof PQ | undefined;
 
 // The native driver is loaded on first use only: most users never load it (the built-in driver serves local
 // servers), and a machine without it gets a clear DB_UNAVAILABLE instead of a crash at start.
-function loadDriver(): typeof PQ {
-  driver ??= loadLibpq();
+function loadDriver(env: NodeJS.ProcessEnv): typeof PQ {
+  driver ??= loadLibpq(env);
   return driver;
 }
 
@@ -33,8 +33,9 @@ export class LibpqSession implements PgSession {
 
   private constructor(private readonly pq: PQ) {}
 
-  static connect(conninfo: string): LibpqSession {
-    const pq = new (loadDriver())();
+  // `env` says where the package is (IC_LIBPQ_DIR): the caller's environment, as every other setting is read.
+  static connect(conninfo: string, env: NodeJS.ProcessEnv): LibpqSession {
+    const pq = new (loadDriver(env))();
     try {
       pq.connectSync(conninfo);
     } catch (error) {
