@@ -24,8 +24,6 @@ export class PgConnection implements Connection {
   readonly location: string;
   private readonly statements = new Map<string, Statement>();
   private depth = 0;
-  // The server's time, read once per transaction (after its locks are held): nested writes act at it too.
-  private transactionNow: number | undefined;
   private lockWaitMs: number;
 
   constructor(
@@ -84,11 +82,10 @@ export class PgConnection implements Connection {
     this.lockWaitMs = Math.max(0, Math.floor(ms));
   }
 
+  // The server's clock (coord/context.ts asks once per transaction, after its locks are held, and nested
+  // writes and reads act at that time).
   now(clientClock: () => number): number {
-    if (this.options.clientClock) return clientClock();
-    if (this.depth === 0) return this.pg.serverNowMs();
-    this.transactionNow ??= this.pg.serverNowMs();
-    return this.transactionNow;
+    return this.options.clientClock ? clientClock() : this.pg.serverNowMs();
   }
 
   close(): void {
@@ -102,7 +99,6 @@ export class PgConnection implements Connection {
 
   private inTransaction<T>(work: () => T, commit: () => void = () => this.pg.exec('COMMIT')): T {
     this.depth = 1;
-    this.transactionNow = undefined;
     try {
       const result = work();
       commit();
@@ -112,7 +108,6 @@ export class PgConnection implements Connection {
       throw error;
     } finally {
       this.depth = 0;
-      this.transactionNow = undefined;
     }
   }
 
