@@ -1,5 +1,6 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import type { ClientProcess } from '../store/sessions';
+import { os } from '../lazy-builtins';
 
 // The agent client process behind a hook or a command, read from /proc (Linux): cheap (one small file per
 // ancestor), and no process is started. Elsewhere there is no /proc: no client is identified, and owners
@@ -72,9 +73,8 @@ export function thisHost(): string | undefined {
 export function thisMachine(): { host: string; boot: string } | undefined {
   if (machine !== undefined) return machine ?? undefined;
   try {
-    const os = require('node:os') as typeof import('node:os');
     const ns = readlinkSync('/proc/self/ns/pid');
-    machine = { host: `${os.hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
+    machine = { host: `${os().hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
   } catch {
     machine = null;
   }

@@ -2,6 +2,7 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writ
 import { dirname, join } from 'node:path';
 import { resolveProject } from './context';
 import { privateIndexDir } from './private-index-dir';
+import { crypto } from '../lazy-builtins';
 
 // Where private staging areas live and what their `.base` sidecar says (README, "Private staging
 // areas"). The git side (building and refreshing an index) is src/hooks/git-index.ts.
@@ -17,8 +18,7 @@ export interface IndexBase {
 const SAFE = /^[A-Za-z0-9._-]{1,100}$/;
 
 function short(text: string, length: number): string {
-  // Loaded here, not at the top: this module is in the hook bundle, and node:crypto costs every edit ~2 ms to load.
-  return (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(text).digest('hex').slice(0, length);
+  return crypto().createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 
 // `<git common dir>/ic/index`, beside the database; undefined outside git.

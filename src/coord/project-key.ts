@@ -3,6 +3,7 @@ import { join, relative, sep } from 'node:path';
 import { findGitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
 import type { Project } from './project';
+import { childProcess } from '../lazy-builtins';
 
 // On a PostgreSQL server one database serves every clone of a repository, on any host: a scope cannot be a
 // path there (two clones never share one). It is the project's identity instead (docs/postgres.md, "The
@@ -16,9 +17,12 @@ const known = new Map<string, string>();
 
 function git(root: string, args: string[]): { ok: boolean; out: string } {
   try {
-    // child_process on first use: loading it costs a hook ~5 ms, and a hook on SQLite never runs this.
-    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
-    return { ok: true, out: execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() };
+    return {
+      ok: true,
+      out: childProcess()
+        .execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+        .trim(),
+    };
   } catch {
     return { ok: false, out: '' };
   }

@@ -1,4 +1,5 @@
 import type { Deadline } from './deadline';
+import { childProcess } from '../lazy-builtins';
 
 // Every git process a hook runs: bounded by what is left of the hook's deadline. git may hang where no check
 // can foresee it (a core.fsmonitor hook that never answers, a stuck lock or credential helper), so it runs
@@ -15,8 +16,6 @@ export function runGit(args: string[], options: GitOptions, deadline: Deadline):
   const step = `git ${args.find((arg) => !arg.startsWith('-') && !arg.startsWith('/')) ?? ''}`.trim();
   const left = deadline.leftMs();
   if (left <= 0) throw deadline.exceeded(step);
-  // Required on use: node:child_process pulls in Node's net stack, which every edit hook would pay for.
-  const childProcess = require('node:child_process') as typeof import('node:child_process');
   const spawnOptions: import('node:child_process').SpawnSyncOptionsWithBufferEncoding & { detached: boolean } = {
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: options.env ?? process.env,
@@ -28,7 +27,7 @@ export function runGit(args: string[], options: GitOptions, deadline: Deadline):
     // omit it), so a timeout can kill what git started too.
     detached: true,
   };
-  const result = childProcess.spawnSync('git', args, spawnOptions);
+  const result = childProcess().spawnSync('git', args, spawnOptions);
   const error = result.error as NodeJS.ErrnoException | undefined;
   if (error?.code === 'ETIMEDOUT') {
     killGroup(result.pid);

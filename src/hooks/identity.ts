@@ -1,3 +1,4 @@
+import { crypto } from '../lazy-builtins';
 export type Agent = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
@@ -5,7 +6,7 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
 // An id as it appears in an owner: kept when plain, else hashed, so the result is always a valid owner and
 // safe in an env file.
 function ownerPart(id: string): string {
-  return SAFE_ID.test(id) ? id : (require('node:crypto') as typeof import('node:crypto')).createHash('sha256').update(id).digest('hex').slice(0, 32);
+  return SAFE_ID.test(id) ? id : crypto().createHash('sha256').update(id).digest('hex').slice(0, 32);
 }
 
 // The owner an agent session acts as: `claude-<session_id>` (or `codex-…`, `gemini-…`, `copilot-…`, `opencode-…`), and `claude-<session_id>/<agent_id>`

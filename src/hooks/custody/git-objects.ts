@@ -2,19 +2,12 @@ import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFi
 import { join } from 'node:path';
 import { NO_DEADLINE, type Deadline } from '../deadline';
 import { runGit } from '../git-process';
+import { crypto, zlib } from '../../lazy-builtins';
 
 // Git's object store, used as a content-addressed copy store: a file's content is kept as a blob under its
 // own id, so the same content is never stored twice and git's own tools can read it. Loose objects are
 // written and read in-process (zlib + sha1: no git process on the hook path); a packed object is read
 // through `git cat-file`, which only a restore ever needs.
-
-function crypto(): typeof import('node:crypto') {
-  return require('node:crypto') as typeof import('node:crypto');
-}
-
-function zlib(): typeof import('node:zlib') {
-  return require('node:zlib') as typeof import('node:zlib');
-}
 
 function header(length: number): Buffer {
   return Buffer.from(`blob ${length}\0`, 'latin1');

@@ -4,6 +4,7 @@ import { LibpqSession } from './libpq-session';
 import type { PgSession } from './session';
 import { connectionTarget, type ConnectionTarget } from './wire/target';
 import { WireSession } from './wire/session';
+import { os } from '../../lazy-builtins';
 
 export type DriverChoice = { driver: 'builtin'; target: ConnectionTarget } | { driver: 'libpq'; reason: string };
 
@@ -53,7 +54,7 @@ function socketExists(path: string): boolean {
 // libpq's default user: the operating system's (USER is not consulted by libpq, so not by ic either).
 function osUserName(env: NodeJS.ProcessEnv): string {
   try {
-    return (require('node:os') as typeof import('node:os')).userInfo().username; // node:os on first use: most URLs name their user
+    return os().userInfo().username;
   } catch {
     return env.USER ?? 'postgres';
   }

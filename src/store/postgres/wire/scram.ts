@@ -1,8 +1,4 @@
-// node:crypto is loaded on first use: every hook bundle carries this module, and loading crypto costs a
-// short-lived process ~5 ms, which only a password login needs.
-function crypto(): typeof import('node:crypto') {
-  return require('node:crypto') as typeof import('node:crypto');
-}
+import { crypto } from '../../../lazy-builtins';
 
 // SCRAM-SHA-256 (RFC 7677) as PostgreSQL runs it: no channel binding (ic's built-in driver speaks no TLS), the
 // user name left empty in the messages (the server takes it from the startup packet, as libpq does).

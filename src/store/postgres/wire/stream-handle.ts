@@ -1,4 +1,5 @@
 import type { Socket, TcpSocketConnectOpts } from 'node:net';
+import { net } from '../../../lazy-builtins';
 
 // A connected stream socket's file descriptor, for SyncSocket to read and write synchronously. connect(2) is
 // issued at once, before any event-loop turn: on a unix socket it has finished when this returns, on TCP it
@@ -120,7 +121,7 @@ function netTcpStream(address: string, port: number, family: 4 | 6): StreamHandl
 
 // The same through a `net` Socket, paused so libuv never reads it (loaded on first use, see above).
 function netStream(options: { path: string } | TcpSocketConnectOpts): StreamHandle {
-  const socket: Socket = new (require('node:net') as typeof import('node:net')).Socket();
+  const socket: Socket = new (net().Socket)();
   socket.on('error', () => undefined); // errors surface through the descriptor's reads and writes
   socket.connect(options);
   if (!('path' in options)) socket.setNoDelay(true);

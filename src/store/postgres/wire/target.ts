@@ -1,4 +1,5 @@
 import { queryOf, safeDecode, splitUrl } from '../url';
+import { net } from '../../../lazy-builtins';
 
 // Where and as whom ic's built-in driver connects, read from a connection URL and the PG* variables the way
 // libpq reads them. The built-in driver speaks no TLS and resolves no host names, so it takes what needs
@@ -88,15 +89,10 @@ function parseUrl(url: string): ConnectionParts {
   };
 }
 
-// node:net's isIP, loaded on first use (a SQLite hook carries this module but never reads a URL).
-function isIP(host: string): number {
-  return (require('node:net') as typeof import('node:net')).isIP(host);
-}
-
 function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return isIP(host) === 6 && /^(?:0*:)*:?0*1$/.test(host);
+  if (net().isIP(host) === 4) return host.startsWith('127.');
+  return net().isIP(host) === 6 && /^(?:0*:)*:?0*1$/.test(host);
 }
 
 export interface TargetEnvironment {
@@ -132,7 +128,7 @@ export function connectionTarget(url: string, where: TargetEnvironment): TargetR
   } else {
     if (!['disable', 'allow', 'prefer'].includes(sslmode)) return { ok: false, reason: `sslmode=${sslmode} asks for TLS` };
     const loopback = isLoopback(hostText);
-    if (!loopback && (isIP(hostText) === 0 || sslmode !== 'disable')) return { ok: false, reason: `${hostText} is not this machine` };
+    if (!loopback && (net().isIP(hostText) === 0 || sslmode !== 'disable')) return { ok: false, reason: `${hostText} is not this machine` };
     endpoint = { kind: 'tcp', addresses: hostText === 'localhost' ? ['127.0.0.1', '::1'] : [hostText], port };
     matchHost = hostText;
   }
