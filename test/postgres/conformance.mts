@@ -46,6 +46,7 @@ export const CONFORMANCE_FILES: readonly string[] = [
   'test/e2e/hooks-agents.test.ts',
   'test/e2e/git-guard-commit.test.ts',
   'test/e2e/hook-stdin.test.ts',
+  'test/e2e/code-cache.test.ts',
   // shell custody the full way (the fast path is off on a server), routes, the status line, hook deadlines
   'test/e2e/shell-custody.test.ts',
   'test/e2e/custody-restore.test.ts',

@@ -6,6 +6,7 @@ import { PgConnection } from './pg-connection';
 import { SERVER_NOW_SQL } from './connection';
 import { monotonicMs } from '../monotonic';
 import { sharingConnections } from '../shared-connections';
+import { noteCodePath } from '../../code-cache';
 
 export interface OpenPostgresOptions {
   write: boolean;
@@ -30,6 +31,7 @@ export function openPostgres(url: string, options: OpenPostgresOptions): Connect
     kept.setLockWait(options.busyTimeoutMs);
     return kept;
   }
+  noteCodePath('postgres');
   const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock });
   try {
     if (options.write) ensureSchema(db, options.now);
