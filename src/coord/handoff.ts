@@ -86,11 +86,18 @@ export function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => b
 // The requests a live session's model has not been told yet (docs/sessions.md, "Hand-off"); marks them told.
 // Reads only, unless there is something new to tell.
 export function untoldRequests(ctx: CoordContext, owner: string, isHolder: (owner: string) => boolean): OpenRequest[] {
-  const fresh = readTransaction(ctx, (now) => {
-    const told = sessionByOwner(ctx.db, owner)?.told_until;
-    if (told === undefined) return [];
-    return openRequestsIn(ctx, isHolder, now).filter((request) => request.id > told);
-  });
+  const fresh = readTransaction(ctx, (now) => untoldIn(ctx, sessionByOwner(ctx.db, owner)?.told_until, isHolder, now));
+  return markRequestsTold(ctx, owner, fresh);
+}
+
+// Inside a read: the open requests newer than `told` (the session's told_until; none for no session).
+export function untoldIn(ctx: CoordContext, told: number | undefined, isHolder: (owner: string) => boolean, now: number): OpenRequest[] {
+  if (told === undefined) return [];
+  return openRequestsIn(ctx, isHolder, now).filter((request) => request.id > told);
+}
+
+// Records that the session's model is told `fresh` (a write only when there is any), and returns them.
+export function markRequestsTold(ctx: CoordContext, owner: string, fresh: OpenRequest[]): OpenRequest[] {
   if (fresh.length === 0) return [];
   writeTransaction(ctx, claimWriteScope(ctx), () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
   return fresh;

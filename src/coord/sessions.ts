@@ -46,13 +46,7 @@ export interface Liveness {
 // Every agent hook: find (or register) the live owner of the session and renew its locks and claims.
 // Reads only, unless the owner was not seen for LIVENESS_WRITE_MS, is new, or a shell command needs cover.
 export function recordActivity(ctx: CoordContext, activity: Activity): Liveness {
-  const known = readTransaction(ctx, (now) => {
-    const row = activity.client ? sessionOfProcess(ctx.db, activity.client, activity.base) : sessionByOwner(ctx.db, activity.base);
-    if (!row || now - row.last_seen >= LIVENESS_WRITE_MS) return undefined;
-    if (activity.shellTimeoutMs === undefined) return row.owner;
-    // A shell command needs a write only when one of the session's locks would lapse before it may end.
-    return lineageLockEndsBefore(ctx.db, row.owner, now, now + activity.shellTimeoutMs + SHELL_GRACE_MS) ? undefined : row.owner;
-  });
+  const known = readTransaction(ctx, (now) => freshSession(ctx, activity, now)?.owner);
   if (known !== undefined) return { owner: known, renewed: 0, wrote: false };
   // Every scope: the lineage's locks may lie in any of them.
   return writeTransaction(ctx, EVERYTHING, (now) => {
@@ -68,6 +62,31 @@ export function recordActivity(ctx: CoordContext, activity: Activity): Liveness 
     insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
     return { owner, renewed, wrote: true };
   });
+}
+
+// Inside a read: the activity's session when it was seen recently enough that nothing needs writing (its
+// locks need no renewal, and a shell command's timeout is covered). `onHost`: this host's sessions, read in
+// the same transaction (the session step's one read), which hold the row of a client on this host.
+export function freshSession(ctx: CoordContext, activity: Activity, now: number, onHost?: HostSessions): SessionRow | undefined {
+  const client = activity.client;
+  const row = !client ? sessionByOwner(ctx.db, activity.base) : client.host === onHost?.host ? processRowIn(onHost.rows, client, activity.base) : sessionOfProcess(ctx.db, client, activity.base);
+  if (!row || now - row.last_seen >= LIVENESS_WRITE_MS) return undefined;
+  if (activity.shellTimeoutMs === undefined) return row;
+  // A shell command needs a write only when one of the session's locks would lapse before it may end.
+  return lineageLockEndsBefore(ctx.db, row.owner, now, now + activity.shellTimeoutMs + SHELL_GRACE_MS) ? undefined : row;
+}
+
+export interface HostSessions {
+  host: string;
+  rows: SessionRow[];
+}
+
+// What sessionOfProcess answers, from rows of the client's host already read.
+function processRowIn(rows: readonly SessionRow[], client: ClientProcess, base: string): SessionRow | undefined {
+  return rows
+    .filter((row) => row.pid === client.pid && row.start === client.start)
+    .sort((a, b) => b.last_seen - a.last_seen)
+    .find((row) => row.boot === client.boot && row.base === base);
 }
 
 // Inside the write: the row of this very process, else `base` when no other live process runs as it,
@@ -98,10 +117,28 @@ const reaped = new Set<string>();
 // Releases the locks and claims of sessions whose client process on this host is gone (killed, crashed):
 // at the next ic call instead of at their TTL. Once per database per process; reads only when none died.
 export function releaseDeadClients(ctx: CoordContext): number {
+  const host = hostToLookOver(ctx);
+  return host === undefined
+    ? 0
+    : releaseGoneClients(
+        ctx,
+        readTransaction(ctx, () => sessionsOnHost(ctx.db, host)),
+      );
+}
+
+// This host, when this process has not yet looked over its sessions in this database (once per database
+// per process), and marks it looked over; undefined otherwise or where the host cannot be known.
+export function hostToLookOver(ctx: CoordContext): string | undefined {
   const here = thisMachine();
-  if (!here || ctx.dbMissing || reaped.has(ctx.dbLocation.path)) return 0;
+  if (!here || ctx.dbMissing || reaped.has(ctx.dbLocation.path)) return undefined;
   reaped.add(ctx.dbLocation.path);
-  const dead = readTransaction(ctx, () => sessionsOnHost(ctx.db, here.host)).filter((row) => clientState(row) === 'gone');
+  return here.host;
+}
+
+// Releases the locks of those of this host's sessions whose client process is gone, and forgets them.
+// Writes only when one is.
+export function releaseGoneClients(ctx: CoordContext, onHost: readonly SessionRow[]): number {
+  const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
   return writeTransaction(ctx, EVERYTHING, (now) => {
     let released = 0;

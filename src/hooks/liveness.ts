@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { hookClient } from '../coord/client-process';
 import { createContext, resolveProject, type CoordContext } from '../coord/context';
-import { untoldRequests, type OpenRequest } from '../coord/handoff';
-import { actingOwner, recordActivity, releaseDeadClients } from '../coord/sessions';
+import { type OpenRequest } from '../coord/handoff';
+import { actingOwner, releaseDeadClients } from '../coord/sessions';
+import { stepSession } from '../coord/session-step';
 import { isServerDb, locateDb } from '../store/discover';
 import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identity';
 import { parsePayload, stringField, type Payload } from './payload';
@@ -60,13 +61,12 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
   try {
     ctx = openExisting(dir, envWithin(env, deadline, 1_000));
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
-    releaseDeadClients(ctx);
-    const live = recordActivity(ctx, { base, agent, client: hookClient(), ...shellCover(name, parsed.value, env) });
-    setLiveOwner(base, live.owner);
     const eventName = stringField(parsed.value, 'hook_event_name');
-    if (eventName === undefined || !CONTEXT_EVENTS.has(eventName)) return { owner: live.owner };
-    const requests = untoldRequests(ctx, live.owner, (owner) => sameLineage(owner, live.owner));
-    return requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(requests), eventName };
+    const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
+    const activity = { base, agent, client: hookClient(), ...shellCover(name, parsed.value, env) };
+    const live = stepSession(ctx, activity, tells ? (liveOwner) => (owner) => sameLineage(owner, liveOwner) : undefined);
+    setLiveOwner(base, live.owner);
+    return live.requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(live.requests), eventName };
   } catch {
     return undefined;
   } finally {

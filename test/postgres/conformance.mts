@@ -27,6 +27,7 @@ export const CONFORMANCE_FILES: readonly string[] = [
   'test/coord/who.test.ts',
   'test/coord/stats.test.ts',
   'test/coord/session-cover.test.ts',
+  'test/coord/session-step.test.ts',
   // core commands and lifecycle: the real bin in temp git repositories (test/support/cli.ts)
   'test/e2e/core-commands.test.ts',
   'test/e2e/lifecycle.test.ts',

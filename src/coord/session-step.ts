@@ -1,0 +1,31 @@
+import { sessionsOnHost, type SessionRow } from '../store/sessions';
+import { readTransaction, type CoordContext } from './context';
+import { markRequestsTold, untoldIn, untoldRequests, type OpenRequest } from './handoff';
+import { freshSession, hostToLookOver, recordActivity, releaseGoneClients, type Activity, type HostSessions } from './sessions';
+
+export interface SteppedSession {
+  /** The live owner (docs/sessions.md). */
+  owner: string;
+  /** Hand-off requests its model is now told of (marked told). */
+  requests: OpenRequest[];
+}
+
+// The session step of an agent hook (src/hooks/liveness.ts) in one read when nothing needs writing, as on
+// most hook calls: this host's sessions (is any client gone?), this process's row among them (seen recently
+// enough?) and the hand-off requests its model has not been told, in one transaction. It was three, each with
+// its own statements: on a server, four round trips where two now do. Anything that needs writing takes the
+// same writes as before: the gone clients' release, then the activity's renewal and the requests re-read.
+// `holderOf`: for the requests, which owners count as the live owner's (its lineage); none asked without it.
+export function stepSession(ctx: CoordContext, activity: Activity, holderOf?: (live: string) => (owner: string) => boolean): SteppedSession {
+  const host = hostToLookOver(ctx);
+  const seen = readTransaction(ctx, (now) => {
+    const onHost: HostSessions | undefined = host === undefined ? undefined : { host, rows: sessionsOnHost(ctx.db, host) };
+    const row: SessionRow | undefined = freshSession(ctx, activity, now, onHost);
+    const requests = row && holderOf ? untoldIn(ctx, row.told_until, holderOf(row.owner), now) : [];
+    return { onHost, row, requests };
+  });
+  const released = seen.onHost === undefined ? 0 : releaseGoneClients(ctx, seen.onHost.rows);
+  if (seen.row !== undefined && released === 0) return { owner: seen.row.owner, requests: markRequestsTold(ctx, seen.row.owner, seen.requests) };
+  const live = recordActivity(ctx, activity);
+  return { owner: live.owner, requests: holderOf ? untoldRequests(ctx, live.owner, holderOf(live.owner)) : [] };
+}
