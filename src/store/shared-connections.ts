@@ -3,7 +3,7 @@ import type { SqliteConnection } from './sqlite-connection';
 // A hook process opens its database more than once (the liveness step, then the hook's own work, then the
 // custody view): each open costs a file check, SQLite's schema parse and the pragmas. In a hook process
 // (and only there: a CLI call or a test may close a database and expect it gone) those opens share one
-// connection per file and mode; closing it is left to the process's exit, which better-sqlite3 handles.
+// connection per file and mode, closed at the hook's end (closeSharedConnections).
 let sharing = false;
 const connections = new Map<string, SqliteConnection>();
 
@@ -33,4 +33,19 @@ export function keepShared(path: string, write: boolean, connection: SqliteConne
   connections.set(keyOf(path, write), connection);
   connection.close = () => undefined;
   return connection;
+}
+
+// Closes the kept SQLite connections, before a hook process exits without Node's teardown (which is where
+// better-sqlite3 would close them): the last connection's close checkpoints the WAL into the database file,
+// whose header is how ic tells a database from an empty file (store/db-file.ts). A server's connection
+// needs nothing: the exit closes its socket, as a natural exit does.
+export function closeSharedConnections(): void {
+  for (const connection of connections.values()) {
+    try {
+      if (connection.sqlite.open) connection.sqlite.close();
+    } catch {
+      // closing is best effort: the WAL stays valid and the next connection recovers it
+    }
+  }
+  connections.clear();
 }
