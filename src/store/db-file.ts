@@ -73,3 +73,11 @@ export function checkReadableDbFile(path: string, what: string): void {
   const odd = oddSidecar(path);
   if (odd !== undefined) throw new IcError('DB_UNAVAILABLE', `${odd.path} is ${odd.what}, not a file; SQLite would wait on it forever`, { path: odd.path });
 }
+
+// A WAL with frames in it (past its 32-byte header): pages newer than the file's, which SQLite reads too. A
+// database's first transactions stay there until a checkpoint (the last connection's close, or 1,000 pages),
+// so a header that reads "no schema" beside one is not an empty database (while another process has it open,
+// or after a writer was killed).
+export function walHasFrames(path: string): boolean {
+  return (statSync(`${path}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 32;
+}

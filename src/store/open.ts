@@ -9,7 +9,7 @@ import { detectFileSystem, networkFsAllowed } from './filesystem';
 import { LATEST_VERSION } from './migrations';
 import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
-import { classifyDbFile, oddSidecar, type DbFileKind } from './db-file';
+import { classifyDbFile, oddSidecar, walHasFrames, type DbFileKind } from './db-file';
 import { keepShared, sharedConnection } from './shared-connections';
 import type { Connection } from './connection';
 import { SqliteConnection } from './sqlite-connection';
@@ -51,7 +51,8 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     refuseOddSidecar(path);
     if (!options.write) {
       if (file.kind === 'missing' && options.explicit === true) throw missingExplicitDb(path);
-      if (file.kind === 'missing' || file.kind === 'blank') return { db: openEmpty(options.now), missing: true };
+      if (file.kind === 'missing' || (file.kind === 'blank' && !walHasFrames(path))) return { db: openEmpty(options.now), missing: true };
+      if (file.kind === 'blank') probeReadOnly(path, options); // its schema may be in the WAL: ic's, or someone else's
       return { db: keepShared(path, false, new SqliteConnection(openExisting(path, options, false, file.kind === 'ic'), path)), missing: false };
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
