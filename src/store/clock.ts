@@ -6,9 +6,13 @@ export const CLOCK_TOLERANCE_MS = 3_600_000;
 
 // The time of the newest event (by id, the primary key: one index probe), or null in an empty log.
 export function newestEventTime(db: Connection): number | null {
-  const row = statement(db, 'SELECT created_at FROM events ORDER BY id DESC LIMIT 1').get() as { created_at: number } | undefined;
+  const read = db.newestEventRead?.();
+  if (read !== undefined) return read;
+  const row = statement(db, NEWEST_EVENT_SQL).get() as { created_at: number } | undefined;
   return row ? row.created_at : null;
 }
+
+export const NEWEST_EVENT_SQL = 'SELECT created_at FROM events ORDER BY id DESC LIMIT 1';
 
 // Events and locks dated after `after` (a lock by when it was granted or released: a live lock's expiry
 // is legitimately in the future): what a write with a wrong clock leaves behind.

@@ -71,6 +71,11 @@ export interface Connection {
   now(clientClock: () => number): number;
   /** Closes the connection (a connection shared within a hook process ignores it; the process exit closes it). */
   close(): void;
+  /**
+   * Optional, at the start of a write: the newest event's time when the engine already read it with the
+   * write's lock (PostgreSQL, in the same round trip as the scope's lock), once; undefined otherwise.
+   */
+  newestEventRead?(): number | null | undefined;
 }
 
 /** The statement text an engine runs. */

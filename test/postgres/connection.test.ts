@@ -10,6 +10,8 @@ import { EXIT_CODES } from '../../src/cli/exit-codes';
 import { IcError } from '../../src/core/errors';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import { PostgresConnection } from '../../src/store/postgres/connection';
+import { PgConnection } from '../../src/store/postgres/pg-connection';
+import { newestEventTime } from '../../src/store/clock';
 import { connect, freshSchemaUrl, serverTcpUrl, serverUrl, withConnection } from './support';
 
 function caught(body: () => unknown): IcError {
@@ -153,6 +155,62 @@ describe('the scope transaction', () => {
       }
       expect(estimates).toEqual([...estimates].sort((a, b) => a - b));
     });
+  });
+});
+
+describe('several statements in one exchange', () => {
+  it('answers each in order, and after a refused one reports its error once every reply is read', () => {
+    withConnection(serverUrl(), (db) => {
+      expect(
+        db.allMany([
+          ['SELECT 1 AS a', []],
+          ['SELECT ?::int + 1 AS b', [41]],
+        ]),
+      ).toEqual([[{ a: 1 }], [{ b: 42 }]]);
+      const error = caught(() =>
+        db.allMany([
+          ['SELECT 1/0 AS never', []],
+          ['SELECT 2 AS two', []],
+        ]),
+      );
+      expect(error.details.sqlstate).toBe('22012');
+      expect(db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // every reply was read: the next answer is its own
+    });
+  });
+
+  it('locks the scope and then runs the next statement; a scope without its row gets one first', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (db) => {
+      migratePostgres(db, 0);
+      withConnection(url, (other) => {
+        db.exec('BEGIN');
+        expect(db.lockScopeAnd('/new', 'SELECT count(*) AS n FROM scopes')).toEqual([{ n: 1 }]); // run again once the row existed
+        db.exec('COMMIT');
+        db.exec('BEGIN');
+        expect(db.lockScopeAnd('/new', "SELECT scope FROM scopes WHERE scope = '/new'")).toEqual([{ scope: '/new' }]);
+        expect(caught(() => other.get("SELECT scope FROM scopes WHERE scope = '/new' FOR UPDATE NOWAIT")).details.sqlstate).toBe('55P03');
+        db.exec('ROLLBACK');
+      });
+    });
+  });
+
+  it('a write’s clock check takes the newest event read with its lock; a later read, or one after the write’s own statements, asks again', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (admin) => migratePostgres(admin, 0));
+    const db = PgConnection.open(url);
+    try {
+      const insert = (at: number) => db.prepare('INSERT INTO events (type, scope, owner, created_at) VALUES (?, ?, ?, ?)').run('heartbeat', '/repo', 'me', at);
+      db.write({ scopes: ['/repo'] }, () => insert(1_000));
+      const seen = db.write({ scopes: ['/repo'] }, () => {
+        const first = newestEventTime(db); // read with the lock
+        insert(2_000);
+        return [first, newestEventTime(db)];
+      });
+      expect(seen).toEqual([1_000, 2_000]);
+      expect(db.write({ scopes: ['/repo'] }, () => (insert(3_000), newestEventTime(db)))).toBe(3_000);
+    } finally {
+      db.close();
+    }
   });
 });
 

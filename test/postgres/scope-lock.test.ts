@@ -10,6 +10,8 @@ import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { connect, freshSchemaUrl, serverUrl, withConnection } from './support';
 import { parameterOf, withParameter } from '../../src/store/postgres/url';
 import { worker } from './process';
+import { PgConnection } from '../../src/store/postgres/pg-connection';
+import { newestEventTime } from '../../src/store/clock';
 import { doubleGrants } from './grants';
 
 const WRITERS = 16;
@@ -84,6 +86,32 @@ describe('the scope lock, with 16 writer processes', () => {
       const found = doubleGrants(db, '/repo');
       expect(found.replayed + found.live).toBeGreaterThan(0);
     });
+  });
+});
+
+describe('a write’s clock check, read in the same exchange as its scope lock', () => {
+  it('sees the event of the writer it waited for: the server runs it once the lock is held', async () => {
+    const url = freshDatabase();
+    const scope = `/repo-${randomBytes(3).toString('hex')}`;
+    withConnection(url, (db) => db.transaction(scope, () => undefined)); // the scope's row exists: the one-exchange path
+    const holder = worker('hold', { url, scope, owner: 'holder', during: 'idle', holdMs: 700 });
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('inserted')) resolve();
+      });
+      holder.on('exit', () => reject(new Error('the holder exited before inserting')));
+    });
+    const db = PgConnection.open(url, { lockTimeoutMs: 10_000 });
+    let newest: number | null;
+    try {
+      newest = db.write({ scopes: [scope] }, () => newestEventTime(db)); // waits for the holder's commit
+    } finally {
+      db.close();
+    }
+    expect((await holder).exitCode).toBe(0);
+    const committed = withConnection(url, (check) => check.get<{ created_at: number }>("SELECT created_at FROM events WHERE owner = 'holder'"));
+    expect(committed).toBeDefined();
+    expect(newest).toBe(committed!.created_at); // read after the wait, not before it (that read would be null)
   });
 });
 

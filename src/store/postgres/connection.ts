@@ -2,7 +2,7 @@ import { IcError } from '../../core/errors';
 import { openSession } from './choose-driver';
 import { connectError, lostConnectionError, translateServerError } from './errors';
 import { numberPlaceholders } from './placeholders';
-import { SessionError, type PgSession, type ResultSet } from './session';
+import { SessionError, type PgSession, type Query, type ResultSet } from './session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
 import { monotonicMs } from '../monotonic';
@@ -129,6 +129,12 @@ export class PostgresConnection {
     return { rows: rowsOf<Row>(result), changes: result.changes };
   }
 
+  // Several statements in one exchange (session.ts, queries): the rows of each, in order.
+  allMany(statements: readonly (readonly [sql: string, params: readonly SqlParameter[]])[]): Record<string, unknown>[][] {
+    const queries = statements.map(([sql, params]) => queryOf(sql, params));
+    return this.guard(() => this.session.queries(queries)).map((result) => rowsOf(result));
+  }
+
   get<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row | undefined {
     return this.all<Row>(sql, params)[0];
   }
@@ -184,10 +190,26 @@ export class PostgresConnection {
   // Locks the scope's row inside the open transaction (the single writer per scope). The common case (the
   // row exists) costs one statement; a new scope costs three.
   lockScope(scope: string): void {
-    const lock = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';
-    if (this.all(lock, [scope]).length > 0) return;
+    if (this.all(LOCK_SCOPE_SQL, [scope]).length > 0) return;
+    this.createAndLockScope(scope);
+  }
+
+  // The same, and then `next` (a statement without parameters) in the same exchange: the server runs it once
+  // the lock is held, and the caller waits one round trip for both. When the scope's row was missing, `next`
+  // ran without the lock: its rows are thrown away and it runs again once the row is created and locked.
+  lockScopeAnd<Row>(scope: string, next: string): Row[] {
+    const [locked, rows] = this.allMany([
+      [LOCK_SCOPE_SQL, [scope]],
+      [next, []],
+    ]);
+    if (locked!.length > 0) return rows as Row[];
+    this.createAndLockScope(scope);
+    return this.all<Row>(next);
+  }
+
+  private createAndLockScope(scope: string): void {
     this.run(`INSERT INTO scopes (scope, created_at) VALUES (?, ${SERVER_NOW_SQL}) ON CONFLICT (scope) DO NOTHING`, [scope]);
-    if (this.all(lock, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
+    if (this.all(LOCK_SCOPE_SQL, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
   }
 
   rollbackQuietly(): void {
@@ -200,11 +222,8 @@ export class PostgresConnection {
   }
 
   private execute(sql: string, params: readonly SqlParameter[]): ResultSet {
-    const numbered = numberPlaceholders(sql);
-    if (numbered.count !== params.length) {
-      throw new IcError('INTERNAL', `the SQL statement has ${numbered.count} placeholders but ${params.length} parameters were given`);
-    }
-    return this.guard(() => this.session.query(numbered.sql, params.map(encodeParameter)));
+    const query = queryOf(sql, params);
+    return this.guard(() => this.session.query(query.sql, query.parameters));
   }
 
   // Turns a driver's error into an IcError with no secret in it.
@@ -219,6 +238,17 @@ export class PostgresConnection {
     }
   }
 }
+
+// A statement with ic's `?` placeholders as the server takes it: `$n` placeholders and the values as text.
+function queryOf(sql: string, params: readonly SqlParameter[]): Query {
+  const numbered = numberPlaceholders(sql);
+  if (numbered.count !== params.length) {
+    throw new IcError('INTERNAL', `the SQL statement has ${numbered.count} placeholders but ${params.length} parameters were given`);
+  }
+  return { sql: numbered.sql, parameters: params.map(encodeParameter) };
+}
+
+const LOCK_SCOPE_SQL = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';
 
 // Rows as plain objects keyed by column name, integers and booleans decoded (values.ts).
 function rowsOf<Row>(result: ResultSet): Row[] {

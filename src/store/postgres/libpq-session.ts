@@ -1,6 +1,6 @@
 import type PQ from 'libpq';
 import { loadLibpq } from './driver';
-import { SessionError, type PgSession, type ResultSet, type TransactionState } from './session';
+import { SessionError, type PgSession, type Query, type ResultSet, type TransactionState } from './session';
 
 let driver: typeof PQ | undefined;
 
@@ -57,6 +57,12 @@ export class LibpqSession implements PgSession {
 
   sendAhead(sql: string): void {
     this.exec(sql);
+  }
+
+  // libpq's synchronous calls cannot pipeline: the statements go one after another (the same results, a round
+  // trip each).
+  queries(statements: readonly Query[]): ResultSet[] {
+    return statements.map((statement) => this.query(statement.sql, statement.parameters));
   }
 
   query(sql: string, parameters: readonly (string | null)[]): ResultSet {

@@ -1,6 +1,7 @@
 import type { Connection, RunResult, Sql, Statement, WriteScope } from '../connection';
 import { PostgresConnection, type PostgresOptions } from './connection';
 import type { SqlParameter } from './values';
+import { NEWEST_EVENT_SQL } from '../clock';
 
 // Every write takes this advisory lock shared and a write of `everything` takes it exclusively: a write
 // that cannot name its scopes beforehand (a sweep, an owner's locks in every scope, settings, the clock)
@@ -24,6 +25,8 @@ export class PgConnection implements Connection {
   readonly location: string;
   private readonly statements = new Map<string, Statement>();
   private depth = 0;
+  // Read with the write's last scope lock, until the write's clock check takes it (newestEventRead).
+  private newestEvent: number | null | undefined;
   private lockWaitMs: number;
 
   constructor(
@@ -58,9 +61,25 @@ export class PgConnection implements Connection {
       `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
     return this.inTransaction(() => {
-      if (!everything) for (const key of [...new Set(scope.scopes)].sort()) this.pg.lockScope(key);
+      if (!everything) this.lockScopes([...new Set(scope.scopes)].sort());
       return work();
     });
+  }
+
+  // The scopes' rows, in order; with the last lock the newest event's time, which the write's clock check reads
+  // first thing (coord/context.ts): one round trip for both.
+  private lockScopes(keys: readonly string[]): void {
+    keys.forEach((key, at) => {
+      if (at < keys.length - 1) return this.pg.lockScope(key);
+      const [newest] = this.pg.lockScopeAnd<{ created_at: number }>(key, NEWEST_EVENT_SQL);
+      this.newestEvent = newest ? newest.created_at : null;
+    });
+  }
+
+  newestEventRead(): number | null | undefined {
+    const read = this.newestEvent;
+    this.newestEvent = undefined;
+    return read;
   }
 
   // One snapshot for the whole read (REPEATABLE READ); READ ONLY, so a read that tried to write would fail
@@ -99,6 +118,7 @@ export class PgConnection implements Connection {
 
   private inTransaction<T>(work: () => T, commit: () => void = () => this.pg.exec('COMMIT')): T {
     this.depth = 1;
+    this.newestEvent = undefined;
     try {
       const result = work();
       commit();
@@ -108,6 +128,7 @@ export class PgConnection implements Connection {
       throw error;
     } finally {
       this.depth = 0;
+      this.newestEvent = undefined;
     }
   }
 
@@ -131,12 +152,15 @@ export class PgConnection implements Connection {
     }
   }
 
+  // Any statement of the write's own ends what newestEventRead may answer: only a clock check that comes
+  // first may take the time read with the lock, never a later reader after the write's own events.
   private statementFor(text: string): Statement {
     const pg = this.pg;
     return {
-      get: (...params: unknown[]) => pg.get(text, params as SqlParameter[]),
-      all: (...params: unknown[]) => pg.all(text, params as SqlParameter[]),
+      get: (...params: unknown[]) => ((this.newestEvent = undefined), pg.get(text, params as SqlParameter[])),
+      all: (...params: unknown[]) => ((this.newestEvent = undefined), pg.all(text, params as SqlParameter[])),
       run: (...params: unknown[]): RunResult => {
+        this.newestEvent = undefined;
         const { rows, changes } = pg.query(text, params as SqlParameter[]);
         const first = rows[0];
         const id = first === undefined ? 0 : Object.values(first)[0];

@@ -8,6 +8,11 @@ export interface ResultSet {
   changes: number;
 }
 
+export interface Query {
+  sql: string;
+  parameters: readonly (string | null)[];
+}
+
 export type TransactionState = 'idle' | 'active' | 'failed' | 'unknown';
 
 // What the server (or the driver) said went wrong. `lost`: the connection is gone, not a statement refused.
@@ -36,6 +41,9 @@ export interface PgSession {
   sendAhead(sql: string): void;
   // One statement with `$n` parameters.
   query(sql: string, parameters: readonly (string | null)[]): ResultSet;
+  // Several such statements in one exchange: sent together and run in turn (each sees what the ones before it
+  // did and waited for), their results in order; the first error is thrown once every reply is read.
+  queries(statements: readonly Query[]): ResultSet[];
   transactionState(): TransactionState;
   serverVersion(): number;
   close(): void;

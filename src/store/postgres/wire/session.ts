@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { SessionError, type PgSession, type ResultSet, type TransactionState } from '../session';
+import { SessionError, type PgSession, type Query, type ResultSet, type TransactionState } from '../session';
 import { passwordFromPgpass } from './pgpass';
 import {
   authenticationName,
@@ -99,6 +99,24 @@ export class WireSession implements PgSession {
   query(sql: string, parameters: readonly (string | null)[]): ResultSet {
     this.send(extendedQuery(sql, parameters));
     return this.collect();
+  }
+
+  queries(statements: readonly Query[]): ResultSet[] {
+    this.send(Buffer.concat(statements.map((statement) => extendedQuery(statement.sql, statement.parameters))));
+    // Each statement has its own Sync, so one refused leaves the stream in step: every reply is read, in order
+    // (collect reads the replies owed to statements sent earlier first).
+    let failure: unknown;
+    const results: ResultSet[] = [];
+    for (let at = 0; at < statements.length; at++) {
+      try {
+        results.push(at === 0 ? this.collect() : this.collectOne());
+      } catch (error) {
+        if (!(error instanceof SessionError) || error.lost) throw error;
+        failure ??= error;
+      }
+    }
+    if (failure) throw failure;
+    return results;
   }
 
   transactionState(): TransactionState {
