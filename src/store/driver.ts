@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type DatabaseConstructor from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -13,7 +13,12 @@ function nativeBindingPath(): string {
   return addonPath;
 }
 
+// better-sqlite3's JavaScript runs at the first SQLite open, not when the bundle loads: a hook on a server
+// never opens one (its module bodies were ~0.5 ms of every such hook).
+let Database: typeof DatabaseConstructor | undefined;
+
 // Every connection ic opens goes through here, so they all load the addon the same (fast) way.
-export function openSqlite(path: string, options: { timeout?: number; fileMustExist?: boolean; readonly?: boolean } = {}): Database.Database {
+export function openSqlite(path: string, options: { timeout?: number; fileMustExist?: boolean; readonly?: boolean } = {}): DatabaseConstructor.Database {
+  Database ??= require('better-sqlite3') as typeof DatabaseConstructor;
   return new Database(path, { ...options, nativeBinding: nativeBindingPath() });
 }
