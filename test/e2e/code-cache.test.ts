@@ -31,15 +31,25 @@ describe('the code cache of the hook bundle', () => {
     cpSync(join(REPO_ROOT, 'dist'), join(install, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') && !source.endsWith('.tmp') });
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(install, 'node_modules')); // better-sqlite3's addon, found beside the bundle
   });
+
+  // The copy's cache as the build leaves it, made on SQLite only: the repository's own may already have been
+  // widened by other tests' calls on a server. A call with no cache writes a fresh one at its exit.
+  async function cacheMadeOnSqlite(): Promise<Buffer> {
+    rmSync(cacheFile());
+    const sqlite = await edit('src/warm-up.ts', { IC_DB: join(install, 'warm-up.db') });
+    expect(sqlite).toMatchObject({ exitCode: 0, stdout: '' });
+    return readFileSync(cacheFile());
+  }
   afterEach(() => {
     repo.cleanup();
     rmSync(install, { recursive: true, force: true });
   });
 
   const cacheFile = () => join(install, 'dist', CACHE);
-  const edit = (file: string) =>
+  const edit = (file: string, env?: Record<string, string>) =>
     runBin(join(install, 'bin', 'ic'), ['coord', 'hook', 'claude-pre-edit'], {
       cwd: repo.dir,
+      env,
       input: JSON.stringify({
         session_id: 'cache',
         cwd: repo.dir,
@@ -51,8 +61,8 @@ describe('the code cache of the hook bundle', () => {
   const held = async () => (await coord(repo, ['list', '--active', '--owner', 'claude-cache'])).json.locks.map((lock: { pattern: string }) => lock.pattern);
 
   it('is widened once by the first call on a server, and left as it is by calls on the path it holds', async () => {
-    const built = readFileSync(cacheFile());
-    expect(trailerPaths(built)).toEqual([]); // the build's warm-up runs on SQLite and names no path of its own
+    const built = await cacheMadeOnSqlite();
+    expect(trailerPaths(built)).toEqual([]); // a cache made on SQLite names no path of its own
 
     expect(await edit('src/a.ts')).toMatchObject({ exitCode: 0, stdout: '' });
     const afterFirst = readFileSync(cacheFile());
@@ -70,7 +80,7 @@ describe('the code cache of the hook bundle', () => {
   });
 
   it('an older ic’s cache (no trailer) is still used, and a damaged one is replaced by a whole one', async () => {
-    const built = readFileSync(cacheFile());
+    const built = await cacheMadeOnSqlite();
     const olderFormat = built.subarray(0, built.length - 6); // V8's bytes alone, as 0.2 wrote them
     writeFileSync(cacheFile(), olderFormat);
     expect(await edit('src/a.ts')).toMatchObject({ exitCode: 0, stdout: '' });
