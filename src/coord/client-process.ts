@@ -59,13 +59,21 @@ let machine: { host: string; boot: string } | null | undefined;
 
 // The host and pid namespace alone (no boot id): for the fast path, which only trusts a session seen within
 // seconds, so a row from before a reboot can never pass for this one.
-// The host name as the kernel gives os.hostname() (the UTS node name), read from /proc: a quarter of the cost
-// of loading node:os. A name that differs there only makes the fast path go the long way.
 export function thisHost(): string | undefined {
   try {
-    return `${readFileSync('/proc/sys/kernel/hostname', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
+    return `${hostName()}/${readlinkSync('/proc/self/ns/pid')}`;
   } catch {
     return undefined;
+  }
+}
+
+// The host name as the kernel gives os.hostname() (the UTS node name), read from /proc: a quarter of the cost
+// of loading node:os, which every hook paid for this one call. node:os only where /proc does not say.
+function hostName(): string {
+  try {
+    return readFileSync('/proc/sys/kernel/hostname', 'utf8').trim();
+  } catch {
+    return os().hostname();
   }
 }
 
@@ -74,7 +82,7 @@ export function thisMachine(): { host: string; boot: string } | undefined {
   if (machine !== undefined) return machine ?? undefined;
   try {
     const ns = readlinkSync('/proc/self/ns/pid');
-    machine = { host: `${os().hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
+    machine = { host: `${hostName()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
   } catch {
     machine = null;
   }

@@ -1,5 +1,4 @@
 import { readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { SessionError, type PgSession, type Query, type ResultSet, type TransactionState } from '../session';
 import { passwordFromPgpass } from './pgpass';
@@ -27,6 +26,7 @@ import {
 import { md5Password, SCRAM_MECHANISM, scramClient, verifyServerFinal, type ScramClient } from './scram';
 import { SyncSocket } from './socket';
 import type { ConnectionTarget } from './target';
+import { os } from '../../../lazy-builtins';
 
 export interface WireOptions {
   // Connecting and logging in (connect_timeout). Afterwards the socket blocks, as libpq's does (socket.ts).
@@ -321,7 +321,7 @@ function connectFailure(error: SessionError | undefined, target: ConnectionTarge
   return `could not connect to ${where} (${error?.message ?? 'no address to try'})`;
 }
 
-const passfileOf = (target: ConnectionTarget): string => target.passfile ?? join(homedir(), '.pgpass');
+const passfileOf = (target: ConnectionTarget): string => target.passfile ?? join(os().homedir(), '.pgpass');
 
 // libpq ignores a password file that others may read; so does ic, and says so when no password is left.
 function readPgpass(target: ConnectionTarget): { password?: string; ignored?: true } {
