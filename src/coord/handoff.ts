@@ -6,7 +6,7 @@ import { lastActivity } from '../store/activity';
 import { insertEvent, nextEventId } from '../store/events';
 import { handoffRequests } from '../store/handoffs';
 import { markTold, sessionByOwner } from '../store/sessions';
-import { listLocks, reassign, setExpiry, withoutBase, type StoredLock } from '../store/locks';
+import { listLocks, reassign, setExpiry, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
 import { claimWriteScope, readTransaction, writeTransaction, type CoordContext } from './context';
 
 // Claims that cannot be hoarded (README, "Stalled claims and hand-offs"). A claim is stalled when its
@@ -69,7 +69,7 @@ export interface OpenRequest {
 // indexed look at the claims, and the log only when there are any). Call inside a transaction.
 // One request per asker and item: its latest (a repeated ask replaces its earlier words), oldest first.
 export function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => boolean, now: number): OpenRequest[] {
-  const claims = listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now }).filter((claim) => isHolder(claim.owner));
+  const claims = listLocks(ctx.db, activeClaims(ctx, now)).filter((claim) => isHolder(claim.owner));
   if (claims.length === 0) return [];
   const byId = new Map(claims.map((claim) => [claim.id, claim]));
   const oldest = Math.min(...claims.map((claim) => claim.token));
@@ -101,6 +101,11 @@ export function markRequestsTold(ctx: CoordContext, owner: string, fresh: OpenRe
   if (fresh.length === 0) return [];
   writeTransaction(ctx, claimWriteScope(ctx), () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
   return fresh;
+}
+
+// The claims openRequestsIn reads: a read may announce them first (session-step.ts), to fetch them with its first statement.
+export function activeClaims(ctx: CoordContext, now: number): LockFilter {
+  return { scope: ctx.claimScope, type: 'claim', activeAt: now };
 }
 
 export function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): OpenRequest[] {

@@ -1,6 +1,7 @@
 import { sessionsOnHost, type SessionRow } from '../store/sessions';
 import { readTransaction, type CoordContext } from './context';
-import { markRequestsTold, untoldIn, untoldRequests, type OpenRequest } from './handoff';
+import { activeClaims, markRequestsTold, untoldIn, untoldRequests, type OpenRequest } from './handoff';
+import { prefetchLocks } from '../store/locks';
 import { freshSession, hostToLookOver, recordActivity, releaseGoneClients, type Activity, type HostSessions } from './sessions';
 
 export interface SteppedSession {
@@ -19,6 +20,7 @@ export interface SteppedSession {
 export function stepSession(ctx: CoordContext, activity: Activity, holderOf?: (live: string) => (owner: string) => boolean): SteppedSession {
   const host = hostToLookOver(ctx);
   const seen = readTransaction(ctx, (now) => {
+    if (holderOf) prefetchLocks(ctx.db, activeClaims(ctx, now)); // on a server: fetched with the sessions, one round trip
     const onHost: HostSessions | undefined = host === undefined ? undefined : { host, rows: sessionsOnHost(ctx.db, host) };
     const row: SessionRow | undefined = freshSession(ctx, activity, now, onHost);
     const requests = row && holderOf ? untoldIn(ctx, row.told_until, holderOf(row.owner), now) : [];

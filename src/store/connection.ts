@@ -38,6 +38,8 @@ export interface Statement {
   get(...params: unknown[]): unknown;
   all(...params: unknown[]): unknown[];
   run(...params: unknown[]): RunResult;
+  /** Optional: a write whose result nobody reads, sent with the next statement (PostgreSQL: one round trip fewer; its error is reported there). */
+  runLater?(...params: unknown[]): void;
 }
 
 /**
@@ -71,6 +73,11 @@ export interface Connection {
   now(clientClock: () => number): number;
   /** Closes the connection (a connection shared within a hook process ignores it; the process exit closes it). */
   close(): void;
+  /**
+   * Optional, inside a read: a statement the read will run, which an engine may send with the read's next
+   * statement (PostgreSQL: one round trip for both); the read's own run of it then gets those rows.
+   */
+  prefetch?(sql: Sql, params: readonly unknown[]): void;
   /**
    * Optional, at the start of a write: the newest event's time when the engine already read it with the
    * write's lock (PostgreSQL, in the same round trip as the scope's lock), once; undefined otherwise.

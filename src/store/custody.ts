@@ -1,5 +1,5 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
+import { runWithoutResult, statement } from './statements';
 
 // Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
 // command's files were before it ran. Contents are git blob ids.
@@ -107,7 +107,7 @@ export function markEdits(db: Connection, scope: string, owner: string, paths: r
     db,
     'INSERT INTO custody_edits (scope, path, owner, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, started_at = excluded.started_at',
   );
-  for (const path of paths) upsert.run(scope, path, owner, now);
+  for (const path of paths) runWithoutResult(upsert, scope, path, owner, now);
 }
 
 export function editsFor(db: Connection, scope: string, paths: readonly string[]): Map<string, EditRow> {

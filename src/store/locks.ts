@@ -1,7 +1,7 @@
 import type { Connection } from './connection';
 import type { Lock, LockMode, LockType } from '../core/lock';
 import { randomId } from '../core/ids';
-import { statement } from './statements';
+import { runWithoutResult, statement } from './statements';
 
 export interface StoredLock extends Lock {
   /** The row's key: the id of the event that recorded the grant. */
@@ -117,7 +117,7 @@ function candidatesSql(kind: 'everything' | 'equal' | 'related', prefixCount: nu
 }
 
 export function setExpiry(db: Connection, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): void {
-  statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?').run(expiresAt, ttlMs, mode, seq);
+  runWithoutResult(statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?'), expiresAt, ttlMs, mode, seq);
 }
 
 // Marks a lock released once; returns false when it already was (so no second event is written).
@@ -145,6 +145,18 @@ export interface LockFilter {
 
 // Lists locks by the given filter, oldest grant first.
 export function listLocks(db: Connection, filter: LockFilter): StoredLock[] {
+  const { sql, params } = locksQuery(filter);
+  return statement(db, sql).all(...params) as StoredLock[];
+}
+
+// Inside a read: announces the listLocks(filter) the read will make (Connection.prefetch).
+export function prefetchLocks(db: Connection, filter: LockFilter): void {
+  if (!db.prefetch) return;
+  const { sql, params } = locksQuery(filter);
+  db.prefetch(sql, params);
+}
+
+function locksQuery(filter: LockFilter): { sql: string; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.scope !== undefined) (where.push('scope = ?'), params.push(filter.scope));
@@ -156,7 +168,7 @@ export function listLocks(db: Connection, filter: LockFilter): StoredLock[] {
   if (filter.expiresBefore !== undefined) (where.push('expires_at <= ?'), params.push(filter.expiresBefore));
   const sql = `SELECT ${COLUMNS} FROM locks${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY token${filter.limit ? ' LIMIT ?' : ''}`;
   if (filter.limit) params.push(filter.limit);
-  return statement(db, sql).all(...params) as StoredLock[];
+  return { sql, params };
 }
 
 // Unreleased locks whose TTL has run out: what a sweep marks as expired.

@@ -4,3 +4,10 @@ import type { Connection, Sql, Statement } from './connection';
 export function statement(db: Connection, sql: Sql): Statement {
   return db.prepare(sql);
 }
+
+// A write inside a transaction whose result nobody reads: an engine that can sends it with the next statement
+// (its error then fails that one, and so the transaction); SQLite runs it at once.
+export function runWithoutResult(prepared: Statement, ...params: unknown[]): void {
+  if (prepared.runLater) prepared.runLater(...params);
+  else prepared.run(...params);
+}

@@ -194,6 +194,56 @@ describe('several statements in one exchange', () => {
     });
   });
 
+  it('a read announced ahead goes with the next statement and is answered once; a write sent later fails the statement it goes with', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (db) => {
+      migratePostgres(db, 0);
+      db.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      db.prefetch('SELECT ?::int AS n', [7]);
+      expect(db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+      expect(db.takePrefetched('SELECT ?::int AS n', [7])).toEqual([{ n: 7 }]);
+      expect(db.takePrefetched('SELECT ?::int AS n', [7])).toBeUndefined(); // once
+      db.prefetch('SELECT 2 AS never_sent', []);
+      db.exec('COMMIT');
+      db.dropPrefetched();
+      expect(db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // what was never sent stays unsent
+
+      db.exec('BEGIN');
+      db.runLater('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['later', 1]);
+      expect(db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([{ owner: 'later' }]); // it went first
+      const failure = caught(() => {
+        db.runLater('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['later', 2]); // a duplicate key
+        db.exec('COMMIT');
+      });
+      expect(failure.details.sqlstate).toBe('23505');
+      if (db.driver === 'libpq') db.exec('ROLLBACK'); // libpq cannot send it later: it failed at once
+      expect(db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([]); // the whole transaction is undone
+    });
+  });
+
+  it('the store honours an announced read only inside a read transaction', () => {
+    const { url } = freshSchemaUrl();
+    withConnection(url, (admin) => migratePostgres(admin, 0));
+    const db = PgConnection.open(url);
+    try {
+      const count = 'SELECT count(*) AS n FROM owners';
+      const read = db.read(() => {
+        db.prefetch!(count, []);
+        db.prepare('SELECT 1 AS one').get();
+        return db.prepare(count).get();
+      });
+      expect(read).toEqual({ n: 0 });
+      const written = db.write({ scopes: ['/repo'] }, () => {
+        db.prefetch!(count, []); // a write is not one snapshot: ignored
+        db.prepare('INSERT INTO owners (owner, last_seen) VALUES (?, ?)').run('me', 1);
+        return db.prepare(count).get();
+      });
+      expect(written).toEqual({ n: 1 });
+    } finally {
+      db.close();
+    }
+  });
+
   it('a write’s clock check takes the newest event read with its lock; a later read, or one after the write’s own statements, asks again', () => {
     const { url } = freshSchemaUrl();
     withConnection(url, (admin) => migratePostgres(admin, 0));

@@ -63,6 +63,9 @@ export interface RunResult {
 // leaves here as an IcError whose text holds no password.
 export class PostgresConnection {
   private inTransaction = false;
+  // Reads announced ahead (prefetch): sent with the next statement, their rows kept until asked for once.
+  private ahead: { key: string; query: Query }[] = [];
+  private fetched = new Map<string, ResultSet>();
   // The last reading of the server's clock, and when it was taken on this host's monotonic clock.
   private clockReading: { serverMs: number; takenAt: number } | undefined;
 
@@ -117,6 +120,12 @@ export class PostgresConnection {
 
   run(sql: string, params: readonly SqlParameter[] = []): RunResult {
     return { changes: this.execute(sql, params).changes };
+  }
+
+  // A write whose result nobody reads, sent with the next statement (session.ts, queryLater).
+  runLater(sql: string, params: readonly SqlParameter[] = []): void {
+    const query = queryOf(sql, params);
+    this.guard(() => this.session.queryLater(query.sql, query.parameters)); // libpq runs it at once: its error is translated here
   }
 
   all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row[] {
@@ -223,7 +232,34 @@ export class PostgresConnection {
 
   private execute(sql: string, params: readonly SqlParameter[]): ResultSet {
     const query = queryOf(sql, params);
-    return this.guard(() => this.session.query(query.sql, query.parameters));
+    if (this.ahead.length === 0) return this.guard(() => this.session.query(query.sql, query.parameters));
+    const ahead = this.ahead;
+    this.ahead = [];
+    const results = this.guard(() => this.session.queries([...ahead.map((read) => read.query), query]));
+    ahead.forEach((read, at) => this.fetched.set(read.key, results[at]!));
+    return results[ahead.length]!;
+  }
+
+  // A read the caller will run in this transaction: sent with the next statement, so the two cost one round
+  // trip; the caller's own run of it (the same text and values) then gets these rows, once. The caller keeps
+  // it to a snapshot (a read transaction), where its rows cannot differ from a later run's.
+  prefetch(sql: string, params: readonly SqlParameter[]): void {
+    this.ahead.push({ key: prefetchKey(sql, params), query: queryOf(sql, params) });
+  }
+
+  // The rows of a prefetched read, once; undefined when there are none (not announced, or not yet sent).
+  takePrefetched<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[]): Row[] | undefined {
+    const key = prefetchKey(sql, params);
+    const result = this.fetched.get(key);
+    if (result === undefined) return undefined;
+    this.fetched.delete(key);
+    return rowsOf<Row>(result);
+  }
+
+  // At a transaction's end: what was announced and never asked for is forgotten (and not sent, if not yet).
+  dropPrefetched(): void {
+    this.ahead = [];
+    this.fetched.clear();
   }
 
   // Turns a driver's error into an IcError with no secret in it.
@@ -246,6 +282,10 @@ function queryOf(sql: string, params: readonly SqlParameter[]): Query {
     throw new IcError('INTERNAL', `the SQL statement has ${numbered.count} placeholders but ${params.length} parameters were given`);
   }
   return { sql: numbered.sql, parameters: params.map(encodeParameter) };
+}
+
+function prefetchKey(sql: string, params: readonly SqlParameter[]): string {
+  return [sql, ...params.map((param) => `${typeof param}:${String(param)}`)].join('\u0000');
 }
 
 const LOCK_SCOPE_SQL = 'SELECT scope FROM scopes WHERE scope = ? FOR UPDATE';

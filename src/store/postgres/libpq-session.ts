@@ -55,6 +55,10 @@ export class LibpqSession implements PgSession {
     this.exec(sql);
   }
 
+  queryLater(sql: string, parameters: readonly (string | null)[]): void {
+    this.query(sql, parameters);
+  }
+
   sendAhead(sql: string): void {
     this.exec(sql);
   }

@@ -25,6 +25,8 @@ export class PgConnection implements Connection {
   readonly location: string;
   private readonly statements = new Map<string, Statement>();
   private depth = 0;
+  // In a read transaction (one snapshot): the only place prefetch() is honoured.
+  private reading = false;
   // Read with the write's last scope lock, until the write's clock check takes it (newestEventRead).
   private newestEvent: number | null | undefined;
   private lockWaitMs: number;
@@ -89,7 +91,14 @@ export class PgConnection implements Connection {
     this.pg.execLater('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Its COMMIT goes out at once (no snapshot stays open) but is not waited for: a read-only transaction's
     // commit has nothing to confirm, and a hook's three or four reads each save a round trip.
+    this.reading = true;
     return this.inTransaction(work, () => this.pg.sendAhead('COMMIT'));
+  }
+
+  // Inside a read (one snapshot, so its rows cannot differ from the later run's): sent with the read's next
+  // statement. Elsewhere nothing is done, and the statement runs when asked, as always.
+  prefetch(sql: Sql, params: readonly unknown[]): void {
+    if (this.reading && this.depth > 0) this.pg.prefetch(typeof sql === 'string' ? sql : sql.postgres, params as SqlParameter[]);
   }
 
   /** Not inside a transaction: another open in this process may use it (a hook process shares its connections). */
@@ -128,7 +137,9 @@ export class PgConnection implements Connection {
       throw error;
     } finally {
       this.depth = 0;
+      this.reading = false;
       this.newestEvent = undefined;
+      this.pg.dropPrefetched();
     }
   }
 
@@ -157,8 +168,12 @@ export class PgConnection implements Connection {
   private statementFor(text: string): Statement {
     const pg = this.pg;
     return {
-      get: (...params: unknown[]) => ((this.newestEvent = undefined), pg.get(text, params as SqlParameter[])),
-      all: (...params: unknown[]) => ((this.newestEvent = undefined), pg.all(text, params as SqlParameter[])),
+      get: (...params: unknown[]) => ((this.newestEvent = undefined), (pg.takePrefetched(text, params as SqlParameter[]) ?? pg.all(text, params as SqlParameter[]))[0]),
+      all: (...params: unknown[]) => ((this.newestEvent = undefined), pg.takePrefetched(text, params as SqlParameter[]) ?? pg.all(text, params as SqlParameter[])),
+      runLater: (...params: unknown[]): void => {
+        this.newestEvent = undefined;
+        pg.runLater(text, params as SqlParameter[]);
+      },
       run: (...params: unknown[]): RunResult => {
         this.newestEvent = undefined;
         const { rows, changes } = pg.query(text, params as SqlParameter[]);

@@ -41,6 +41,9 @@ export interface PgSession {
   sendAhead(sql: string): void;
   // One statement with `$n` parameters.
   query(sql: string, parameters: readonly (string | null)[]): ResultSet;
+  // One such statement sent with the next statement instead of on its own, its result not read (its error is
+  // thrown by that next statement): for a write whose result nobody reads, inside a transaction.
+  queryLater(sql: string, parameters: readonly (string | null)[]): void;
   // Several such statements in one exchange: sent together and run in turn (each sees what the ones before it
   // did and waited for), their results in order; the first error is thrown once every reply is read.
   queries(statements: readonly Query[]): ResultSet[];

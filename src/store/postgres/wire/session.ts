@@ -101,6 +101,10 @@ export class WireSession implements PgSession {
     return this.collect();
   }
 
+  queryLater(sql: string, parameters: readonly (string | null)[]): void {
+    this.later.push(extendedQuery(sql, parameters)); // its own Sync: one reply owed, read as execLater's are
+  }
+
   queries(statements: readonly Query[]): ResultSet[] {
     this.send(Buffer.concat(statements.map((statement) => extendedQuery(statement.sql, statement.parameters))));
     // Each statement has its own Sync, so one refused leaves the stream in step: every reply is read, in order
