@@ -249,6 +249,7 @@ export class PostgresConnection {
 
   // The rows of a prefetched read, once; undefined when there are none (not announced, or not yet sent).
   takePrefetched<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[]): Row[] | undefined {
+    if (this.fetched.size === 0) return undefined; // the common case: no key to build for every statement
     const key = prefetchKey(sql, params);
     const result = this.fetched.get(key);
     if (result === undefined) return undefined;
