@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { hookClient } from '../coord/client-process';
 import { createContext, resolveProject, type CoordContext } from '../coord/context';
-import { type OpenRequest } from '../coord/handoff';
+import type { OpenRequest } from '../coord/handoff';
 import { actingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
 import { isServerDb, locateDb } from '../store/discover';

@@ -98,7 +98,7 @@ export class PgConnection implements Connection {
   // Inside a read (one snapshot, so its rows cannot differ from the later run's): sent with the read's next
   // statement. Elsewhere nothing is done, and the statement runs when asked, as always.
   prefetch(sql: Sql, params: readonly unknown[]): void {
-    if (this.reading && this.depth > 0) this.pg.prefetch(typeof sql === 'string' ? sql : sql.postgres, params as SqlParameter[]);
+    if (this.reading) this.pg.prefetch(typeof sql === 'string' ? sql : sql.postgres, params as SqlParameter[]);
   }
 
   /** Not inside a transaction: another open in this process may use it (a hook process shares its connections). */
@@ -167,9 +167,13 @@ export class PgConnection implements Connection {
   // first may take the time read with the lock, never a later reader after the write's own events.
   private statementFor(text: string): Statement {
     const pg = this.pg;
+    const rows = (params: SqlParameter[]): Record<string, unknown>[] => {
+      this.newestEvent = undefined;
+      return pg.takePrefetched(text, params) ?? pg.all(text, params);
+    };
     return {
-      get: (...params: unknown[]) => ((this.newestEvent = undefined), (pg.takePrefetched(text, params as SqlParameter[]) ?? pg.all(text, params as SqlParameter[]))[0]),
-      all: (...params: unknown[]) => ((this.newestEvent = undefined), pg.takePrefetched(text, params as SqlParameter[]) ?? pg.all(text, params as SqlParameter[])),
+      get: (...params: unknown[]) => rows(params as SqlParameter[])[0],
+      all: (...params: unknown[]) => rows(params as SqlParameter[]),
       runLater: (...params: unknown[]): void => {
         this.newestEvent = undefined;
         pg.runLater(text, params as SqlParameter[]);
