@@ -1,8 +1,7 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { coord, makeTempRepo, REPO_ROOT, runBin, type TempRepo } from '../support/cli';
+import { coord, copyInstall, makeTempRepo, runBin, type TempRepo } from '../support/cli';
 import { onPostgres } from '../support/engine';
 
 // bin/ic loads each bundle through a V8 code cache beside it, written by the build's warm-up on SQLite. A
@@ -23,31 +22,28 @@ function trailerPaths(file: Buffer): string[] | undefined {
 
 describe('the code cache of the hook bundle', () => {
   let repo: TempRepo;
-  let install: string;
+  let install: ReturnType<typeof copyInstall>;
   beforeEach(() => {
     repo = makeTempRepo('ic-cache-');
-    install = mkdtempSync(join(tmpdir(), 'ic-install-'));
-    cpSync(join(REPO_ROOT, 'bin'), join(install, 'bin'), { recursive: true });
-    cpSync(join(REPO_ROOT, 'dist'), join(install, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') && !source.endsWith('.tmp') });
-    symlinkSync(join(REPO_ROOT, 'node_modules'), join(install, 'node_modules')); // better-sqlite3's addon, found beside the bundle
+    install = copyInstall();
   });
 
   // The copy's cache as the build leaves it, made on SQLite only: the repository's own may already have been
   // widened by other tests' calls on a server. A call with no cache writes a fresh one at its exit.
   async function cacheMadeOnSqlite(): Promise<Buffer> {
     rmSync(cacheFile());
-    const sqlite = await edit('src/warm-up.ts', { IC_DB: join(install, 'warm-up.db') });
+    const sqlite = await edit('src/warm-up.ts', { IC_DB: join(install.dir, 'warm-up.db') });
     expect(sqlite).toMatchObject({ exitCode: 0, stdout: '' });
     return readFileSync(cacheFile());
   }
   afterEach(() => {
     repo.cleanup();
-    rmSync(install, { recursive: true, force: true });
+    install.cleanup();
   });
 
-  const cacheFile = () => join(install, 'dist', CACHE);
+  const cacheFile = () => join(install.dist, CACHE);
   const edit = (file: string, env?: Record<string, string>) =>
-    runBin(join(install, 'bin', 'ic'), ['coord', 'hook', 'claude-pre-edit'], {
+    runBin(install.bin, ['coord', 'hook', 'claude-pre-edit'], {
       cwd: repo.dir,
       env,
       input: JSON.stringify({
@@ -76,7 +72,7 @@ describe('the code cache of the hook bundle', () => {
     expect(await edit('src/b.ts')).toMatchObject({ exitCode: 0, stdout: '' });
     expect(readFileSync(cacheFile()).equals(afterFirst)).toBe(true); // not rewritten on every call
     expect(await held()).toEqual(expect.arrayContaining(['src/a.ts', 'src/b.ts']));
-    expect(readdirSync(join(install, 'dist')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(readdirSync(install.dist).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('an older ic’s cache (no trailer) is still used, and a damaged one is replaced by a whole one', async () => {

@@ -89,10 +89,11 @@ function openWhileRestarting(url: string, deadline: number): PostgresConnection 
 
 // Waits (beyond the session's lock_timeout) until the test releases its advisory lock `key`.
 function waitAtBarrier(db: PostgresConnection, key: number): void {
+  const { lock_timeout: before } = db.get<{ lock_timeout: string }>('SHOW lock_timeout')!;
   db.exec('SET lock_timeout = 0');
   db.get('SELECT pg_advisory_lock_shared(?::bigint)', [key]);
   db.get('SELECT pg_advisory_unlock_shared(?::bigint)', [key]);
-  db.exec('RESET lock_timeout');
+  db.get('SELECT set_config(?, ?, false)', ['lock_timeout', before]); // the session's own value (ic sets it after the login: RESET would lose it)
 }
 
 function grant(args: GrantArgs): void {

@@ -87,7 +87,7 @@ describe('a connection through libpq', () => {
   it("finds the package where the caller's environment says, not only where this process's does", () => {
     const dir = join(tempDir(), 'elsewhere', 'libpq');
     const env = { ...process.env, IC_PG_DRIVER: 'libpq', IC_LIBPQ_DIR: dir };
-    const error = failure(() => openSession('postgresql://ic@db.example.com/ic?connect_timeout=2', env));
+    const error = failure(() => openSession('postgresql://ic@db.example.com/ic?connect_timeout=2', env, 5_000));
     expect(error.code).toBe('DB_UNAVAILABLE');
     expect(error.message).toContain(`no libpq package at IC_LIBPQ_DIR=${dir}`);
   });

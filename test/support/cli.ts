@@ -1,5 +1,5 @@
 import { execa, type Options } from 'execa';
-import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -16,6 +16,16 @@ export interface TempRepo {
   /** The scope its locks are stored under: its directory on SQLite, its project key on PostgreSQL (git config ic.project); makeTempRepo sets it. */
   scope?: string;
   cleanup: () => void;
+}
+
+// A copy of this repository's bin/ and dist/ in a temp directory: for tests of what a call keeps beside its
+// bundles (the code cache, the PostgreSQL login record), which must not touch the repository's own.
+export function copyInstall(): { dir: string; bin: string; dist: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'ic-install-'));
+  cpSync(join(REPO_ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'dist'), join(dir, 'dist'), { recursive: true, filter: (source) => !source.endsWith('.map') && !source.endsWith('.tmp') && !source.endsWith('postgres-login.json') });
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules')); // better-sqlite3's addon, found beside the bundle
+  return { dir, bin: join(dir, 'bin', 'ic'), dist: join(dir, 'dist'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 // A real git repository in a temp directory (canonical path), with its own database file.

@@ -4,6 +4,8 @@ import { LibpqSession } from './libpq-session';
 import type { PgSession } from './session';
 import { connectionTarget, type ConnectionTarget } from './wire/target';
 import { WireSession } from './wire/session';
+import { forgetLogin, takeLoginAhead } from './wire/login-ahead';
+import { parameterOf, withParameter } from './url';
 import { os } from '../../lazy-builtins';
 
 export type DriverChoice = { driver: 'builtin'; target: ConnectionTarget } | { driver: 'libpq'; reason: string };
@@ -26,11 +28,18 @@ export function chooseDriver(conninfo: string, env: NodeJS.ProcessEnv): DriverCh
   return { driver: 'libpq', reason: target.reason };
 }
 
-export function openSession(conninfo: string, env: NodeJS.ProcessEnv): PgSession {
+// `lockTimeoutMs`: the session's lock_timeout. The built-in driver sets it with the first statement, not in the
+// startup message, so that one install's logins are the same bytes whatever a call's deadline (bin/ic sends
+// the last one ahead: wire/login-ahead.ts); libpq gets it in the startup options. Either way a lock_timeout in
+// the URL's own `options` wins, as every setting there does.
+export function openSession(conninfo: string, env: NodeJS.ProcessEnv, lockTimeoutMs: number): PgSession {
   const choice = chooseDriver(conninfo, env);
   if (choice.driver === 'libpq') {
+    forgetLogin(takeLoginAhead());
+    const options = parameterOf(conninfo, 'options');
+    const withLockTimeout = withParameter(conninfo, 'options', `-c lock_timeout=${lockTimeoutMs}${options ? ` ${options}` : ''}`);
     try {
-      return LibpqSession.connect(conninfo, env);
+      return LibpqSession.connect(withLockTimeout, env);
     } catch (error) {
       // A missing driver says why this connection needs it: the person may only have to change the URL.
       if (!(error instanceof IcError) || choice.reason === 'IC_PG_DRIVER=libpq') throw error;
@@ -40,7 +49,9 @@ export function openSession(conninfo: string, env: NodeJS.ProcessEnv): PgSession
       });
     }
   }
-  return WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000 });
+  const session = WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000 });
+  if (!/\block_timeout\b/.test(parameterOf(conninfo, 'options') ?? '')) session.execLater(`SET lock_timeout = ${lockTimeoutMs}`);
+  return session;
 }
 
 function socketExists(path: string): boolean {

@@ -35,10 +35,10 @@ function milliseconds(value: number | undefined, fallback: number): number {
 }
 
 // The settings every ic session runs with, passed at connect time (no extra round trip). A person's own
-// `options` in the URL come after ours, so theirs win.
+// `options` in the URL come after ours, so theirs win. The lock wait, which a hook derives from its deadline,
+// is the driver's to set (choose-driver.ts): these stay the same for every call of an install.
 function sessionOptions(url: string, options: PostgresOptions): string {
   const flags = [
-    `-c lock_timeout=${milliseconds(options.lockTimeoutMs, DEFAULT_LOCK_TIMEOUT_MS)}`,
     `-c statement_timeout=${milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS)}`,
     // A backend notices a client killed mid-statement within a second and rolls its transaction back,
     // instead of holding the scope's lock until the statement ends (PostgreSQL 14+).
@@ -82,7 +82,7 @@ export class PostgresConnection {
     const connectSeconds = Math.max(2, Math.ceil(milliseconds(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) / 1000));
     const conninfo = withParameter(withDefaults(url, { connect_timeout: String(connectSeconds), application_name: 'ic' }), 'options', sessionOptions(url, options));
     try {
-      return new PostgresConnection(openSession(conninfo, env), shownUrl, secrets);
+      return new PostgresConnection(openSession(conninfo, env, milliseconds(options.lockTimeoutMs, DEFAULT_LOCK_TIMEOUT_MS)), shownUrl, secrets);
     } catch (error) {
       if (error instanceof IcError) throw error;
       const message = error instanceof Error ? error.message : String(error);

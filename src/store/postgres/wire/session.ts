@@ -25,6 +25,7 @@ import {
 } from './protocol';
 import { md5Password, SCRAM_MECHANISM, scramClient, verifyServerFinal, type ScramClient } from './scram';
 import { SyncSocket } from './socket';
+import { loginStartedFor, rememberLogin, takeLoginAhead, type SentEndpoint } from './login-ahead';
 import type { ConnectionTarget } from './target';
 import { os } from '../../../lazy-builtins';
 
@@ -55,11 +56,20 @@ export class WireSession implements PgSession {
   private constructor(private readonly socket: SyncSocket) {}
 
   // Tries each address in turn (localhost is 127.0.0.1, then ::1) until one answers; a server that answers
-  // and refuses (a wrong password, no such database) is final.
+  // and refuses (a wrong password, no such database) is final. The login bin/ic started ahead is used first
+  // when it is this very login (wire/login-ahead.ts); one that was lost on the way is made again, as usual.
   static connect(target: ConnectionTarget, options: WireOptions): WireSession {
     const deadline = Date.now() + options.connectTimeoutMs;
+    const startup = startupMessage(startupParameters(target));
+    const ahead = takeLoginAhead();
+    const started = loginStartedFor(ahead, target.endpoint, startup);
     let last: SessionError | undefined;
-    for (const open of socketsFor(target)) {
+    if (started) {
+      const outcome = WireSession.logIn(SyncSocket.adopt(started.stream), target, startup.subarray(started.written), deadline);
+      if (outcome instanceof WireSession) return outcome;
+      last = outcome;
+    }
+    for (const [endpoint, open] of socketsFor(target)) {
       let socket: SyncSocket;
       try {
         socket = open();
@@ -67,19 +77,29 @@ export class WireSession implements PgSession {
         last = new SessionError(String(error), undefined, true, (error as NodeJS.ErrnoException).code);
         continue;
       }
-      const session = new WireSession(socket);
-      try {
-        session.startUp(target, deadline);
-        socket.block();
-        return session;
-      } catch (error) {
-        socket.close();
-        if (!(error instanceof SessionError)) last = new SessionError(String(error), undefined, true, (error as NodeJS.ErrnoException).code);
-        else if (error.lost) last = error;
-        else throw error;
+      const outcome = WireSession.logIn(socket, target, startup, deadline);
+      if (outcome instanceof WireSession) {
+        if (ahead && !started) rememberLogin(ahead, endpoint, startup);
+        return outcome;
       }
+      last = outcome;
     }
     throw new SessionError(connectFailure(last, target), undefined, true, last?.systemCode);
+  }
+
+  // A logged-in session, or why the connection was lost (the next address may answer); a refusal is thrown.
+  private static logIn(socket: SyncSocket, target: ConnectionTarget, unsent: Buffer, deadline: number): WireSession | SessionError {
+    const session = new WireSession(socket);
+    try {
+      session.startUp(target, unsent, deadline);
+      socket.block();
+      return session;
+    } catch (error) {
+      socket.close();
+      if (!(error instanceof SessionError)) return new SessionError(String(error), undefined, true, (error as NodeJS.ErrnoException).code);
+      if (error.lost) return error;
+      throw error;
+    }
   }
 
   exec(sql: string): void {
@@ -144,11 +164,9 @@ export class WireSession implements PgSession {
     this.socket.close();
   }
 
-  private startUp(target: ConnectionTarget, deadline: number): void {
-    const parameters: Record<string, string> = { user: target.user, database: target.database, client_encoding: 'UTF8' };
-    if (target.applicationName) parameters.application_name = target.applicationName;
-    if (target.options) parameters.options = target.options;
-    this.write(startupMessage(parameters), deadline);
+  // `unsent`: what of the startup message is still to be written (none when bin/ic sent it ahead).
+  private startUp(target: ConnectionTarget, unsent: Buffer, deadline: number): void {
+    if (unsent.length > 0) this.write(unsent, deadline);
     // SCRAM's two steps: the client that answers the server's challenge, then what the server's proof must be.
     let scram: ScramClient | undefined;
     let expectedServerFinal: string | undefined;
@@ -298,21 +316,30 @@ export class WireSession implements PgSession {
   }
 }
 
-function socketsFor(target: ConnectionTarget): (() => SyncSocket)[] {
+function startupParameters(target: ConnectionTarget): Record<string, string> {
+  const parameters: Record<string, string> = { user: target.user, database: target.database, client_encoding: 'UTF8' };
+  if (target.applicationName) parameters.application_name = target.applicationName;
+  if (target.options) parameters.options = target.options;
+  return parameters;
+}
+
+function socketsFor(target: ConnectionTarget): [SentEndpoint, () => SyncSocket][] {
   const { endpoint } = target;
   if (endpoint.kind === 'socket') {
-    return [
-      () => {
-        try {
-          statSync(endpoint.path);
-        } catch {
-          throw Object.assign(new Error(`no server socket at ${endpoint.path}`), { code: 'ENOENT' });
-        }
-        return SyncSocket.connectUnix(endpoint.path);
-      },
-    ];
+    const open = (): SyncSocket => {
+      try {
+        statSync(endpoint.path);
+      } catch {
+        throw Object.assign(new Error(`no server socket at ${endpoint.path}`), { code: 'ENOENT' });
+      }
+      return SyncSocket.connectUnix(endpoint.path);
+    };
+    return [[endpoint, open]];
   }
-  return endpoint.addresses.map((address) => () => SyncSocket.connectTcp(address, endpoint.port, address.includes(':') ? 6 : 4));
+  return endpoint.addresses.map((address) => {
+    const family: 4 | 6 = address.includes(':') ? 6 : 4;
+    return [{ kind: 'tcp', address, port: endpoint.port, family }, () => SyncSocket.connectTcp(address, endpoint.port, family)];
+  });
 }
 
 function connectFailure(error: SessionError | undefined, target: ConnectionTarget): string {

@@ -18,6 +18,11 @@ export class SyncSocket {
     this.fd = stream.fd;
   }
 
+  // A stream connected elsewhere (bin/ic's login ahead: wire/login-ahead.ts).
+  static adopt(stream: StreamHandle): SyncSocket {
+    return new SyncSocket(stream);
+  }
+
   static connectUnix(path: string): SyncSocket {
     return new SyncSocket(openUnixStream(path));
   }
