@@ -718,13 +718,14 @@ async function benchPostgres() {
     checkAllowed(sqliteDir, 'app/editing.ts');
     const libpqEnv = { ...env, IC_PG_DRIVER: 'libpq' };
     checkAllowed(dir, 'app/libpq-editing.ts', libpqEnv);
-    const [floor, hook, fresh, reserve, libpq, sqlite] = measureInterleaved([
+    const [floor, hook, fresh, reserve, libpq, sqlite, noLoginAhead] = measureInterleaved([
       { cmd: nodeFloor },
       { cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', env), verify: hookReserved },
       { cmd: () => hookCmd(dir, SESSION, `app/fresh/file${freshFiles++}.ts`, env), verify: hookReserved },
       { cmd: () => [IC, ['coord', 'reserve', 'app/cli-editing.ts'], { cwd: dir, env: { ...process.env, ...env, IC_OWNER: 'bench-cli' } }], verify: cliReserved },
       { cmd: () => hookCmd(dir, SESSION, 'app/libpq-editing.ts', libpqEnv), verify: hookReserved },
       { cmd: () => hookCmd(sqliteDir, SESSION, 'app/editing.ts'), verify: hookReserved },
+      { cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', { ...env, IC_PG_LOGIN_AHEAD: '0' }), verify: hookReserved },
     ]);
     checkAllowed(dir, 'app/fresh/file0.ts', env);
     report('node -e 0 (PostgreSQL baseline)', floor);
@@ -733,6 +734,7 @@ async function benchPostgres() {
     report('coord reserve on PostgreSQL (CLI, renewing), 1,000 locks', reserve, 'node -e 0', floor);
     report('  the renew-path hook through libpq (IC_PG_DRIVER=libpq)', libpq, 'node -e 0', floor);
     report('  the renew-path hook on SQLite, 1,000 locks, this run', sqlite, 'node -e 0', floor);
+    report('  the renew-path hook without login ahead (IC_PG_LOGIN_AHEAD=0)', noLoginAhead, 'node -e 0', floor);
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const cleanup of cleanups) cleanup();

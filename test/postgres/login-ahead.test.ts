@@ -3,7 +3,8 @@
 // very login it would make. What users see must not change: every call here answers as it always did. The
 // backends a call starts are counted by the server (pg_stat_database.sessions of a database of the test's
 // own): one per call when the login ahead is used, two if a call logged in again beside it.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createConnection, type Socket } from 'node:net';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -149,6 +150,31 @@ describe('login ahead', () => {
     expect(await edit('src/b.ts', throughLibpq)).toMatchObject({ exitCode: 0, stdout: '' });
     expect(existsSync(recordFile())).toBe(false);
     expect(await held(url)).toEqual(['src/a.ts', 'src/b.ts']);
+  });
+
+  it('a command that opens no database ends at once, even with the login sent ahead still connecting', async () => {
+    // A listening socket that never accepts, its queue filled: the kernel drops further connection requests,
+    // so a connect to it stays under way (for about two minutes) unless the socket is closed.
+    const listener = spawn('python3', ['-c', 'import socket,time; s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(0); print(s.getsockname()[1], flush=True); time.sleep(120)']);
+    const fillers: Socket[] = [];
+    try {
+      const port = Number(await new Promise<string>((resolve) => listener.stdout.once('data', (data: Buffer) => resolve(data.toString().trim()))));
+      for (let i = 0; i < 3; i++) fillers.push(createConnection({ host: '127.0.0.1', port }).on('error', () => undefined));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const url = `postgresql://ic@127.0.0.1:${port}/ic`;
+      writeFileSync(
+        recordFile(),
+        JSON.stringify({ url, endpoint: { kind: 'tcp', address: '127.0.0.1', port, family: 4 }, startup: startupMessage({ user: 'ic', database: 'ic' }).toString('base64') }),
+      );
+      const started = Date.now();
+      const version = await runBin(install.bin, ['--version'], { cwd: repo.dir, env: { IC_DB: url }, timeout: 30_000 });
+      expect(version.exitCode).toBe(0);
+      expect(version.stdout).toMatch(/\d+\.\d+\.\d+/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const filler of fillers) filler.destroy();
+      listener.kill();
+    }
   });
 
   it('IC_PG_LOGIN_AHEAD=0 sends nothing ahead: the call logs in itself', async () => {

@@ -134,11 +134,12 @@ function foldDots(segments: readonly Atom[][], absolute: boolean): { kept: Atom[
 function stripRoot(segments: Atom[][], rootNames: readonly string[], input: string, ignoreCase: boolean, resolved: string | undefined): Atom[][] {
   const root = `/${rootNames.join('/')}`;
   const where = resolved === undefined ? '' : ` (through a symlink it is ${resolved})`;
-  const outside = new IcError('OUTSIDE_SCOPE', `pattern "${input}" is outside the scope ${root}${where}`, { scope: root });
-  if (segments.length < rootNames.length) throw outside;
+  // Made only when thrown: an error captures a stack trace, and every pattern a hook stores comes through here.
+  const outside = () => new IcError('OUTSIDE_SCOPE', `pattern "${input}" is outside the scope ${root}${where}`, { scope: root });
+  if (segments.length < rootNames.length) throw outside();
   const fold = (name: string | undefined): string | undefined => (ignoreCase ? name?.toLowerCase() : name);
   rootNames.forEach((name, i) => {
-    if (fold(literalName(segments[i]!)) !== fold(name)) throw outside;
+    if (fold(literalName(segments[i]!)) !== fold(name)) throw outside();
   });
   return segments.slice(rootNames.length);
 }

@@ -62,6 +62,12 @@ export function rememberLogin(ahead: LoginAhead, endpoint: SentEndpoint, startup
   }
 }
 
+// A call that made no connection in its synchronous part (a command that opens no database): the socket is
+// closed, so that a connect still under way to an address that does not answer cannot keep the process alive.
+export function closeUnusedLoginAhead(): void {
+  takeLoginAhead()?.sent?.stream.close();
+}
+
 // A call whose connection is not the built-in driver's (libpq): the record would only have the next call
 // open a socket it does not use.
 export function forgetLogin(ahead: LoginAhead | undefined): void {
