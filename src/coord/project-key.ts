@@ -8,7 +8,8 @@ import { childProcess } from '../lazy-builtins';
 // On a PostgreSQL server one database serves every clone of a repository, on any host: a scope cannot be a
 // path there (two clones never share one). It is the project's identity instead (docs/postgres.md, "The
 // scope"): `git config ic.project` when set (`ic init --project KEY`), else the repository's root commit,
-// which every clone has. SQLite keeps its path scopes (scope-key.ts).
+// which every clone has (and which the first call records as the clone's ic.project). SQLite keeps its path
+// scopes (scope-key.ts).
 
 export const PROJECT_CONFIG_KEY = 'ic.project';
 const MAX_PROJECT_KEY = 200;
@@ -73,6 +74,10 @@ export function projectIdentity(root: string): string {
       });
     }
     key = first;
+    // Recorded as the clone's key, as `ic init --project` would: finding it costs two git processes (and a
+    // walk of the whole history), ~20 ms of every call on even a small repository. Best effort: a clone
+    // whose config cannot be written finds it again next time.
+    git(root, ['config', PROJECT_CONFIG_KEY, key]);
   }
   known.set(root, key);
   return key;

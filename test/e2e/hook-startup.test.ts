@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect } from 'vitest';
+import { afterEach, beforeEach, describe, expect, inject } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
-import { sqliteOnly } from '../support/engine';
+import { postgresOnly, sqliteOnly } from '../support/engine';
+import { parameterOf, withParameter } from '../../src/store/postgres/url';
 
 // A hook runs before every edit and shell command of every agent, so each Node built-in it loads is paid
 // thousands of times a day (docs/performance.md). The ones below cost a short-lived process 2–7 ms each and
@@ -11,7 +13,7 @@ import { sqliteOnly } from '../support/engine';
 // at start-up (a top-level import in a module the hook bundle carries) is a regression no other test sees.
 const LOADED_ONLY_WHEN_NEEDED = ['net', 'crypto', 'child_process', 'perf_hooks', 'stream', 'tls', 'worker_threads', 'os'];
 
-describe('what a hook on SQLite loads', () => {
+describe('what a hook loads', () => {
   let repo: TempRepo;
   let probeDir: string;
   beforeEach(() => {
@@ -53,5 +55,41 @@ process.on('exit', () => {
     const calls = loadedByEachCall();
     expect(calls).toHaveLength(6);
     for (const loaded of calls) expect(loaded.filter((name) => LOADED_ONLY_WHEN_NEEDED.includes(name))).toEqual([]);
+  });
+
+  // On a server: its unix socket needs none of them; loopback TCP with a password needs crypto for the SCRAM
+  // login (which brings node:stream), and nothing else (telling an IP literal once loaded node:net, ~5 ms a call).
+  postgresOnly.it('the edit hook on a server loads none of them over a unix socket, and only crypto over TCP with a password', async () => {
+    const edit = (file: string) => payload({ tool_name: 'Edit', tool_input: { file_path: join(repo.dir, file), old_string: 'a', new_string: 'b' } });
+    const overTcp = withParameter(inject('pgTcpUrl'), 'options', parameterOf(repo.db, 'options')!); // the repository's own schema
+    for (const file of ['src/a.ts', 'src/b.ts']) expect(await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: edit(file), env: probed() })).toMatchObject({ exitCode: 0, stdout: '' });
+    for (const file of ['src/c.ts', 'src/d.ts'])
+      expect(await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: edit(file), env: { ...probed(), IC_DB: overTcp } })).toMatchObject({ exitCode: 0, stdout: '' });
+    const held = (await coord(repo, ['list', '--active', '--owner', 'claude-startup'])).json.locks.map((lock: { pattern: string }) => lock.pattern);
+    expect(held).toEqual(expect.arrayContaining(['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts']));
+    const [unix1, unix2, tcp1, tcp2] = loadedByEachCall().map((loaded) => loaded.filter((name) => LOADED_ONLY_WHEN_NEEDED.includes(name)));
+    expect([unix1, unix2]).toEqual([[], []]);
+    expect([tcp1!.sort(), tcp2!.sort()]).toEqual([
+      ['crypto', 'stream'],
+      ['crypto', 'stream'],
+    ]); // node:crypto loads node:stream itself
+  });
+
+  // A clone named by its root commit found it with two git processes (and a walk of its history) at every call.
+  postgresOnly.it('a clone named by its root commit records it as ic.project at its first call, and later calls start no git', async () => {
+    execFileSync('git', ['-C', repo.dir, 'config', '--unset', 'ic.project']);
+    execFileSync('git', ['-C', repo.dir, 'commit', '-q', '--allow-empty', '-m', 'root']);
+    const root = execFileSync('git', ['-C', repo.dir, 'rev-list', '--max-parents=0', 'HEAD'], { encoding: 'utf8' }).trim();
+    const edit = (file: string) => payload({ tool_name: 'Edit', tool_input: { file_path: join(repo.dir, file), old_string: 'a', new_string: 'b' } });
+    for (const file of ['src/a.ts', 'src/b.ts']) expect(await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: edit(file), env: probed() })).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(execFileSync('git', ['-C', repo.dir, 'config', '--get', 'ic.project'], { encoding: 'utf8' }).trim()).toBe(root);
+    const [first, second] = loadedByEachCall();
+    expect(first).toContain('child_process');
+    expect(second!.filter((name) => LOADED_ONLY_WHEN_NEEDED.includes(name))).toEqual([]);
+    const locks = (await coord(repo, ['list', '--active', '--owner', 'claude-startup'])).json.locks as { pattern: string; scope: string }[];
+    expect(locks.map((lock) => [lock.pattern, lock.scope])).toEqual([
+      ['src/a.ts', root],
+      ['src/b.ts', root],
+    ]);
   });
 });

@@ -37,6 +37,7 @@ export const CONFORMANCE_FILES: readonly string[] = [
   'test/e2e/stalled-claims.test.ts',
   'test/e2e/lock-run.test.ts',
   'test/e2e/names.test.ts',
+  'test/e2e/hook-startup.test.ts',
   'test/e2e/patterns-cwd.test.ts',
   'test/e2e/people-output.test.ts',
   // agents' hooks and sessions on a server database

@@ -1,8 +1,10 @@
 // Which connections ic's built-in PostgreSQL driver makes, and where to, read from a URL and the PG* variables
 // as libpq reads them; the rest is libpq's (src/store/postgres/choose-driver.ts).
+import fc from 'fast-check';
+import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { chooseDriver } from '../../../src/store/postgres/choose-driver';
-import { connectionTarget, type TargetEnvironment } from '../../../src/store/postgres/wire/target';
+import { connectionTarget, ipVersion, type TargetEnvironment } from '../../../src/store/postgres/wire/target';
 
 const where = (env: NodeJS.ProcessEnv = {}, sockets: string[] = []): TargetEnvironment => ({ env, osUser: () => 'dev', socketExists: (path) => sockets.includes(path) });
 
@@ -76,6 +78,51 @@ describe('libpq takes', () => {
 
   it('a service named by PGSERVICE', () => {
     expect(refusal('postgresql:///ic?host=/s', { PGSERVICE: 'team' })).toMatch(/service/);
+  });
+});
+
+// Every call over TCP asks whether its host is an IP literal; node:net's isIP would cost it ~5 ms to load.
+describe('an IP literal is told without node:net, as net.isIP tells it', () => {
+  it('named cases', () => {
+    const cases = ['127.0.0.1', '10.1.2.3', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '1::', '::', '1:2:3:4:5:6:7:8', 'fe80::1%eth0', 'fe80::1%25eth0'];
+    const not = [
+      'localhost',
+      'db.example.com',
+      '1.2.3',
+      '256.1.1.1',
+      '01.1.1.1',
+      '1.2.3.4 ',
+      '1.2.3.4:5432',
+      ':::',
+      '[::1]',
+      '::1/64',
+      '1:2::3::4',
+      '12345::',
+      'g::1',
+      '::\t1',
+      '::\n1',
+      ' ::1',
+      '::1%',
+      '1:2:3:4:5:6:7:8:9',
+    ];
+    for (const host of [...cases, ...not]) expect([host, ipVersion(host)]).toEqual([host, isIP(host)]);
+  });
+
+  it('any string over the characters that matter', () => {
+    const chars = fc.constantFrom(...'0123456789abcdefABCDEFg:.%[]/ \t\n'.split(''));
+    fc.assert(
+      fc.property(fc.array(chars, { maxLength: 24 }), (list) => {
+        const host = list.join('');
+        expect(ipVersion(host)).toBe(isIP(host));
+      }),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.ipV4(), fc.ipV6(), fc.ipV4Extended()), (host) => {
+        expect(ipVersion(host)).toBe(isIP(host));
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
 
