@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { findGitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
@@ -50,9 +50,17 @@ export function setProjectKey(root: string, key: string): void {
 
 /** The repository's root commit (the first, when it has several), or undefined before its first commit. */
 export function rootCommitOf(root: string): string | undefined {
-  const roots = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
-  const first = roots.out.split('\n')[0]?.trim() ?? '';
-  return roots.ok && first !== '' ? first : undefined;
+  return rootsOf(root)[0];
+}
+
+function rootsOf(root: string): string[] {
+  const listed = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
+  return listed.ok
+    ? listed.out
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line !== '')
+    : [];
 }
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
@@ -66,7 +74,8 @@ export function projectIdentity(root: string): string {
   let key: string;
   if (configured !== '') key = configured;
   else {
-    const first = rootCommitOf(root);
+    const roots = rootsOf(root);
+    const first = roots[0];
     if (first === undefined) {
       throw new IcError('INVALID_INPUT', `the repository at ${root} has no commit yet, and on a PostgreSQL database the project is named by its root commit`, {
         path: root,
@@ -76,8 +85,9 @@ export function projectIdentity(root: string): string {
     key = first;
     // Recorded as the clone's key, as `ic init --project` would: finding it costs two git processes (and a
     // walk of the whole history), ~20 ms of every call on even a small repository. Best effort: a clone
-    // whose config cannot be written finds it again next time.
-    git(root, ['config', PROJECT_CONFIG_KEY, key]);
+    // whose config cannot be written finds it again next time. Not where the answer may still change: a
+    // shallow clone (its "root" is where its history was cut) or a history with several roots.
+    if (!existsSync(join(info.commonDir, 'shallow')) && roots.length === 1) git(root, ['config', PROJECT_CONFIG_KEY, key]);
   }
   known.set(root, key);
   return key;

@@ -91,5 +91,13 @@ process.on('exit', () => {
       ['src/a.ts', root],
       ['src/b.ts', root],
     ]);
+
+    // A shallow clone's "root" is where its history was cut: used, as before, but not recorded.
+    execFileSync('git', ['-C', repo.dir, 'commit', '-q', '--allow-empty', '-m', 'second']);
+    const shallow = join(probeDir, 'shallow');
+    execFileSync('git', ['clone', '-q', '--depth', '1', `file://${repo.dir}`, shallow]);
+    const shallowEdit = payload({ tool_name: 'Edit', cwd: shallow, tool_input: { file_path: join(shallow, 'src/c.ts'), old_string: 'a', new_string: 'b' } });
+    expect(await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { cwd: shallow, input: shallowEdit, env: { IC_DB: repo.db } })).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(() => execFileSync('git', ['-C', shallow, 'config', '--get', 'ic.project'], { stdio: 'ignore' })).toThrow();
   });
 });

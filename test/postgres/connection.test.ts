@@ -136,8 +136,10 @@ describe('the scope transaction', () => {
   it("waits for a lock the call's lock wait, whichever driver; a lock_timeout in the URL's own options wins", () => {
     const shown = (url: string) => withConnection(url, (db) => db.get<{ lock_timeout: string }>('SHOW lock_timeout')!.lock_timeout, { lockTimeoutMs: 1234 });
     expect(shown(serverUrl())).toBe('1234ms');
-    const theirs = serverUrl().replace('?', `?options=${encodeURIComponent('-c lock_timeout=777')}&`);
-    expect(shown(theirs)).toBe('777ms');
+    for (const spelling of ['-c lock_timeout=777', '--lock-timeout=777', '-c LOCK_TIMEOUT=777']) {
+      const theirs = serverUrl().replace('?', `?options=${encodeURIComponent(spelling)}&`);
+      expect([spelling, shown(theirs)]).toEqual([spelling, '777ms']);
+    }
   });
 
   it('reads the server clock at the moment of the call, in epoch milliseconds', () => {

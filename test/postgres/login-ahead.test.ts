@@ -29,7 +29,7 @@ function sessionsOf(database: string): number {
 async function settledSessions(database: string, atLeast: number): Promise<number> {
   const giveUpAt = Date.now() + 10_000;
   while (sessionsOf(database) < atLeast && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 25));
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
   return sessionsOf(database);
 }
 

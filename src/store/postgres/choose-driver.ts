@@ -50,8 +50,22 @@ export function openSession(conninfo: string, env: NodeJS.ProcessEnv, lockTimeou
     }
   }
   const session = WireSession.connect(choice.target, { connectTimeoutMs: choice.target.connectTimeoutMs ?? 5_000 });
-  if (!/\block_timeout\b/.test(parameterOf(conninfo, 'options') ?? '')) session.execLater(`SET lock_timeout = ${lockTimeoutMs}`);
+  if (!optionsSet(parameterOf(conninfo, 'options') ?? '', 'lock_timeout')) session.execLater(`SET lock_timeout = ${lockTimeoutMs}`);
   return session;
+}
+
+// Whether a libpq `options` string sets the setting `name`, as the server reads it: `-c NAME=VALUE`,
+// `-cNAME=VALUE` or `--NAME=VALUE`, words split at spaces a backslash does not escape, a name's case and
+// its dashes (for underscores) not mattering.
+export function optionsSet(options: string, name: string): boolean {
+  const words = options.match(/(?:\\.|[^\s\\])+/g) ?? [];
+  const settings = words.flatMap((word, at) => {
+    if (word === '-c') return words[at + 1] === undefined ? [] : [words[at + 1]!];
+    if (word.startsWith('--')) return [word.slice(2)];
+    if (word.startsWith('-c')) return [word.slice(2)];
+    return [];
+  });
+  return settings.some((setting) => setting.split('=')[0]!.replace(/\\/g, '').toLowerCase().replace(/-/g, '_') === name);
 }
 
 function socketExists(path: string): boolean {

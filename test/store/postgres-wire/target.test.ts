@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { chooseDriver } from '../../../src/store/postgres/choose-driver';
+import { chooseDriver, optionsSet } from '../../../src/store/postgres/choose-driver';
 import { connectionTarget, ipVersion, type TargetEnvironment } from '../../../src/store/postgres/wire/target';
 
 const where = (env: NodeJS.ProcessEnv = {}, sockets: string[] = []): TargetEnvironment => ({ env, osUser: () => 'dev', socketExists: (path) => sockets.includes(path) });
@@ -123,6 +123,16 @@ describe('an IP literal is told without node:net, as net.isIP tells it', () => {
       }),
       { numRuns: 5_000 },
     );
+  });
+});
+
+// The built-in driver sets the session's lock_timeout itself unless the URL's own options do (they win).
+describe("a setting in a URL's options, as the server reads them", () => {
+  it('every spelling of -c NAME=VALUE and --NAME=VALUE, and nothing that only mentions the name', () => {
+    for (const options of ['-c lock_timeout=5', '-c lock-timeout=5', '--lock-timeout=5', '--lock_timeout=5', '-cLOCK_TIMEOUT=5', '-c statement_timeout=1 -c Lock_Timeout=9'])
+      expect([options, optionsSet(options, 'lock_timeout')]).toEqual([options, true]);
+    for (const options of ['', '-c search_path=lock_timeout', '-c x.lock_timeout=1', '-c statement_timeout=1', '-c search_path=a\\ -c\\ lock_timeout=1', '-c'])
+      expect([options, optionsSet(options, 'lock_timeout')]).toEqual([options, false]);
   });
 });
 

@@ -44,9 +44,11 @@ export function loginStartedFor(ahead: LoginAhead | undefined, endpoint: Endpoin
   return undefined;
 }
 
+// The address a usual login tries first: `localhost` is 127.0.0.1, then ::1, and a record made when the first
+// did not answer must not keep later calls on the second.
 function reaches(endpoint: Endpoint, sent: SentEndpoint): boolean {
   if (endpoint.kind === 'socket') return sent.kind === 'socket' && sent.path === endpoint.path;
-  return sent.kind === 'tcp' && sent.port === endpoint.port && endpoint.addresses.includes(sent.address);
+  return sent.kind === 'tcp' && sent.port === endpoint.port && sent.address === endpoint.addresses[0];
 }
 
 // After a login made the usual way: the next call logs in ahead with it. Best effort (a read-only install
