@@ -34,8 +34,9 @@ export function takeLoginAhead(): LoginAhead | undefined {
   return ahead;
 }
 
-// The login bin/ic started, if it is the one this connection would make; any other is closed unused (the
-// server's backend sees the socket close before a password is asked for, which it does not log).
+// The login bin/ic started, if it is the one this connection would make; any other is closed unused (a
+// server that asked for a password does not log that; one that let the client in logs it only if it logs
+// every connection).
 export function loginStartedFor(ahead: LoginAhead | undefined, endpoint: Endpoint, startup: Buffer): LoginAhead['sent'] {
   const sent = ahead?.sent;
   if (sent === undefined) return undefined;
