@@ -6,6 +6,8 @@ import { sameLineage } from './identity';
 import type { HookInput, HookResult } from './run';
 import { isDeadlineExceeded, type Deadline } from './deadline';
 import { runGitText } from './git-process';
+import { ownerOfCommand } from './liveness';
+import { envWithin } from './settings';
 
 // The commit-message gate (install --commit-gate): a commit must name a work item its committer holds a
 // claim on, or held within the last hour, so every commit can be traced to its item and handed back.
@@ -62,9 +64,11 @@ export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: str
   if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
   const warn = mode === 'warn';
   const pattern = env.IC_GATE_PATTERN || DEFAULT_GATE_PATTERN;
-  const owner = env.IC_OWNER ?? '';
   const items = namedItems(messageText(input.text, commentPrefixes(cwd, env, deadline)), pattern);
   const top = gitTopLevel(cwd, env, deadline);
+  // Whose claims count: the agent session whose shell runs git (its process lineage), else IC_OWNER, as
+  // the guard and `coord claim` find it; so a Codex session commits what it claimed without IC_OWNER.
+  const owner = ownerOfCommand(top, envWithin(env, deadline, 1_000)) ?? '';
   const ctx = createContext({ cwd: top, env, write: false });
   let claims: HeldClaim[];
   try {
@@ -76,7 +80,7 @@ export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: str
   if (items.some((item) => held.has(item))) return { stdout: '', stderr: '', exitCode: 0 };
   const why =
     owner === ''
-      ? 'IC_OWNER is not set, so ic cannot tell whose claims to look at'
+      ? 'this git runs in no agent session ic knows and IC_OWNER is not set, so ic cannot tell whose claims to look at'
       : items.length === 0
         ? `the message names no work item (/${pattern}/)`
         : `the message names ${items.join(', ')}, which ${owner} does not hold and has not held within the hour`;

@@ -3,10 +3,13 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanEnv, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { cleanEnv, coord, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
+import { startFakeClient, type FakeClient } from '../support/fake-client';
 
 const repos: TempRepo[] = [];
-afterEach(() => {
+const clients: FakeClient[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.kill();
   for (const repo of repos.splice(0)) repo.cleanup();
 });
 
@@ -87,5 +90,35 @@ describe('commit-message gate', () => {
     expect((await ic(repo, ['coord', 'install', '--git', '--commit-gate=PROJ-[0-9]+'])).json.changed).toEqual([]);
     await ic(repo, ['coord', 'uninstall', '--git']);
     expect(readFileSync(join(hooks, 'commit-msg'), 'utf8')).toContain('previous hook says no');
+  });
+
+  it('finds the committing session by its process lineage, as the guard does: a Codex session without IC_OWNER commits the item it claimed; another session may not', async () => {
+    const repo = await setUp();
+    const codexPatch = (session: string, file: string) => ({
+      session_id: session,
+      cwd: repo.dir,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'apply_patch',
+      tool_input: { command: `*** Begin Patch\n*** Update File: ${file}\n@@\n-a\n+b\n*** End Patch\n` },
+    });
+    const gitCommit = (file: string, message: string) =>
+      `echo ${JSON.stringify(message)} >> ${file} && git add ${file} && git -c user.email=t@example.com -c user.name=T commit -q -m ${JSON.stringify(message)}`;
+    const codex = await startFakeClient(repo.dir);
+    const other = await startFakeClient(repo.dir);
+    clients.push(codex, other);
+    expect((await codex.hook('codex-pre-edit', codexPatch('cx', 'work.txt'))).code).toBe(0);
+    const claim = await codex.run(`'${IC_BIN}' coord claim bd-9`);
+    expect(claim.json.locks[0]).toMatchObject({ owner: 'codex-cx', pattern: 'bd-9' });
+    const committed = await codex.run(gitCommit('work.txt', 'bd-9: fix the parser'));
+    expect(committed.stderr).toBe('');
+    expect(committed.code).toBe(0);
+    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: repo.dir, encoding: 'utf8' })).toBe('bd-9: fix the parser\n');
+
+    // A second session (its own lineage, no IC_OWNER) naming the same item is refused as itself.
+    await other.hook('codex-pre-edit', codexPatch('cy', 'other.txt'));
+    const refused = await other.run(gitCommit('other.txt', 'bd-9: not mine'));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('names bd-9, which codex-cy does not hold');
+    expect(execFileSync('git', ['log', '-1', '--format=%s'], { cwd: repo.dir, encoding: 'utf8' })).toBe('bd-9: fix the parser\n');
   });
 });
