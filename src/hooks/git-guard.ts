@@ -49,10 +49,16 @@ export interface GuardResult {
 // The guard's question for one repository: which staged paths do other owners hold right now?
 export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, deadline: Deadline): GuardResult {
   const top = gitTopLevel(cwd, env, deadline);
+  return checkPaths(top, env, owner, () => stagedPaths(top, env, deadline));
+}
+
+// Which of these paths (read only when there is a database) do other owners hold right now? The guard's
+// question for staged paths, and the ref-update check's for the paths a new commit changes.
+export function checkPaths(top: string, env: NodeJS.ProcessEnv, owner: string, pathsOf: () => string[]): GuardResult {
   const ctx = createContext({ cwd: top, env, write: false, project: resolveProject(top) });
   try {
     if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
-    const paths = stagedPaths(top, env, deadline);
+    const paths = pathsOf();
     if (paths.length === 0) return { held: [], checked: 0 };
     return { held: heldByOthers(paths, activeFileLocks(ctx), owner, ctx.ignoreCase), checked: paths.length };
   } finally {

@@ -149,7 +149,7 @@ function failedHook(name: HookName, error: unknown, env: NodeJS.ProcessEnv): Hoo
       exitCode: failClosed ? 1 : 0,
     };
   if (name === 'git-reference-transaction')
-    return { stdout: '', stderr: `ic: the revert check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+    return { stdout: '', stderr: `ic: the ref update check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
   if (name === 'git-post-checkout') return { stdout: '', stderr: `ic: agent hooks were not installed in this work tree: ${describe(error)}\n`, exitCode: 0 };
   if (name === 'git-post-commit' || name === 'git-index-path') return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
   if (name === 'claude-pre-edit' || name === 'codex-pre-edit' || name === 'claude-pre-shell' || name === 'codex-pre-shell')

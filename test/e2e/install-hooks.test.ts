@@ -54,6 +54,7 @@ describe('ic coord install / uninstall', () => {
       { file: codex, action: 'created' },
       { file: hook, action: 'created' },
       { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' }, // worktrees added later get the agent hooks
+      { file: join(r.dir, '.git', 'hooks', 'reference-transaction'), action: 'created' }, // the guard where --no-verify skips pre-commit
       { file: exclude, action: 'updated' },
     ]);
     const edits = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';
@@ -93,7 +94,7 @@ describe('ic coord install / uninstall', () => {
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
     const gone = await ic(r, ['coord', 'uninstall'], { env });
-    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'removed', 'updated']);
+    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'removed', 'removed', 'updated']);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
     expect(existsSync(hook)).toBe(false);
@@ -103,7 +104,7 @@ describe('ic coord install / uninstall', () => {
     const r = repo();
     const dry = await ic(r, ['coord', 'install', '--dry-run'], { env: bothClients(r) });
     expect(dry.json.dry_run).toBe(true);
-    expect(dry.json.changed).toHaveLength(5); // Claude and Codex settings, pre-commit, post-checkout, exclude
+    expect(dry.json.changed).toHaveLength(6); // Claude and Codex settings, pre-commit, post-checkout, reference-transaction, exclude
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
     const codexOnly = await ic(r, ['coord', 'install', '--codex']);
@@ -126,6 +127,7 @@ describe('ic coord install / uninstall', () => {
       { file: `${hook}.ic-backup`, action: 'backed_up' },
       { file: hook, action: 'created' },
       { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' },
+      { file: join(r.dir, '.git', 'hooks', 'reference-transaction'), action: 'created' },
     ]);
     const merged = JSON.parse(readFileSync(settings, 'utf8'));
     expect(merged.permissions).toEqual({ allow: ['Bash(npm test)'] });
@@ -146,6 +148,7 @@ describe('ic coord install / uninstall', () => {
     expect(uninstall.json.changed).toEqual([
       { file: settings, action: 'updated' },
       { file: hook, action: 'restored' },
+      { file: join(r.dir, '.git', 'hooks', 'reference-transaction'), action: 'removed' },
       { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'removed' },
     ]);
     expect(snapshot([settings, hook, `${hook}.ic-backup`])).toEqual({ ...before, [`${hook}.ic-backup`]: null });
@@ -169,7 +172,7 @@ describe('ic coord install / uninstall', () => {
     writeScript(userHook, '#!/usr/bin/env sh\necho husky >> husky-ran\n');
     const before = snapshot([userHook]);
     const install = await ic(r, ['coord', 'install', '--git']);
-    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook, join(r.dir, '.husky', 'post-checkout')]);
+    expect(install.json.changed.map((c: any) => c.file)).toEqual([`${userHook}.ic-backup`, userHook, join(r.dir, '.husky', 'post-checkout'), join(r.dir, '.husky', 'reference-transaction')]);
     await coord(r, ['reserve', 'x.ts', '--owner', 'alice']);
     writeFile(r.dir, 'x.ts');
     await git(r.dir, ['add', 'x.ts']);
@@ -206,6 +209,7 @@ describe('ic coord install / uninstall', () => {
       expect(result.json.changed).toEqual([
         { file: join(r.dir, '.git', 'hooks', 'pre-commit'), action: 'created' },
         { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' },
+        { file: join(r.dir, '.git', 'hooks', 'reference-transaction'), action: 'created' },
       ]);
     } finally {
       execFileSync('rm', ['-rf', linked]);

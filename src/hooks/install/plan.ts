@@ -124,11 +124,12 @@ export function planInstall(options: PlanOptions): InstallPlan {
   if (options.targets.includes('git')) {
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath()));
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'post-checkout')); // worktrees added later get the agent hooks
+    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'reference-transaction')); // the guard again where --no-verify skipped pre-commit
     nextSteps.push('Aider: set `git-commit-verify: true` in .aider.conf.yml so its commits go through the guard.');
   }
   if (options.gitIndex) {
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'post-commit'));
-    changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'reference-transaction')); // --no-verify cannot skip it
+    if (!options.targets.includes('git')) changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'reference-transaction')); // --no-verify cannot skip it
     nextSteps.push('Private staging areas: Claude sessions get theirs from SessionStart; other agents run `export GIT_INDEX_FILE="$(ic coord hook git-index-path)"` with IC_OWNER set.');
   }
   if (options.commitGate !== undefined) {
