@@ -112,6 +112,23 @@ export function hookClient(here: { host: string; boot: string } | undefined = th
   return client && { host: client.host, boot: client.boot, pid: client.pid, start: client.start };
 }
 
+// The program a process runs, as words to recognise a client by: its executable's path and its first two
+// arguments (a script run by node names the client in argv[1]). Empty where /proc does not say.
+export function programOf(pid: number): string[] {
+  const words: string[] = [];
+  try {
+    words.push(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    // another user's process, or no /proc: the command line may still say
+  }
+  try {
+    words.push(...readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, 2));
+  } catch {
+    // gone
+  }
+  return words.filter((word) => word !== '');
+}
+
 // Is the recorded client still running? Only answerable on its own host: elsewhere, the TTL decides.
 export function clientState(client: ClientProcess): 'alive' | 'gone' | 'unknown' {
   const here = thisMachine();

@@ -18,7 +18,9 @@ import { runCommitGate } from './commit-gate';
 import { runClaudePreShell, runCodexPreShell } from './shell-hook';
 import { runClaudePostTool, runCodexPostTool } from './custody/post-tool';
 import { agentHookOf, isAgentHookName } from './agents';
-import { agentHookFailed, runAgentHook } from './agents/run-agent';
+import { agentHookFailed, runAgentHook, type AgentPhase } from './agents/run-agent';
+import { copilotViaClaudeAdapter } from './agents/copilot-claude';
+import { routeOfHook } from './hook-route';
 import { runReferenceTransaction } from './revert-guard';
 
 export { HOOK_NAMES, type HookName } from './names';
@@ -62,12 +64,16 @@ export function isHookName(name: string): name is HookName {
 export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd(), deadline: Deadline = startDeadline(hookSettings(hookEnv).timeoutMs)): HookResult {
   const env = withAbsoluteDb(hookEnv, cwd);
   if (input.timedOut) return failedHook(name, deadline.exceeded("reading the hook's input (stdin still open)"), env);
+  // A hook file another client runs (Copilot running Claude's) acts as that client's session, or steps aside.
+  const route = routeOfHook(name, input.text, Boolean(input.truncated), env, cwd);
+  if (route.kind === 'step-aside') return { stdout: '', stderr: '', exitCode: 0 };
+  const sessionHook = route.kind === 'as-copilot' ? route.livenessName : name;
   // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
   // dead clients' locks, and hand-off requests for the model.
-  let step = observeSession(name, input, env, cwd, deadline);
+  let step = observeSession(sessionHook, input, env, cwd, deadline);
   try {
-    const result = dispatchHook(name, input, env, cwd, deadline);
-    if (step?.owner === '') step = observeSession(name, input, env, cwd, deadline); // the hook created the database: register now
+    const result = route.kind === 'as-copilot' ? runAsCopilot(route.phase, input, env, cwd, deadline) : dispatchHook(name, input, env, cwd, deadline);
+    if (step?.owner === '') step = observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
   } finally {
     clearLiveOwners();
@@ -132,6 +138,12 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
     return failedHook(name, error, env);
   }
+}
+
+// A Claude hook that Copilot CLI runs, with no Copilot hooks of ic installed: Copilot's work, as Copilot.
+function runAsCopilot(phase: AgentPhase | undefined, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+  if (phase === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  return runAgentHook(copilotViaClaudeAdapter, phase, input.text, Boolean(input.truncated), env, cwd, deadline);
 }
 
 // What each kind of hook answers when ic could not do its work (a bug, an unusable database, the deadline):

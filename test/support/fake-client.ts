@@ -12,14 +12,16 @@ export interface FakeClient {
   kill: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
-// Starts test/support/fake-client-process.mjs in `cwd` with a clean environment plus `env`.
-export async function startFakeClient(cwd: string, env: Record<string, string | undefined> = {}): Promise<FakeClient> {
+// Starts test/support/fake-client-process.mjs in `cwd` with a clean environment plus `env`; `argv0` names
+// the process as a client's program would (`copilot`), which is how ic tells which client runs a hook.
+export async function startFakeClient(cwd: string, env: Record<string, string | undefined> = {}, options: { argv0?: string } = {}): Promise<FakeClient> {
   // On PostgreSQL, a hook's IC_NOW (IC_TEST_CLOCK=1) moves the clock the server would otherwise give (engine.ts).
   const clock = onPostgres ? { IC_TEST_PG_CLIENT_CLOCK: POSTGRES_CLIENT_CLOCK.IC_TEST_PG_CLIENT_CLOCK } : {};
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'fake-client-process.mjs')], {
     cwd,
     env: cleanEnv({ ...clock, ...env }) as NodeJS.ProcessEnv,
     stdio: ['pipe', 'pipe', 'inherit'],
+    ...(options.argv0 ? { argv0: options.argv0 } : {}),
   });
   const waiting: ((line: string) => void)[] = [];
   let buffer = '';

@@ -32,7 +32,7 @@ function argsOf(payload: Payload): Record<string, unknown> | undefined {
   }
 }
 
-function copilotToolCall(payload: Payload): ToolCall {
+export function copilotToolCall(payload: Payload): ToolCall {
   const tool = stringField(payload, 'toolName');
   if (tool === undefined) return { kind: 'malformed', problem: 'the hook input has no toolName' };
   const args = argsOf(payload);

@@ -16,6 +16,7 @@ import { sameLineage } from '../identity';
 import { shellTimeoutOf } from '../shell-timeout';
 import { objectField, stringField, type Payload } from '../payload';
 import { runsGit } from '../runs-git';
+import { realClientOf } from '../real-client';
 import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
 import { readMarker, removeMarker, writeMarker } from './markers';
@@ -72,6 +73,9 @@ function shellCallOf(name: string, text: string, hookEnv: NodeJS.ProcessEnv, cwd
   const before = name.includes('-pre-');
   const callId = stringField(payload, 'tool_use_id') ?? stringField(payload, 'call_id') ?? '';
   const sessionDir = stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
+  const agent = name.slice(0, name.indexOf('-'));
+  const real = realClientOf(agent, payload, env);
+  if (real !== undefined && real !== agent) return undefined; // another client runs this hook file: the long way decides as whom (hook-route.ts)
   if (name.startsWith('claude-')) {
     if (tool !== 'Bash' || sessionId === undefined || !SAFE_ID.test(sessionId)) return undefined;
     const agentId = stringField(payload, 'agent_id');

@@ -1,7 +1,9 @@
 import type { HealthCheck } from '../../store/health';
 import { copilotConfigFile, copilotTrusts, geminiTrustFile, geminiTrusts } from './agent-trust';
 import { agentFiles, COPILOT_HOOK_NAMES, GEMINI_HOOK_NAMES } from './agents';
-import { commandCheck } from './doctor-checks';
+import { commandCheck, ourCommands } from './doctor-checks';
+import { CLAUDE_HOOK_NAMES } from '../names';
+import { join } from 'node:path';
 import { readIfExists } from './git-hook';
 import { hooksObjectOf, isOurHandler } from './json-hooks';
 import { OPENCODE_PLUGIN_MARKER } from './opencode-plugin';
@@ -21,6 +23,8 @@ export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): He
   if (copilot.length > 0) {
     checks.push(commandCheck('copilot_hooks', files.copilot, copilot, env));
     checks.push(copilotTrustCheck(projectRoot, env));
+    const claude = claudeHookFiles(projectRoot);
+    if (claude.length > 0) checks.push(copilotRunsClaudeHooks(claude));
   }
   const plugin = readIfExists(files.opencode);
   const program = plugin?.includes(OPENCODE_PLUGIN_MARKER) ? /^const IC = ("(?:[^"\\]|\\.)*");$/m.exec(plugin)?.[1] : undefined;
@@ -78,5 +82,19 @@ function copilotTrustCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
     severity: 'warning',
     detail: `${projectRoot} is not among the trusted folders in ${file}: Copilot CLI skips repository hooks silently there (unless started with --trust-folder), so its edits go unchecked`,
     fix: 'run `ic coord install --copilot --trust`, or trust the folder when Copilot CLI asks',
+  };
+}
+
+// Copilot CLI also runs the Claude Code hooks in these files (it reads .claude/settings.json and
+// settings.local.json as repository config): which hooks each client runs, and why that stays one owner.
+function claudeHookFiles(projectRoot: string): string[] {
+  return ['.claude/settings.local.json', '.claude/settings.json'].filter((file) => ourCommands(readIfExists(join(projectRoot, file)), CLAUDE_HOOK_NAMES).length > 0);
+}
+
+function copilotRunsClaudeHooks(claudeFiles: readonly string[]): HealthCheck {
+  return {
+    name: 'copilot_claude_hooks',
+    ok: true,
+    detail: `Claude Code runs ic's hooks in ${claudeFiles.join(' and ')}; Copilot CLI runs .github/hooks/ic.json and those Claude hooks too. ic's Claude hooks recognise a Copilot session (its process) and leave its tool calls to its own hooks: one owner per session (copilot-<session>, claude-<session>)`,
   };
 }
