@@ -32,7 +32,7 @@ function withTargetOptions(command: Command): Command {
   return withCommonOptions(command)
     .option('--claude', 'Claude Code: .claude/settings.local.json (edits, refused edits, session start/end, subagents)')
     .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch, shell tools and MCP tools, SessionEnd)')
-    .option('--git', 'git pre-commit guard in `git rev-parse --git-path hooks` (chains an existing hook)')
+    .option('--git', 'git guard in `git rev-parse --git-path hooks`: pre-commit, and reference-transaction for commits that skip it (--no-verify); chains existing hooks')
     .option('--gemini', 'Gemini CLI: .gemini/settings.json (BeforeTool/AfterTool on write_file, replace, run_shell_command; SessionEnd)')
     .option('--copilot', 'GitHub Copilot CLI: .github/hooks/ic.json (preToolUse, postToolUse, sessionEnd)')
     .option('--opencode', 'OpenCode: the plugin .opencode/plugin/ic.js (tool.execute.before/after, calling `ic coord hook opencode-…`)')
