@@ -164,12 +164,12 @@ describe('custody restore: `git checkout REV -- path` inside a script (#34 item 
   afterEach(() => repo.cleanup());
 
   it('a glob-held clean file reverted through the index is put back, index entry included', async () => {
-    seed(repo, { 'gen/a.ts': 'a v1\n', 'gen/b.ts': 'b v1\n', 'gen/old.ts': 'old\n', 'free.ts': 'free v1\n' }, 'v1');
+    seed(repo, { 'gen/a.ts': 'a v1\n', 'gen/b.ts': 'b v1\n', 'gen/old.ts': 'old\n', 'lit.ts': 'lit v1\n', 'free.ts': 'free v1\n' }, 'v1');
     git(repo, 'rm', '-q', 'gen/old.ts');
-    seed(repo, { 'gen/a.ts': 'a v2\n', 'gen/b.ts': 'b v2\n', 'free.ts': 'free v2\n' }, 'v2');
-    expect((await reserveAs(repo, 'generator', 'gen/**')).exitCode).toBe(0);
+    seed(repo, { 'gen/a.ts': 'a v2\n', 'gen/b.ts': 'b v2\n', 'lit.ts': 'lit v2\n', 'free.ts': 'free v2\n' }, 'v2');
+    expect((await reserveAs(repo, 'generator', 'gen/**', 'lit.ts')).exitCode).toBe(0);
     const headBlob = (path: string) => git(repo, 'rev-parse', `HEAD:${path}`).trim();
-    write(repo, 'revert.sh', 'git checkout HEAD~1 -- gen/a.ts gen/old.ts free.ts\ngit restore --source HEAD~1 --staged --worktree gen/b.ts\n');
+    write(repo, 'revert.sh', 'git checkout HEAD~1 -- gen/a.ts gen/old.ts lit.ts free.ts\ngit restore --source HEAD~1 --staged --worktree gen/b.ts\n');
     const { after } = await shellCall(repo, B, 'co-1', 'bash revert.sh');
     expect(read(repo, 'gen/a.ts')).toBe('a v2\n');
     expect(read(repo, 'gen/b.ts')).toBe('b v2\n');
@@ -177,7 +177,9 @@ describe('custody restore: `git checkout REV -- path` inside a script (#34 item 
     expect(read(repo, 'free.ts')).toBe('free v1\n'); // nobody holds it: B's checkout stands, staged
     // The index names the held files' contents as before the command: nothing of the revert stays staged.
     expect(git(repo, 'ls-files', '-s', 'gen').trim().split('\n')).toEqual([`100644 ${headBlob('gen/a.ts')} 0\tgen/a.ts`, `100644 ${headBlob('gen/b.ts')} 0\tgen/b.ts`]);
-    expect(git(repo, 'status', '--porcelain', '--', 'gen')).toBe('');
+    expect(read(repo, 'lit.ts')).toBe('lit v2\n'); // a literal hold: its snapshot row, and its index entry put back too
+    expect(git(repo, 'ls-files', '-s', 'lit.ts')).toBe(`100644 ${headBlob('lit.ts')} 0\tlit.ts\n`);
+    expect(git(repo, 'status', '--porcelain', '--', 'gen', 'lit.ts')).toBe('');
     expect(git(repo, 'diff', '--cached', '--name-only')).toBe('free.ts\n');
     const context = contextOf(after.stdout);
     expect(context).toContain('"gen/a.ts" is held by generator: your command changed it, so it was put back');
@@ -186,6 +188,7 @@ describe('custody restore: `git checkout REV -- path` inside a script (#34 item 
       expect.arrayContaining([
         ['gen/a.ts', headBlob('gen/a.ts')],
         ['gen/b.ts', headBlob('gen/b.ts')],
+        ['lit.ts', headBlob('lit.ts')],
       ]),
     );
     expect((await events(repo, 'displaced')).map((e) => [e.pattern, e.detail.index_entry])).toEqual([['gen/old.ts', null]]);

@@ -52,7 +52,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
     const started = recorded ?? marker?.started_at;
     const snapshot = recorded !== undefined ? snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
-    const indexChanged = snapshot === undefined ? new Map<string, IndexEntry | undefined>() : indexEntriesChanged(repo, view, request.owner, callId, snapshot);
+    const indexChanged = snapshot === undefined ? new Map<string, IndexEntry | undefined>() : indexChangesOfHeld(repo, view, request.owner, callId, snapshot);
     const windowStart = started ?? (request.durationMs !== undefined ? view.now - request.durationMs - WINDOW_SLACK_MS : undefined);
     const otherPaths = [...view.others.files.keys()];
     const ownPaths = [...view.own.files.keys()];
@@ -181,18 +181,20 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
   }
 }
 
-// The files of other owners' globs that matched the index before the command (no snapshot row) and whose
-// entry the command changed (`git checkout REV -- path`): their state before is the old entry (absent when
-// the old index had none), put into the snapshot. Returns the old entries, to put back with the files.
-function indexEntriesChanged(repo: Repo, view: { scope: string; others: Covered }, writer: string, callId: string, snapshot: Map<string, SnapshotRow>): Map<string, IndexEntry | undefined> {
-  const candidates = new Set([...view.others.files.keys()].filter((path) => !snapshot.has(path)));
-  const old = indexBefore(repo, view.scope, writer, callId, candidates);
+// The held files whose index entry the command changed (`git checkout REV -- path`), with their entries
+// before it (undefined: none), to put back with the files. A glob's file that matched the index has no
+// snapshot row: its state before is that old entry (absent when there was none), put into the snapshot.
+function indexChangesOfHeld(repo: Repo, view: { scope: string; others: Covered }, writer: string, callId: string, snapshot: Map<string, SnapshotRow>): Map<string, IndexEntry | undefined> {
+  const old = indexBefore(repo, view.scope, writer, callId, new Set(view.others.files.keys()));
+  if (old.size === 0) return old;
+  const now = readIndex(join(repo.gitDir, 'index'), (path) => old.has(path)); // literal files' entries too (the view has only globs')
+  const current = new Map(now.map((entry) => [entry.path, entry]));
   const changed = new Map<string, IndexEntry | undefined>();
   for (const [path, entry] of old) {
-    const current = view.others.tracked.get(path);
-    if (entry?.blob === current?.blob && entry?.mode === current?.mode) continue;
+    const after = current.get(path);
+    if (entry?.blob === after?.blob && entry?.mode === after?.mode) continue;
     changed.set(path, entry);
-    snapshot.set(path, { path, holder: view.others.files.get(path)!.holder, ...(entry ? indexState(entry) : ABSENT) });
+    if (!snapshot.has(path)) snapshot.set(path, { path, holder: view.others.files.get(path)!.holder, ...(entry ? indexState(entry) : ABSENT) });
   }
   return changed;
 }
@@ -203,7 +205,9 @@ function indexEntriesChanged(repo: Repo, view: { scope: string; others: Covered 
 function restoreIndexEntries(repo: Repo, entries: readonly { path: string; entry: IndexEntry | undefined }[], report: RestoreReport, deadline: Deadline): void {
   const input = entries.map(({ path, entry }) => (entry ? `${entry.mode.toString(8)} ${entry.blob}\t${path}\0` : `0 ${'0'.repeat(40)}\t${path}\0`)).join('');
   try {
-    runGit(['-C', repo.root, 'update-index', '-z', '--index-info'], { input }, deadline);
+    // The index read above, named outright: a GIT_INDEX_FILE in the hook's environment (a private index) is not it.
+    const env = { ...process.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root, GIT_INDEX_FILE: join(repo.gitDir, 'index') };
+    runGit(['update-index', '-z', '--index-info'], { input, env, cwd: repo.root }, deadline);
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Command failed')) ?? 'git update-index failed';
     for (const { path } of entries) (report.indexLeft ??= []).push({ path, error: message.trim() });

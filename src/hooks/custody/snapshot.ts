@@ -42,7 +42,7 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
-    if (others.tracked.size > 0) keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
+    keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run
