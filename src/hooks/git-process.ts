@@ -10,6 +10,8 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   input?: Buffer | string;
   maxBuffer?: number;
+  /** A file descriptor git's output goes to (streamed, never buffered); the result is then empty. */
+  stdout?: number;
 }
 
 export function runGit(args: string[], options: GitOptions, deadline: Deadline): Buffer {
@@ -21,7 +23,7 @@ export function runGit(args: string[], options: GitOptions, deadline: Deadline):
     env: options.env ?? process.env,
     ...(options.input !== undefined ? { input: options.input } : {}),
     maxBuffer: options.maxBuffer ?? 256 * 1024 * 1024,
-    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', options.stdout ?? 'pipe', 'pipe'],
     ...(Number.isFinite(left) ? { timeout: left, killSignal: 'SIGKILL' as const } : {}),
     // Its own process group (setsid; Node's spawnSync honours `detached` as spawn does, though its types
     // omit it), so a timeout can kill what git started too.
@@ -38,7 +40,7 @@ export function runGit(args: string[], options: GitOptions, deadline: Deadline):
     throw error;
   }
   if (result.status !== 0) throw commandFailed(args, result.status, result.signal, result.stderr);
-  return result.stdout;
+  return result.stdout ?? Buffer.alloc(0);
 }
 
 export function runGitText(args: string[], options: GitOptions, deadline: Deadline): string {

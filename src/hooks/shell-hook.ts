@@ -72,7 +72,7 @@ function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, 
     return decideFailure(error, settings.failClosed);
   }
   if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
-  snapshotBeforeShell(request, bounded);
+  snapshotBeforeShell(request, bounded, deadline);
   return decision;
 }
 

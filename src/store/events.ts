@@ -3,7 +3,8 @@ import { statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
 // hook, a hand-off request for a claim, and a stalled claim taken over. 0.3: a held file a shell command
-// changed, put back (restored) or, created under another owner's pattern, moved aside (displaced).
+// changed, put back (restored) or, created under another owner's pattern, moved aside (displaced). 0.4: a
+// held file changed without proof it was the command (unverified), or not written because unsafe (restore_refused).
 export type EventType =
   | 'reserved'
   | 'renewed'
@@ -18,7 +19,9 @@ export type EventType =
   | 'handoff_requested'
   | 'taken_over'
   | 'restored'
-  | 'displaced';
+  | 'displaced'
+  | 'unverified'
+  | 'restore_refused';
 
 export interface NewEvent {
   type: EventType;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
@@ -98,14 +98,26 @@ describe('custody after a shell command (claude-post-tool)', () => {
     expect(await events(repo, 'restored')).toHaveLength(2);
   });
 
-  it('a held file that matches the index is put back from the index, with no record and no snapshot', async () => {
+  it('before hook failed open: a held file with no snapshot and no holder record is reported (unverified), never reset to the index', async () => {
     seed(repo, { 'held.txt': 'committed\n' });
     // Reserved well before the command (a reservation during it could be the holder's own edit in flight).
     expect((await coord(repo, ['reserve', 'held.txt'], { env: { IC_OWNER: 'person', IC_NOW: new Date(Date.now() - 10_000).toISOString() } })).exitCode).toBe(0);
-    bash(repo, `python3 -c "open('held.txt','w').write('x')"`);
+    // The person's uncommitted editor work, saved during the command's time: no hook saw it, and no snapshot
+    // (the before hook failed open) says what the file held before the command.
+    bash(repo, `python3 -c "open('held.txt','w').write('person editor work')"`);
     const post = await postShell(repo, B, 'idx-1', 'python3 …', { duration_ms: 100 });
-    expect(contextOf(post.stdout)).toContain('held by person');
-    expect(read(repo, 'held.txt')).toBe('committed\n');
+    expect(contextOf(post.stdout)).toContain('"held.txt" (held by person) changed, but ic has no snapshot from before your command');
+    expect(read(repo, 'held.txt')).toBe('person editor work');
+    expect(await events(repo, 'restored')).toHaveLength(0);
+    expect(await events(repo, 'unverified')).toMatchObject([{ owner: owner(B), pattern: 'held.txt', detail: { holder: 'person', call_id: 'idx-1' } }]);
+    // An untouched held file (changed before the command's time) is not even reported.
+    const later = { IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() + 10_000).toISOString() };
+    const quiet = await ic(repo, ['coord', 'hook', 'claude-post-tool'], {
+      env: later,
+      input: payload(repo, B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'ls' }, tool_use_id: 'idx-2', tool_response: { stdout: '' }, duration_ms: 0 }),
+    });
+    expect(quiet.stdout).toBe('');
+    expect(read(repo, 'held.txt')).toBe('person editor work');
   });
 
   it('a held file the command did not touch is left as it is, even when it differs from every record', async () => {
@@ -271,10 +283,24 @@ describe('custody after a shell command (claude-post-tool)', () => {
     expect(pre.stdout).toBe('');
     write(repo, 'held.txt', 'v1 by codex A\n');
     expect((await codex('cx-a', { tool_name: 'apply_patch', tool_input: { command: patch }, tool_use_id: 'p1' })).stdout).toBe('');
-    bash(repo, 'echo clobbered > held.txt');
-    const post = await codex('cx-b', { tool_name: 'Bash', tool_input: { command: 'echo clobbered > held.txt' }, tool_use_id: 'b1' });
+    // A script the before hook's reader cannot see into (kept in the git dir, outside the work tree).
+    writeFileSync(join(repo.dir, '.git', 'clobber.py'), "open('held.txt', 'w').write('clobbered')\n");
+    const clobber = 'python3 .git/clobber.py';
+    const before = await ic(repo, ['coord', 'hook', 'codex-pre-shell'], {
+      input: JSON.stringify({ session_id: 'cx-b', cwd: repo.dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: clobber }, tool_use_id: 'b1' }),
+    });
+    expect(before.stdout).not.toContain('deny');
+    bash(repo, clobber);
+    const post = await codex('cx-b', { tool_name: 'Bash', tool_input: { command: clobber }, tool_use_id: 'b1' });
     expect(contextOf(post.stdout)).toContain('"held.txt" is held by codex-cx-a');
     expect(read(repo, 'held.txt')).toBe('v1 by codex A\n');
     expect((await events(repo, 'restored'))[0]).toMatchObject({ owner: 'codex-cx-b', pattern: 'held.txt' });
+    // Without its before hook (failed open), Codex's after hook has no snapshot and no timing: nothing shows
+    // the command wrote the file, so it is reported, never written.
+    bash(repo, clobber);
+    const unproven = await codex('cx-b', { tool_name: 'Bash', tool_input: { command: clobber }, tool_use_id: 'b2' });
+    expect(contextOf(unproven.stdout)).toContain('"held.txt" (held by codex-cx-a) changed, but ic has no snapshot');
+    expect(read(repo, 'held.txt')).toBe('clobbered');
+    expect(await events(repo, 'unverified')).toMatchObject([{ owner: 'codex-cx-b', pattern: 'held.txt', detail: { holder: 'codex-cx-a', call_id: 'b2' } }]);
   });
 });

@@ -45,6 +45,8 @@ export function restoreNotice(report: RestoreReport): string | undefined {
   const lines = [
     ...report.restored.map((r) => `ic: ${JSON.stringify(r.path)} is reserved by ${r.holder}; the shell command's change to it was undone.`),
     ...report.displaced.map((d) => `ic: ${JSON.stringify(d.path)} is reserved by ${d.holder}; the file the shell command created there was moved to ${JSON.stringify(d.movedTo)}.`),
+    ...(report.unverified ?? []).map((u) => `ic: ${JSON.stringify(u.path)} is reserved by ${u.holder} and changed, but ic has no snapshot from before the command, so it left the file as it is.`),
+    ...(report.refused ?? []).map((r) => `ic: ${JSON.stringify(r.path)} is reserved by ${r.holder}; the shell command's change was not undone: ${r.text}.`),
   ];
   return lines.length > 0 ? lines.join('\n') : undefined;
 }

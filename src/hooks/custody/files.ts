@@ -2,7 +2,8 @@ import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSyn
 import { join, resolve } from 'node:path';
 import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/scan';
 import type { FileState } from '../../store/custody';
-import { blobId, writeBlob } from './git-objects';
+import { blobId, hashFile, storeFile, STREAM_BYTES, writeBlob } from './git-objects';
+import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex, type IndexEntry } from './index-file';
 
 // The files of one git work tree as custody sees them: where git keeps its index and objects, the state
@@ -66,14 +67,23 @@ export function lstatOrNull(path: string): Stats | null {
 }
 
 // The file's state now. `known` states (a snapshot, the holder's record) with the same stat give the blob
-// without reading the file; otherwise it is read and hashed, and with `store` also kept as a blob.
-export function fileState(repo: Repo, path: string, known: readonly (FileState | undefined)[], store: boolean): FileState {
+// without reading the file; otherwise it is read and hashed, and with `store` also kept as a blob. A large
+// file is streamed, within the deadline (TIMEOUT past it).
+export function fileState(repo: Repo, path: string, known: readonly (FileState | undefined)[], store: boolean, deadline: Deadline = NO_DEADLINE): FileState {
   const absolute = join(repo.root, path);
   const st = lstatOrNull(absolute);
   if (!isContent(st)) return ABSENT;
   const stat = signature(st);
   const mode = gitMode(st);
   for (const state of known) if (state && state.blob !== null && state.stat === stat && state.mode === mode) return { blob: state.blob, mode, stat };
+  if (st.isFile() && st.size > STREAM_BYTES) {
+    try {
+      return { blob: store ? storeFile(repo.objectsDir, absolute, deadline) : hashFile(absolute, deadline), mode, stat };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ABSENT;
+      throw error;
+    }
+  }
   let content: Buffer;
   try {
     content = st.isSymbolicLink() ? Buffer.from(readlinkSync(absolute)) : readFileSync(absolute);

@@ -105,6 +105,16 @@ export function restoreMessage(report: RestoreReport): string | undefined {
   for (const { path, holder } of report.left ?? []) lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder}'s own command was running, so ic left it as it is.`);
   for (const { path, holder } of report.editing ?? [])
     lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder} was editing it, so ic left it as it is: ${holder}'s edit is never undone (do not change this file).`);
+  for (const { path, holder } of report.unverified ?? [])
+    lines.push(
+      `${JSON.stringify(path)} (held by ${holder}) changed, but ic has no snapshot from before your command (its before hook did not run or failed), so it cannot tell your write from ${holder}'s own work and left the file as it is. If your command changed it, undo that change yourself; do not change this file.`,
+    );
+  for (const { path, holder, text } of report.refused ?? [])
+    lines.push(`${JSON.stringify(path)} (held by ${holder}) was changed by your command but not put back: ${text}. Undo that change yourself (ic wrote nothing there); do not change this file.`);
+  for (const { path, error } of report.indexLeft ?? [])
+    lines.push(
+      `${JSON.stringify(path)} was put back, but its index entry (which your command changed) could not be: ${error}. Run \`git restore --staged -- ${path}\` only if ${path} was not staged before.`,
+    );
   if (lines.length === 0) return undefined;
   const holders = [...new Set([...report.restored, ...report.displaced].map((r) => r.holder))];
   const next =

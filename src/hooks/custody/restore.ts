@@ -1,18 +1,34 @@
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import { writeTransaction, type CoordContext } from '../../coord/context';
 import { inScopes } from '../../store/connection';
-import { clearEditsBy, commandStart, editsFor, endCommand, latestFor, recordLatest, runningWriters, snapshotRows, type EditRow, type FileState, type LatestRow } from '../../store/custody';
+import {
+  clearEditsBy,
+  commandStart,
+  editsFor,
+  endCommand,
+  latestFor,
+  recordLatest,
+  runningWriters,
+  snapshotRows,
+  type EditRow,
+  type FileState,
+  type LatestRow,
+  type SnapshotRow,
+} from '../../store/custody';
 import { insertEvent } from '../../store/events';
 import { sameLineage } from '../identity';
 import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
-import { readBlob } from './git-objects';
 import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex } from './index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView } from './view';
 import { markedWriters, readMarker, removeMarker } from '../fast/markers';
 import { refreshDigest } from './digest-refresh';
+import { dropIndexBefore, indexBefore } from './index-before';
+import { runGit } from '../git-process';
+import type { IndexEntry } from './index-file';
+import { moveAside, refusalText, writeContent, writtenState, type Refusal } from './safe-write';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -36,6 +52,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
     const started = recorded ?? marker?.started_at;
     const snapshot = recorded !== undefined ? snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
+    const indexChanged = snapshot === undefined ? new Map<string, IndexEntry | undefined>() : indexChangesOfHeld(repo, view, request.owner, callId, snapshot);
     const windowStart = started ?? (request.durationMs !== undefined ? view.now - request.durationMs - WINDOW_SLACK_MS : undefined);
     const otherPaths = [...view.others.files.keys()];
     const ownPaths = [...view.own.files.keys()];
@@ -51,12 +68,12 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     }
     const plans: Plan[] = [];
     for (const path of otherPaths) {
-      const plan = planFile(repo, path, view.others, snapshot, latest.get(path), windowStart);
+      const plan = planFile(repo, path, view.others, snapshot, latest.get(path), windowStart, deadline);
       if (!plan) continue;
       if ([...busy].some((writer) => writer !== request.owner && sameLineage(writer, plan.held.holder))) (report.left ??= []).push({ path, holder: plan.held.holder });
       else plans.push(plan);
     }
-    const ownWrites = ownChanges(repo, view.own, latest);
+    const ownWrites = ownChanges(repo, view.own, latest, deadline);
     if (plans.length === 0 && ownWrites.length === 0 && started === undefined) return report;
     // The holder's edit hook has marked the file and its write is not recorded yet: the write may be on disk
     // with its record still to come. Wait a moment for that record before deciding.
@@ -69,6 +86,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
     const moved = displacedDir(repo, view.now);
+    const indexBack: { path: string; entry: IndexEntry | undefined }[] = []; // index entries to put back with their files
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
       // holder's record written meanwhile wins, and no record or mark can be written while a file is put back.
@@ -77,7 +95,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
       const editing = editsFor(ctx.db, view.scope, paths);
       for (const first of plans) {
         const record = fresh.get(first.path);
-        const plan = planFile(repo, first.path, view.others, snapshot, record, windowStart);
+        const plan = planFile(repo, first.path, view.others, snapshot, record, windowStart, deadline);
         if (!plan) continue;
         // An edit of the holder is still under way: what the file holds may be the holder's own write, and
         // putting back the older record would undo it. Left as it is (a foreign write in it stays).
@@ -86,17 +104,48 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           continue;
         }
         const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
+        // No snapshot and no record + timing to show the command changed it: a person's own work (saved
+        // outside any hook) may be what the file holds now, so nothing is written (docs/custody-restore.md).
+        if (!plan.verified) {
+          (report.unverified ??= []).push({ path: plan.path, holder: plan.held.holder });
+          insertEvent(ctx.db, { type: 'unverified', lock_id: plan.held.lockId, scope: view.scope, owner: request.owner, pattern: plan.path, reason: null, created_at: now, detail });
+          continue;
+        }
+        let refusal: Refusal | undefined;
         if (plan.expected.blob === null) {
           const movedTo = join(moved, plan.path);
-          moveAside(join(repo.root, plan.path), movedTo);
-          detail.moved_to = movedTo;
-          report.displaced.push({ path: plan.path, holder: plan.held.holder, movedTo });
+          refusal = moveAside(repo, plan.path, movedTo);
+          if (!refusal) {
+            detail.moved_to = movedTo;
+            report.displaced.push({ path: plan.path, holder: plan.held.holder, movedTo });
+          }
         } else {
-          writeContent(repo, plan.path, plan.expected, deadline);
-          report.restored.push({ path: plan.path, holder: plan.held.holder });
-          // The restored file has a new stat: the record keeps its blob and learns the stat, so the next check needs no read.
-          const state = fileState(repo, plan.path, [], false);
-          recordLatest(ctx.db, view.scope, { path: plan.path, owner: record?.owner ?? plan.held.holder, source: record?.source ?? 'seen', recorded_at: record?.recorded_at ?? now, ...state });
+          refusal = writeContent(repo, plan.path, plan.expected, deadline);
+          if (!refusal) {
+            report.restored.push({ path: plan.path, holder: plan.held.holder });
+            // The restored file has a new stat: the record keeps its blob and learns the stat, so the next check needs no read.
+            const state = writtenState(repo, plan.path, plan.expected);
+            recordLatest(ctx.db, view.scope, { path: plan.path, owner: record?.owner ?? plan.held.holder, source: record?.source ?? 'seen', recorded_at: record?.recorded_at ?? now, ...state });
+          }
+        }
+        if (!refusal && indexChanged.has(plan.path)) {
+          indexBack.push({ path: plan.path, entry: indexChanged.get(plan.path) });
+          detail.index_entry = indexChanged.get(plan.path)?.blob ?? null; // the entry put back with the file (null: removed)
+        }
+        if (refusal) {
+          const text = refusalText(refusal);
+          (report.refused ??= []).push({ path: plan.path, holder: plan.held.holder, reason: refusal.reason, at: refusal.at, text });
+          insertEvent(ctx.db, {
+            type: 'restore_refused',
+            lock_id: plan.held.lockId,
+            scope: view.scope,
+            owner: request.owner,
+            pattern: plan.path,
+            reason: refusal.reason,
+            created_at: now,
+            detail: { ...detail, at: refusal.at },
+          });
+          continue;
         }
         insertEvent(ctx.db, {
           type: plan.expected.blob === null ? 'displaced' : 'restored',
@@ -115,8 +164,10 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
       clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     rowLeft = false;
+    if (indexBack.length > 0) restoreIndexEntries(repo, indexBack, report, deadline);
     return report;
   } finally {
+    dropIndexBefore(repo, view.scope, request.owner, callId);
     if (rowLeft) endCommandAfterFailure(ctx, view.scope, request.owner, callId, deadline);
     // The command is over whatever happened here (the hook's budget spent, the database busy): a marker
     // left behind would make its writer look busy, holding back restores of its lineage's files, for a day.
@@ -127,6 +178,39 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     }
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
+  }
+}
+
+// The held files whose index entry the command changed (`git checkout REV -- path`), with their entries
+// before it (undefined: none), to put back with the files. A glob's file that matched the index has no
+// snapshot row: its state before is that old entry (absent when there was none), put into the snapshot.
+function indexChangesOfHeld(repo: Repo, view: { scope: string; others: Covered }, writer: string, callId: string, snapshot: Map<string, SnapshotRow>): Map<string, IndexEntry | undefined> {
+  const old = indexBefore(repo, view.scope, writer, callId, new Set(view.others.files.keys()));
+  if (old.size === 0) return old;
+  const now = readIndex(join(repo.gitDir, 'index'), (path) => old.has(path)); // literal files' entries too (the view has only globs')
+  const current = new Map(now.map((entry) => [entry.path, entry]));
+  const changed = new Map<string, IndexEntry | undefined>();
+  for (const [path, entry] of old) {
+    const after = current.get(path);
+    if (entry?.blob === after?.blob && entry?.mode === after?.mode) continue;
+    changed.set(path, entry);
+    if (!snapshot.has(path)) snapshot.set(path, { path, holder: view.others.files.get(path)!.holder, ...(entry ? indexState(entry) : ABSENT) });
+  }
+  return changed;
+}
+
+// The index entries of files put back, as they were before the command (one git process, NUL-separated
+// paths: nothing reaches a shell). A failure (the index locked by another git) leaves the file restored and
+// says so.
+function restoreIndexEntries(repo: Repo, entries: readonly { path: string; entry: IndexEntry | undefined }[], report: RestoreReport, deadline: Deadline): void {
+  const input = entries.map(({ path, entry }) => (entry ? `${entry.mode.toString(8)} ${entry.blob}\t${path}\0` : `0 ${'0'.repeat(40)}\t${path}\0`)).join('');
+  try {
+    // The index read above, named outright: a GIT_INDEX_FILE in the hook's environment (a private index) is not it.
+    const env = { ...process.env, GIT_DIR: repo.gitDir, GIT_WORK_TREE: repo.root, GIT_INDEX_FILE: join(repo.gitDir, 'index') };
+    runGit(['update-index', '-z', '--index-info'], { input, env, cwd: repo.root }, deadline);
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Command failed')) ?? 'git update-index failed';
+    for (const { path } of entries) (report.indexLeft ??= []).push({ path, error: message.trim() });
   }
 }
 
@@ -168,6 +252,9 @@ interface Plan {
   path: string;
   held: HeldPattern;
   expected: FileState;
+  /** A snapshot shows the command changed the file, or (no snapshot) the holder's record and the command's
+   * own timing do; otherwise the file is only reported (`unverified`), never written. */
+  verified: boolean;
 }
 
 // What to do with one file another owner holds: undefined when the command did not change it, or when it
@@ -179,6 +266,7 @@ function planFile(
   snapshot: Map<string, import('../../store/custody').SnapshotRow> | undefined,
   record: LatestRow | undefined,
   windowStart: number | undefined,
+  deadline: Deadline = NO_DEADLINE,
 ): Plan | undefined {
   const held = others.files.get(path)!;
   const entry = others.tracked.get(path);
@@ -186,14 +274,14 @@ function planFile(
   // Before the command: the snapshot's row; a glob's file the snapshot left out matched the index, or did not exist.
   const before = snapshot === undefined ? undefined : (snapshot.get(path) ?? (entry ? indexState(entry) : ABSENT));
   const valid = record && record.recorded_at >= held.createdAt ? record : undefined;
-  const now = clean ?? fileState(repo, path, [before, valid], false);
+  const now = clean ?? fileState(repo, path, [before, valid], false, deadline);
   if (before !== undefined && same(now, before)) return undefined; // the command did not change it
   if (before === undefined && !changedInWindow(repo, path, windowStart)) return undefined;
   // Decided against the holder's latest content; else what the file was before; else the index; else, for a
   // file git does not know that appeared during the command, absence (it is moved aside).
   const expected = valid ?? before ?? (entry ? indexState(entry) : windowStart !== undefined ? ABSENT : undefined);
   if (expected === undefined || same(now, expected)) return undefined;
-  return { path, held, expected };
+  return { path, held, expected, verified: before !== undefined || (valid !== undefined && windowStart !== undefined) };
 }
 
 function same(a: FileState, b: FileState): boolean {
@@ -214,13 +302,13 @@ function changedInWindow(repo: Repo, path: string, windowStart: number | undefin
 
 // The writer's own held files whose content differs from its record: its own shell wrote them, so they
 // become its latest content (stored as blobs).
-function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>): Omit<LatestRow, 'recorded_at'>[] {
+function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>, deadline: Deadline): Omit<LatestRow, 'recorded_at'>[] {
   const rows: Omit<LatestRow, 'recorded_at'>[] = [];
   for (const [path, held] of own.files) {
     const record = latest.get(path);
     const entry = own.tracked.get(path);
     if (!record && entry && statMatchesIndex(repo, entry)) continue;
-    const state = fileState(repo, path, [record], true);
+    const state = fileState(repo, path, [record], true, deadline);
     if (record ? same(state, record) && record.stat === state.stat : state.blob === null || (entry !== undefined && state.blob === entry.blob)) continue;
     rows.push({ path, owner: held.holder, source: 'write', ...state });
   }
@@ -230,33 +318,6 @@ function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>): O
 // <git common dir>/ic/displaced/<time>/: one directory per after hook that moved something.
 function displacedDir(repo: Repo, now: number): string {
   return join(repo.commonDir, 'ic', 'displaced', new Date(now).toISOString().replace(/:/g, '-'));
-}
-
-function moveAside(from: string, to: string): void {
-  mkdirSync(dirname(to), { recursive: true });
-  renameSync(from, to);
-}
-
-// Puts a blob's content back in place: written beside the file and renamed over it, so no reader sees half.
-function writeContent(repo: Repo, path: string, state: FileState, deadline: Deadline): void {
-  const target = join(repo.root, path);
-  const content = readBlob(repo.objectsDir, repo.commonDir, state.blob!, deadline);
-  mkdirSync(dirname(target), { recursive: true });
-  const tmp = `${target}.ic-restore-${process.pid}`;
-  rmSync(tmp, { force: true });
-  if (state.mode === 0o120000) {
-    symlinkSync(content.toString(), tmp);
-  } else {
-    const fd = openSync(tmp, 'w', state.mode === 0o100755 ? 0o755 : 0o644);
-    try {
-      for (let offset = 0; offset < content.length;) offset += writeSync(fd, content, offset);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    chmodSync(tmp, state.mode === 0o100755 ? 0o755 : 0o644);
-  }
-  renameSync(tmp, target);
 }
 
 // After the holder's own write (its edit tool or its own shell command): its new content becomes what a

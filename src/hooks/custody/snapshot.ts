@@ -6,6 +6,8 @@ import type { ShellRequest } from './types';
 import { openView } from './view';
 import { markedWriters, purgeMarkers } from '../fast/markers';
 import { refreshDigest } from './digest-refresh';
+import { keepIndexBefore, purgeIndexBefore } from './index-before';
+import { NO_DEADLINE, type Deadline } from '../deadline';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -15,7 +17,7 @@ const DAY_MS = 24 * 3_600_000;
 // content-addressed). The holder's latest content is seeded from the file when the holder has not
 // written it through a hook yet, and refreshed when no other command is running (a person's own edit
 // between commands is the holder's).
-export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEnv): void {
+export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): void {
   const view = openView(request.cwd, request.owner, env);
   if (!view) return;
   const { repo, ctx, others } = view;
@@ -34,12 +36,13 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       // that exists always gets a row (and a holder record), so the after hook needs no index for it; one
       // that does not exist needs no row (the after hook reads a missing row of an unindexed file as absent).
       if (entry && !record && statMatchesIndex(repo, entry)) continue;
-      const state = exists(path) ? fileState(repo, path, [record], true) : ABSENT;
+      const state = exists(path) ? fileState(repo, path, [record], true, deadline) : ABSENT;
       if (entry && !record && state.blob === entry.blob) continue;
       if (entry || state.blob !== null) rows.push({ path, holder: held.holder, ...state });
       const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
+    keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run
@@ -56,6 +59,7 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       purgeEdits(ctx.db, now - DAY_MS);
       purgeMarkers(ctx.dbLocation.path, now - DAY_MS);
     });
+    purgeIndexBefore(repo, Date.now() - DAY_MS);
   } finally {
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();

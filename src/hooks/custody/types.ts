@@ -27,4 +27,10 @@ export interface RestoreReport {
   left?: { path: string; holder: string }[];
   /** Changed files left alone because their holder's own edit was under way (its write not recorded yet). */
   editing?: { path: string; holder: string }[];
+  /** Changed files left alone because nothing shows the command changed them (no snapshot from its before hook). */
+  unverified?: { path: string; holder: string }[];
+  /** Files not put back (or moved) because the write would have been unsafe: why, and at which path. */
+  refused?: { path: string; holder: string; reason: string; at: string; text: string }[];
+  /** Files put back whose index entry the command had changed too, and whose entry could not be put back. */
+  indexLeft?: { path: string; error: string }[];
 }

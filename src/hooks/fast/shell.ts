@@ -20,6 +20,7 @@ import { realClientOf } from '../real-client';
 import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
 import { readMarker, removeMarker, writeMarker } from './markers';
+import { dropIndexBefore, indexEntriesChanged, keepIndexBefore } from '../custody/index-before';
 
 // The shell hooks' fast path (issue #19: a command that writes nothing held must cost about a process
 // start). A shell command's before and after hooks answer here, without loading SQLite, when the digest
@@ -228,6 +229,7 @@ function before(call: ShellCall): string | undefined {
     if (!inState(st, { blob, mode, stat })) return undefined;
     if (entry || blob !== null) rows.push({ path, holder: held.holder, blob, mode, stat });
   }
+  if (others.files.size > 0) keepIndexBefore(place.repo, standing.scope.key, standing.writer, call.callId); // a command may change the index too
   writeMarker(place.dbPath, { scope: standing.scope.key, writer: standing.writer, call_id: call.callId, started_at: standing.now, rows });
   return '';
 }
@@ -244,6 +246,7 @@ function after(call: ShellCall): string | undefined {
   const marker = readMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   if (marker === undefined) return undefined;
   const { others, own, records } = heldFiles(place, standing);
+  if (indexEntriesChanged(place.repo, standing.scope.key, standing.writer, call.callId, new Set(others.files.keys()))) return undefined; // the command changed a held file's index entry: the full hook puts it back
   const lstatOf = (path: string) => lstatOrNull(`${place.repo.root}/${path}`);
   const snapshot = new Map(marker.rows.map((row) => [row.path, row]));
   for (const path of others.files.keys()) {
@@ -261,6 +264,7 @@ function after(call: ShellCall): string | undefined {
     if (!recorded) return undefined;
   }
   removeMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
+  dropIndexBefore(place.repo, standing.scope.key, standing.writer, call.callId);
   return '';
 }
 
