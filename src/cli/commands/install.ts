@@ -7,6 +7,7 @@ import { list } from '../../coord/list';
 import { locateDb } from '../../store/discover';
 import { resolveProject } from '../../coord/context';
 import { escapeForDisplay } from '../../core/names';
+import { IcError } from '../../core/errors';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
 import { openContext, withCommonOptions, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
@@ -53,14 +54,13 @@ export function installCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('install'))
     .description('install the hooks (no flag: for the clients found here, and the git guard); running it again changes nothing')
     .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
-    .option(
-      '--trust',
-      "record the client's trust for ic's hooks: Codex ($CODEX_HOME/config.toml), Gemini CLI (~/.gemini/trustedFolders.json), Copilot CLI (~/.copilot/config.json); they skip untrusted hooks",
-    )
+    .option('--trust', "also record the folder trust of Gemini CLI (~/.gemini/trustedFolders.json) and Copilot CLI (~/.copilot/config.json), which skip an untrusted folder's hooks")
+    .option('--no-trust', "record no trust at all (by default install records Codex's trust for exactly the hooks it writes, in $CODEX_HOME/config.toml)")
     .option('--no-shell', "do not check agents' shell commands before they run (Claude's Bash, Codex's shell tools); edit tools stay checked")
     .option('--git-index', 'a private git staging area per agent session (GIT_INDEX_FILE), refreshed onto HEAD before it is used; adds a post-commit hook')
     .option('--commit-gate [regex]', `commit-msg hook: the message must name a work item the committer claims (default ${DEFAULT_GATE_PATTERN})`)
     .action((options: InstallOptions) => {
+      refuseOutsideProject(options);
       const commitGate = options.commitGate === undefined || options.commitGate === false ? undefined : options.commitGate === true ? DEFAULT_GATE_PATTERN : options.commitGate;
       const chosen = chosenTargets(options);
       const detected = chosen.length === 0 ? detectTargets(process.cwd(), process.env) : undefined;
@@ -69,7 +69,7 @@ export function installCommand(emit: (reply: Reply) => void): Command {
         cwd: process.cwd(),
         targets,
         shared: Boolean(options.shared),
-        trust: Boolean(options.trust),
+        ...(options.trust !== undefined ? { trust: options.trust } : {}),
         gitIndex: Boolean(options.gitIndex),
         shell: options.shell !== false,
         ...(commitGate !== undefined ? { commitGate } : {}),
@@ -77,6 +77,17 @@ export function installCommand(emit: (reply: Reply) => void): Command {
       const reply = applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps);
       emit(detected ? withDetection(reply, targets, detected) : { ...reply, json: { ...reply.json, targets } });
     });
+}
+
+// Outside git (and below no \`ic init\` directory) every command exits 69, so hooks there would coordinate
+// nothing: install refuses rather than write hooks that look working.
+function refuseOutsideProject(options: InstallOptions): void {
+  const project = resolveProject(process.cwd(), options.scope);
+  if (!project.unmarked) return;
+  throw new IcError('DB_UNAVAILABLE', `${project.projectRoot} is not in a git repository or below an \`ic init\` directory: hooks installed here would coordinate nothing`, {
+    path: project.projectRoot,
+    hint: "run `git init` (or `ic init` for a project without git) in the project's root directory, then `ic coord install` again",
+  });
 }
 
 // What install found and configured, and what it skipped with why (the JSON and the first human lines).
