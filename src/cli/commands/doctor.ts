@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
+import { countOf } from '../../core/plural';
 import { clockFromEnv, resolveProject } from '../../coord/context';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,9 @@ function runRepairClock(options: DoctorOptions): Reply {
   return withContext(options, true, (ctx) => {
     const repaired = repairClock(ctx);
     return success({ repaired: { events: repaired.events, locks: repaired.locks, dated: new Date(repaired.now).toISOString() } }, () =>
-      repaired.events + repaired.locks === 0 ? 'nothing was dated in the future' : `dated ${repaired.events} events and ${repaired.locks} locks at ${new Date(repaired.now).toISOString()}`,
+      repaired.events + repaired.locks === 0
+        ? 'nothing was dated in the future'
+        : `dated ${countOf(repaired.events, 'event')} and ${countOf(repaired.locks, 'lock')} at ${new Date(repaired.now).toISOString()}`,
     );
   });
 }
