@@ -254,6 +254,14 @@ describe('claims and who', () => {
     expect(result.json.owners.map((o: any) => o.owner)).toEqual(['alice', 'bob']);
     expect(result.json.owners[0].claims.map((c: any) => c.pattern)).toEqual(['issue-1']);
     expect(result.json.owners[0].locks.map((c: any) => c.pattern)).toEqual(['a.ts']);
+    // The table too: a heading per owner, then that owner's rows only.
+    const table = (await coord(repo, ['who', '--format', 'table'])).stdout.split('\n');
+    const headings = table.filter((line) => /^\S+ \(last active /.test(line)).map((line) => line.split(' ')[0]);
+    expect(headings).toEqual(['alice', 'bob']);
+    const bobAt = table.findIndex((line) => line.startsWith('bob (last active '));
+    expect(table.slice(0, bobAt).join('\n')).toMatch(/a\.ts[\s\S]*issue-1/);
+    expect(table.slice(0, bobAt).join('\n')).not.toContain('b.ts');
+    expect(table.slice(bobAt).join('\n')).toContain('b.ts');
     expect((await coord(repo, ['unclaim', 'issue-1'], as('alice'))).exitCode).toBe(0);
     expect((await coord(repo, ['unclaim', 'issue-1'], as('alice'))).exitCode).toBe(1);
   });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { AGENT_TARGETS } from '../../hooks/install/agents';
-import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ALL_TARGETS, detectTargets, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
 import { list } from '../../coord/list';
@@ -27,6 +27,7 @@ interface InstallOptions extends CommonOptions {
   shell?: boolean;
   commitGate?: string | boolean;
   purge?: boolean;
+  force?: boolean;
 }
 
 function withTargetOptions(command: Command): Command {
@@ -101,7 +102,8 @@ function withDetection(reply: Reply, targets: Target[], detected: ReturnType<typ
 export function uninstallCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('uninstall'))
     .description('remove the hooks install added and restore what they replaced (--purge: the database too)')
-    .option('--purge', 'also delete the database (after a warning on stderr that lists its live locks); for a full removal')
+    .option('--purge', 'also delete the database; for a full removal. With live locks it asks on a terminal, else needs --force')
+    .option('--force', 'with --purge: delete the database even though it holds live locks (they are listed on stderr)')
     .action((options: InstallOptions) => {
       const dryRun = Boolean(options.dryRun);
       const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
@@ -122,7 +124,15 @@ function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
   if (live.length > 0) {
     const shown = live.slice(0, 20).map((lock) => `  ${lock.type} ${escapeForDisplay(lock.pattern)} held by ${escapeForDisplay(lock.owner)}`);
     const more = live.length > shown.length ? [`  … and ${live.length - shown.length} more`] : [];
-    process.stderr.write(`ic: warning: ${dryRun ? 'would delete' : 'deleting'} ${db} with ${live.length} live lock${live.length === 1 ? '' : 's'}:\n${[...shown, ...more].join('\n')}\n`);
+    const list = `${live.length} live lock${live.length === 1 ? '' : 's'}:\n${[...shown, ...more].join('\n')}`;
+    if (!dryRun && !options.force && !confirmedOnTerminal(`ic: ${db} holds ${list}\ndelete it anyway? [y/N] `)) {
+      throw new IcError('CONFLICT', `${db} holds ${live.length} live lock${live.length === 1 ? '' : 's'}: their holders would lose them; nothing was changed`, {
+        path: db,
+        live_locks: live.length,
+        hint: 'Try: coord list --active --all-scopes to see them, then coord uninstall --purge --force',
+      });
+    }
+    process.stderr.write(`ic: warning: ${dryRun ? 'would delete' : 'deleting'} ${db} with ${list}\n`);
   }
   return [
     {
@@ -136,6 +146,21 @@ function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
       },
     },
   ];
+}
+
+// A person at a terminal answers y to go on; anywhere else (a script, a pipe) the answer is no.
+function confirmedOnTerminal(question: string): boolean {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  process.stderr.write(question);
+  const buffer = Buffer.alloc(256);
+  let answer = '';
+  try {
+    const read = readSync(0, buffer, 0, buffer.length, null);
+    answer = buffer.subarray(0, read).toString('utf8');
+  } catch {
+    return false;
+  }
+  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 function applyPlan(changes: Change[], dryRun: boolean, verb: string, nextSteps: string[] = []): Reply {
