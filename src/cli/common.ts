@@ -5,7 +5,7 @@ import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
 import { shellQuote } from '../core/shell';
 import { clockFromEnv, lockDelayFromEnv } from '../coord/context';
-import { actingOwner, releaseDeadClients } from '../coord/sessions';
+import { explainActingOwner, releaseDeadClients, type ActingOwner } from '../coord/sessions';
 import { clockTime, relativeTime, whenText } from './render';
 import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
 import { describeRunConflict, isRunLock } from './run-lease-text';
@@ -45,15 +45,21 @@ export function optionalOwner(options: CommonOptions, env: NodeJS.ProcessEnv): s
 // Without --owner: the live agent session this command runs in (found through its parent processes), else
 // $IC_OWNER (docs/sessions.md, "Identity"). A database that cannot be read leaves it to $IC_OWNER.
 function sessionOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string | undefined {
+  return explainOwner({ ...options, owner: undefined }, env).owner;
+}
+
+// Who this process acts as and why (`ic whoami`): --owner, else what sessionOwner finds.
+export function explainOwner(options: CommonOptions, env: NodeJS.ProcessEnv): ActingOwner | { owner: string; source: 'flag' } {
+  if (options.owner !== undefined) return { owner: options.owner, source: 'flag' };
   try {
     const ctx = createContext({ cwd: process.cwd(), env, dbFlag: options.db, scopeFlag: options.scope, write: false });
     try {
-      return actingOwner(ctx, env.IC_OWNER);
+      return explainActingOwner(ctx, env.IC_OWNER);
     } finally {
       ctx.db.close();
     }
   } catch {
-    return env.IC_OWNER;
+    return env.IC_OWNER ? { owner: env.IC_OWNER, source: 'env' } : { owner: undefined, source: 'none' };
   }
 }
 

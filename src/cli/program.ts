@@ -17,6 +17,7 @@ import { heartbeatCommand } from './commands/heartbeat';
 import { eventsCommand } from './commands/events';
 import { statsCommand } from './commands/stats';
 import { doctorCommand } from './commands/doctor';
+import { whoamiCommand } from './commands/whoami';
 import { configCommand } from './commands/config';
 import { hookCommand } from './commands/hook';
 import { installCommand, uninstallCommand } from './commands/install';
@@ -71,6 +72,7 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
   program.addCommand(configure(initCommand(emit)));
   program.addCommand(configure(doctorCommand(emit)));
   program.addCommand(configure(configCommand(emit)));
+  program.addCommand(configure(whoamiCommand(emit)));
   program.addCommand(configure(completionCommand(program)));
   program.addCommand(configure(manCommand(program)), { hidden: true });
   // `ic --help` and `coord --help` list every command, grouped; one command's help ends with its examples.

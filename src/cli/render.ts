@@ -5,8 +5,13 @@ import { isRunLock, RUN_LEASE_TEXT } from './run-lease-text';
 
 // Human output as a whole: stored text never reaches a terminal raw (the text rule of core/names.ts);
 // only the line breaks the output itself is made of survive.
+// Line breaks stay; a tab (which server messages such as libpq's indent with) is a space, not `\u{9}`;
+// every other control or invisible character is shown escaped.
 export function escapeControls(text: string): string {
-  return text.split('\n').map(escapeForDisplay).join('\n');
+  return text
+    .split('\n')
+    .map((line) => escapeForDisplay(line.replace(/\t/g, ' ')))
+    .join('\n');
 }
 
 // Text already escaped cell by cell, with colour added afterwards: written as it is.

@@ -42,11 +42,17 @@ export function clockFromEnv(env: NodeJS.ProcessEnv): Clock {
 // The project: inside git, the work tree holding `cwd` (its database in git's common dir); outside git,
 // the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
 // `ic init` outside git makes `cwd` itself a root (like `git init`), even below another root.
+// Run from outside any project with --scope (a cron job's `coord sweep --scope REPO` from $HOME), the
+// project is the one holding the scope directory.
 export function resolveProject(cwd: string, scopeFlag?: string, options: { init?: boolean } = {}): Project {
-  const git = findGitInfo(cwd);
-  const icRoot = git || options.init ? null : findIcRoot(cwd);
-  const projectRoot = git ? git.root : (icRoot ?? canonicalDir(cwd));
   const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
+  let git = findGitInfo(cwd);
+  let icRoot = git || options.init ? null : findIcRoot(cwd);
+  if (!git && icRoot === null && scope !== undefined && !options.init) {
+    git = findGitInfo(scope);
+    icRoot = git ? null : findIcRoot(scope);
+  }
+  const projectRoot = git ? git.root : (icRoot ?? canonicalDir(cwd));
   return {
     projectRoot,
     unmarked: !git && icRoot === null,

@@ -178,7 +178,32 @@ export function sessionOfShell(ctx: CoordContext): SessionRow | undefined {
 // names that very session (Claude's exported owner, Codex's inherited IC_OWNER); else $IC_OWNER.
 // So a second session sharing one IC_OWNER acts as itself, and an explicit other name stays explicit.
 export function actingOwner(ctx: CoordContext, envOwner: string | undefined): string | undefined {
+  return explainActingOwner(ctx, envOwner).owner;
+}
+
+/** Who a command acts as without --owner, and why (`ic whoami`). */
+export interface ActingOwner {
+  owner: string | undefined;
+  source: 'session' | 'env' | 'none';
+  /** The agent session found through the parent processes, also when $IC_OWNER names someone else. */
+  session?: SessionRow;
+}
+
+export function explainActingOwner(ctx: CoordContext, envOwner: string | undefined): ActingOwner {
   const session = sessionOfShell(ctx);
-  if (session && (!envOwner || envOwner === session.base || envOwner === session.owner)) return session.owner;
-  return envOwner || undefined;
+  if (session && (!envOwner || envOwner === session.base || envOwner === session.owner)) return { owner: session.owner, source: 'session', session };
+  if (envOwner) return { owner: envOwner, source: 'env', ...(session ? { session } : {}) };
+  return { owner: undefined, source: 'none' };
+}
+
+// SessionEnd: the ended session no longer lends its identity to the processes it leaves behind (a shell it
+// started, the terminal a hook was run from by hand). Its row goes: the one of the client process that ran
+// the end hook, else the row of that owner. Nothing is created when there is no database.
+export function forgetSession(ctx: CoordContext, owner: string, client: ClientProcess | undefined): boolean {
+  if (ctx.dbMissing) return false;
+  const base = owner.replace(/~\d+$/, '');
+  const row = readTransaction(ctx, () => (client ? sessionOfProcess(ctx.db, client, base) : undefined) ?? sessionByOwner(ctx.db, owner));
+  if (!row) return false;
+  writeTransaction(ctx, EVERYTHING, () => deleteSession(ctx.db, row.owner));
+  return true;
 }

@@ -1,4 +1,6 @@
 import { createContext, readTransaction } from '../coord/context';
+import { hookClient } from '../coord/client-process';
+import { forgetSession } from '../coord/sessions';
 import { release } from '../coord/release';
 import { transfer } from '../coord/transfer';
 import { listLocks } from '../store/locks';
@@ -34,11 +36,15 @@ function lineageOwners(cwd: string, owner: string, env: NodeJS.ProcessEnv): stri
 // Stop, which fires every turn). A project without a database has nothing to release, and none is created.
 export function releaseSession(cwd: string, owner: string, env: NodeJS.ProcessEnv): number {
   const owners = lineageOwners(cwd, owner, env);
-  if (owners.length === 0) return 0;
   const ctx = createContext({ cwd, env, write: false });
   try {
     let released = 0;
     for (const who of owners) released += release(ctx, { ids: [], owner: who, all: true, force: false, reason: 'session ended', releaseReason: 'session_end' }).released.length;
+    try {
+      forgetSession(ctx, owner, hookClient());
+    } catch {
+      // an older schema without sessions, a busy database: the locks are released, which is what matters most
+    }
     return released;
   } finally {
     ctx.db.close();

@@ -1,3 +1,4 @@
+import { countOf } from '../core/plural';
 import { createContext } from '../coord/context';
 import { recentCommitByOther } from '../coord/commits';
 import { openRequests } from '../coord/handoff';
@@ -40,13 +41,9 @@ function ago(ms: number): string {
   return `${Math.floor(ms / 3_600_000)}h ago`;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
 // "7 files + 2 globs held": a glob may cover many files, so the two are never added up.
 function heldPart(counts: StatusCounts, me?: string): string {
-  const held = [counts.files > 0 || counts.globs === 0 ? plural(counts.files, 'file') : '', counts.globs > 0 ? plural(counts.globs, 'glob') : ''].filter(Boolean).join(' + ');
+  const held = [counts.files > 0 || counts.globs === 0 ? countOf(counts.files, 'file') : '', counts.globs > 0 ? countOf(counts.globs, 'glob') : ''].filter(Boolean).join(' + ');
   return `${held} held${me && counts.mine > 0 ? ` (${counts.mine} yours)` : ''}`;
 }
 
@@ -55,8 +52,8 @@ export function formatStatus(counts: ProjectStatus | undefined, me?: string): st
   const moved = counts.head_moved ? [`HEAD moved by ${counts.head_moved.by} ${ago(counts.head_moved.ago_ms)}`] : [];
   if (counts.handoff_requests?.length) moved.unshift(counts.handoff_requests.map(({ item, by }) => `${by} asks for ${item}`).join(', '));
   if (counts.agents === 0 && counts.waiting === 0) return ['ic: idle', ...moved].join(' · ');
-  const parts = [plural(counts.agents, 'agent'), heldPart(counts, me)];
-  if (counts.waiting > 0) parts.push(`${counts.waiting} waiting`);
+  const parts = [countOf(counts.agents, 'agent'), heldPart(counts, me)];
+  if (counts.waiting > 0) parts.push(`${countOf(counts.waiting, 'agent')} refused in 5m`); // refused in the last 5 minutes by a lock still held
   return `ic: ${[...parts, ...moved].join(' · ')}`;
 }
 

@@ -12,13 +12,15 @@ import { SqliteConnection } from './sqlite-connection';
 import { shellQuote } from '../core/shell';
 
 // One finding of `ic doctor`. An `error` means ic cannot use the database; a `warning` means it works
-// but something needs attention. `fix` says what to do and is present exactly when ok is false.
+// but something needs attention; a `notice` is a step left to the person that a client itself asks for
+// (a folder trust prompt at its first start): shown, but the report stays healthy. `fix` says what to do
+// and is present exactly when ok is false.
 export interface HealthCheck {
   name: string;
   ok: boolean;
   detail: string;
   fix?: string;
-  severity?: 'error' | 'warning';
+  severity?: 'error' | 'warning' | 'notice';
 }
 
 export interface LockCounts {
@@ -76,7 +78,7 @@ export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: numb
   if (dangling) checks.push(dangling);
   if (exists && !companions) inspect(path, now, report);
   if (legacyDb !== null && legacyDb !== path) checks.push(legacyCheck(legacyDb, now));
-  const failed = checks.filter((check) => !check.ok);
+  const failed = checks.filter((check) => !check.ok && check.severity !== 'notice');
   report.status = failed.some((check) => check.severity === 'error') ? 'unusable' : failed.length ? 'problems' : 'healthy';
   return report;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseOutput } from '../../src/cli/format';
-import { lockState, shortOwner } from '../../src/cli/render';
+import { escapeControls, lockState, shortOwner } from '../../src/cli/render';
 import { rewriteHelpArgs } from '../../src/cli/help/args';
 
 describe('chooseOutput: a flag beats IC_FORMAT, which beats the terminal test', () => {
@@ -81,5 +81,12 @@ describe('rewriteHelpArgs', () => {
 
   it('names an unknown command', () => {
     expect(() => rewriteHelpArgs(['help', 'nope'])).toThrow('there is no command named "nope"');
+  });
+});
+
+describe('escapeControls: what a table or message line shows of text from outside', () => {
+  it('keeps line breaks, shows a tab (as in a libpq message) as a space, and escapes other control characters', () => {
+    expect(escapeControls('could not connect\n\tIs the server running?')).toBe('could not connect\n Is the server running?');
+    expect(escapeControls('a\u001b[31mb\u200bc')).toBe('a\\u{1B}[31mb\\u{200B}c');
   });
 });

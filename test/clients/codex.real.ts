@@ -24,7 +24,7 @@ async function setup(files: Record<string, string>, scripts: Record<string, unkn
   const server = await startOpenAiMock(scripts);
   closers.push(server.close);
   writeCodexConfig(s, server.url);
-  const install = await ic(s.repo, ['coord', 'install', '--codex', ...(options.trust ? ['--trust'] : [])], { CODEX_HOME: s.home });
+  const install = await ic(s.repo, ['coord', 'install', '--codex', ...(options.trust ? [] : ['--no-trust'])], { CODEX_HOME: s.home });
   expect(install.code).toBe(0);
   return { s, server };
 }
@@ -32,7 +32,7 @@ async function setup(files: Record<string, string>, scripts: Record<string, unkn
 const lastOutputs = (server: OpenAiMock, conversation: string) => server.requests.filter((r) => r.conversation === conversation).at(-1)!.outputs;
 
 describe('Codex, real binary', () => {
-  it('untrusted hooks are skipped by Codex and reported by `ic doctor`; `install --codex --trust` makes them run', async () => {
+  it('untrusted hooks are skipped by Codex and reported by `ic doctor`; a plain `install --codex` trusts them and they run', async () => {
     const patch = update('a.txt', 'alpha', 'patched');
     const { s, server } = await setup({ 'a.txt': 'alpha\n' }, { UNTRUSTED: [[{ patch }], 'done'], TRUSTED: [[{ patch }], 'done'] }, { trust: false });
     expect((await ic(s.repo, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);
@@ -44,7 +44,7 @@ describe('Codex, real binary', () => {
     await runCodex(s, 'patch it [[UNTRUSTED]]');
     expect(readFileSync(join(s.repo, 'a.txt'), 'utf8')).toBe('patched\n');
 
-    const trust = await ic(s.repo, ['coord', 'install', '--codex', '--trust'], { CODEX_HOME: s.home });
+    const trust = await ic(s.repo, ['coord', 'install', '--codex'], { CODEX_HOME: s.home });
     expect(trust.json.changed).toEqual([{ file: join(s.home, 'config.toml'), action: 'updated' }]);
     // Codex itself now calls them trusted: ic computed the very hash Codex computes.
     const listed = await codexHookList(s);

@@ -83,7 +83,7 @@ describe('GitHub Copilot CLI, real binary', () => {
     expect(readFileSync(exclude, 'utf8')).toContain('/.github/hooks/ic.json');
     expect((await ic(s.repo, ['coord', 'reserve', 'a.txt', '--owner', 'other-agent'])).code).toBe(0);
     const doctor = await ic(s.repo, ['doctor'], { HOME: s.home });
-    expect(doctor.json.checks.find((c: any) => c.name === 'copilot_trust')).toMatchObject({ ok: false, severity: 'warning' });
+    expect(doctor.json.checks.find((c: any) => c.name === 'copilot_trust')).toMatchObject({ ok: false, severity: 'notice' });
     // What the issue saw: untrusted, Copilot runs no repository hook and writes the held file.
     await runCopilot(s, server.url, 'write [[UNTRUSTED]]');
     expect(readFileSync(join(s.repo, 'a.txt'), 'utf8')).toBe('untrusted\n');

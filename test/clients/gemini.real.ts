@@ -73,7 +73,7 @@ describe('Gemini CLI, real binary', () => {
   it('`ic doctor` reports the untrusted folder (Gemini would skip the hooks); `install --gemini --trust` trusts it; nothing is left for `git add -A`', async () => {
     const { s } = await setup({ 'a.txt': 'alpha\n' }, {}, { trust: false });
     const doctor = await ic(s.repo, ['doctor'], { HOME: s.home });
-    expect(doctor.json.checks.find((c: any) => c.name === 'gemini_trust')).toMatchObject({ ok: false, severity: 'warning' });
+    expect(doctor.json.checks.find((c: any) => c.name === 'gemini_trust')).toMatchObject({ ok: false, severity: 'notice' });
     expect(doctor.json.checks.find((c: any) => c.name === 'gemini_hooks')).toMatchObject({ ok: true });
     const trust = await ic(s.repo, ['coord', 'install', '--gemini', '--trust'], { HOME: s.home });
     expect(trust.json.changed).toEqual([{ file: join(s.home, '.gemini', 'trustedFolders.json'), action: 'created' }]);

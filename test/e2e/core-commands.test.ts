@@ -202,6 +202,9 @@ describe('renew, list, verify', () => {
     expect((await coord(repo, ['list', '--active', '--all-scopes'])).json.locks).toHaveLength(3);
     const bad = await coord(repo, ['list', '--type', 'nope']);
     expect(bad.exitCode).toBe(64);
+    // `--type lock` is `named`: the locks `coord lock` takes.
+    await coord(repo, ['lock', 'tests'], as('erin'));
+    expect((await coord(repo, ['list', '--type', 'lock'])).json.locks.map((l: any) => [l.type, l.pattern])).toEqual([['named', 'tests']]);
   });
 
   it('verifies a fence while the lock is active and not after', async () => {

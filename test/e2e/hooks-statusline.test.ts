@@ -25,7 +25,7 @@ describe('ic coord statusline', () => {
     await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: claudeEdit(repo.dir, 'bob', join(repo.dir, 'c.ts')) });
     const input = JSON.stringify({ session_id: 'me', hook_event_name: 'Status', cwd: repo.dir, workspace: { current_dir: repo.dir, project_dir: repo.dir }, model: { id: 'x' } });
     const result = await ic(repo, ['coord', 'statusline'], { input, cwd: '/' });
-    expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: 2 agents · 3 files held (2 yours) · 1 waiting' });
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'ic: 2 agents · 3 files held (2 yours) · 1 agent refused in 5m' });
     const json = await ic(repo, ['coord', 'statusline', '--json'], { input });
     expect(json.json).toMatchObject({ ok: true, agents: 2, files: 3, globs: 0, waiting: 1, mine: 2 });
   });

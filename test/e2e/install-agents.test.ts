@@ -42,7 +42,7 @@ describe('install --gemini --copilot --opencode', () => {
       ['./.opencode/plugin/ic.js', 'created'],
       ['./.git/info/exclude', 'updated'],
     ]);
-    expect(install.json.next_steps.join('\n')).toMatch(/Gemini CLI: it skips project hooks silently until the folder is trusted/);
+    expect(install.json.next_steps.join('\n')).toMatch(/Gemini CLI: it runs project hooks only in a trusted folder, and asks at its first start here/);
     const gemini = JSON.parse(readFileSync(join(repo.dir, '.gemini', 'settings.json'), 'utf8'));
     expect(gemini.theme).toBe('dark');
     expect(Object.keys(gemini.hooks)).toEqual(['Notification', 'BeforeTool', 'AfterTool', 'SessionEnd']);
@@ -68,13 +68,26 @@ describe('install --gemini --copilot --opencode', () => {
     const before = await run(['install', '--gemini', '--copilot', '--opencode']);
     expect(before.exitCode).toBe(0);
     const untrusted = await ic(repo, ['doctor'], { env: { HOME: home } });
-    expect(untrusted.json.checks.filter((c: any) => /gemini|copilot|opencode/.test(c.name)).map((c: any) => [c.name, c.ok])).toEqual([
-      ['gemini_hooks', true],
-      ['gemini_trust', false],
-      ['copilot_hooks', true],
-      ['copilot_trust', false],
-      ['opencode_plugin', true],
+    expect(untrusted.json.checks.filter((c: any) => /gemini|copilot|opencode/.test(c.name)).map((c: any) => [c.name, c.ok, c.severity])).toEqual([
+      ['gemini_hooks', true, undefined],
+      ['gemini_trust', false, 'notice'],
+      ['copilot_hooks', true, undefined],
+      ['copilot_trust', false, 'notice'],
+      ['opencode_plugin', true, undefined],
     ]);
+    // Not yet trusted is a step the client asks for at its first start: doctor says it, and stays healthy.
+    expect(untrusted.exitCode).toBe(0);
+    expect(untrusted.json.healthy).toBe(true);
+    const table = await ic(repo, ['doctor', '--format', 'table'], { env: { HOME: home } });
+    expect(table.stdout).toMatch(/: healthy, 2 steps left to you \(see note\)\n/);
+    expect(table.stdout).toMatch(/^note {2}gemini_trust /m);
+    // A folder the user said not to trust is a warning (exit 1): Gemini will not ask again.
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    writeFileSync(join(home, '.gemini', 'trustedFolders.json'), JSON.stringify({ [repo.dir]: 'DO_NOT_TRUST' }));
+    const distrusted = await ic(repo, ['doctor'], { env: { HOME: home } });
+    expect(distrusted.exitCode).toBe(1);
+    expect(distrusted.json.checks.find((c: any) => c.name === 'gemini_trust')).toMatchObject({ ok: false, severity: 'warning' });
+    rmSync(join(home, '.gemini', 'trustedFolders.json'));
     mkdirSync(join(home, '.copilot'));
     writeFileSync(join(home, '.copilot', 'config.json'), '// User settings belong in settings.json.\n// This file is managed automatically.\n{\n  "firstLaunchAt": "2026-11-26T08:34:03.795Z"\n}\n');
     const trust = await run(['install', '--gemini', '--copilot', '--trust']);

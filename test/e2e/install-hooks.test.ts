@@ -1,8 +1,9 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
+import { coord, ic, IC_BIN, makeTempRepo, REPO_ROOT, runBin, type TempRepo } from '../support/cli';
 import { git, writeFile, writeScript } from '../hooks/git';
 import { hookCommand } from '../../src/hooks/install/entries';
 
@@ -46,12 +47,14 @@ describe('ic coord install / uninstall', () => {
     const codex = join(r.dir, '.codex', 'hooks.json');
     const hook = join(r.dir, '.git', 'hooks', 'pre-commit');
     expect(existsSync(join(r.dir, '.claude', 'settings.json'))).toBe(false);
-    expect(first.json.next_steps.join('\n')).toMatch(/do not commit it[\s\S]*statusline[\s\S]*Codex runs project hooks only once you trust them[\s\S]*git-commit-verify: true/);
+    expect(first.json.next_steps.join('\n')).toMatch(/do not commit it[\s\S]*statusline[\s\S]*Codex: ic's hooks are trusted in [\s\S]*git-commit-verify: true/);
+    const codexConfig = join(env.CODEX_HOME!, 'config.toml');
     const exclude = join(r.dir, '.git', 'info', 'exclude');
     expect(first.json.targets).toEqual(['claude', 'codex', 'git']);
     expect(first.json.changed).toEqual([
       { file: settings, action: 'created' },
       { file: codex, action: 'created' },
+      { file: codexConfig, action: 'created' }, // Codex's trust for exactly these hooks: Codex skips untrusted ones
       { file: hook, action: 'created' },
       { file: join(r.dir, '.git', 'hooks', 'post-checkout'), action: 'created' }, // worktrees added later get the agent hooks
       { file: join(r.dir, '.git', 'hooks', 'reference-transaction'), action: 'created' }, // the guard where --no-verify skips pre-commit
@@ -91,10 +94,12 @@ describe('ic coord install / uninstall', () => {
     const mtimes = [settings, codex, hook].map((f) => statSync(f).mtimeMs);
     const second = await ic(r, ['coord', 'install'], { env });
     expect(second.json).toMatchObject({ ok: true, changed: [], dry_run: false });
+    expect(second.json.next_steps.join('\n')).not.toMatch(/trust/); // a re-run never asks for a step that is done
     expect(snapshot([settings, codex, hook])).toEqual(before);
     expect([settings, codex, hook].map((f) => statSync(f).mtimeMs)).toEqual(mtimes);
     const gone = await ic(r, ['coord', 'uninstall'], { env });
-    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'removed', 'removed', 'updated']);
+    expect(gone.json.changed.map((c: any) => c.action)).toEqual(['removed', 'removed', 'removed', 'removed', 'removed', 'removed', 'updated']);
+    expect(existsSync(codexConfig)).toBe(false);
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
     expect(existsSync(hook)).toBe(false);
@@ -104,11 +109,12 @@ describe('ic coord install / uninstall', () => {
     const r = repo();
     const dry = await ic(r, ['coord', 'install', '--dry-run'], { env: bothClients(r) });
     expect(dry.json.dry_run).toBe(true);
-    expect(dry.json.changed).toHaveLength(6); // Claude and Codex settings, pre-commit, post-checkout, reference-transaction, exclude
+    expect(dry.json.changed).toHaveLength(7); // Claude and Codex settings, Codex's trust, pre-commit, post-checkout, reference-transaction, exclude
     expect(existsSync(join(r.dir, '.claude'))).toBe(false);
     expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
-    const codexOnly = await ic(r, ['coord', 'install', '--codex']);
+    const codexOnly = await ic(r, ['coord', 'install', '--codex', '--no-trust'], { env: { CODEX_HOME: join(r.dir, '.codex-home') } });
     expect(codexOnly.json.changed.map((c: any) => c.file)).toEqual([join(r.dir, '.codex', 'hooks.json'), join(r.dir, '.git', 'info', 'exclude')]);
+    expect(codexOnly.json.next_steps.join('\n')).toMatch(/Codex runs project hooks only once you trust them/);
   });
 
   it("--shared: the committed settings.json calls ic from PATH; keeps the user's settings and pre-existing hook; both hooks run; uninstall restores byte for byte", async () => {
@@ -241,21 +247,52 @@ describe('ic coord install: moving between settings files', () => {
   });
 });
 
+describe('outside a git repository', () => {
+  it('install refuses with 69 and writes nothing, doctor is not healthy; after `ic init` install works', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-install-nogit-')));
+    try {
+      const project = join(dir, 'project');
+      const home = join(dir, 'home');
+      mkdirSync(project);
+      mkdirSync(join(home, '.claude'), { recursive: true });
+      const env = { HOME: home, GIT_CEILING_DIRECTORIES: dir, PATH: noIcOnPath.PATH };
+      const install = await runBin(IC_BIN, ['coord', 'install'], { cwd: project, env });
+      expect(install.exitCode).toBe(69);
+      expect(install.json.error.code).toBe('DB_UNAVAILABLE');
+      expect(install.json.error.hint).toContain('git init');
+      expect(install.json.error.hint).toContain('ic init');
+      expect(readdirSync(project)).toEqual([]);
+      const doctor = await runBin(IC_BIN, ['doctor'], { cwd: project, env });
+      expect(doctor.exitCode).toBe(1);
+      expect(doctor.json.healthy).toBe(false);
+      expect(doctor.json.checks.find((c: any) => c.name === 'location')).toMatchObject({ ok: false, severity: 'warning', fix: expect.stringContaining('git init') });
+      expect((await runBin(IC_BIN, ['init'], { cwd: project, env })).exitCode).toBe(0);
+      const after = await runBin(IC_BIN, ['coord', 'install'], { cwd: project, env });
+      expect(after.exitCode).toBe(0);
+      expect(existsSync(join(project, '.claude', 'settings.local.json'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('ic doctor: installed hooks', () => {
-  it('reports hooks that call a missing ic, and Codex hooks Codex does not trust until install --codex --trust', async () => {
+  it('reports hooks that call a missing ic, and Codex hooks Codex does not trust (install --no-trust) until a plain install records the trust', async () => {
     const r = repo();
     const codexHome = join(r.dir, '.codex-home');
     const env = { CODEX_HOME: codexHome };
-    await ic(r, ['coord', 'install', '--claude', '--codex'], { env });
+    await ic(r, ['coord', 'install', '--claude', '--codex', '--no-trust'], { env });
     const before = await ic(r, ['doctor'], { env });
     expect(before.exitCode).toBe(1);
     const check = (result: any, name: string) => result.json.checks.find((c: any) => c.name === name);
     expect(check(before, 'claude_hooks')).toMatchObject({ ok: true });
-    expect(check(before, 'codex_trust')).toMatchObject({ ok: false, severity: 'warning', fix: expect.stringContaining('install --codex --trust') });
-    const trust = await ic(r, ['coord', 'install', '--codex', '--trust'], { env });
+    expect(check(before, 'codex_trust')).toMatchObject({ ok: false, severity: 'warning', fix: expect.stringContaining('`ic coord install --codex`') });
+    const trust = await ic(r, ['coord', 'install', '--codex'], { env });
     expect(trust.json.changed).toEqual([{ file: join(codexHome, 'config.toml'), action: 'created' }]);
     expect(readFileSync(join(codexHome, 'config.toml'), 'utf8')).toMatch(/^\[hooks\.state\.".*\/\.codex\/hooks\.json:pre_tool_use:0:0"\]\ntrusted_hash = "sha256:[0-9a-f]{64}"\n/);
-    expect((await ic(r, ['coord', 'install', '--codex', '--trust'], { env })).json.changed).toEqual([]);
+    const again = await ic(r, ['coord', 'install', '--codex', '--trust'], { env });
+    expect(again.json.changed).toEqual([]);
+    expect(again.json.next_steps.join('\n')).not.toMatch(/trust/);
     const after = await ic(r, ['doctor'], { env });
     expect(after.exitCode).toBe(0);
     expect(check(after, 'codex_trust')).toMatchObject({ ok: true });

@@ -141,7 +141,7 @@ describe('uninstall is the inverse of install', () => {
     expect(existsSync(join(env.CODEX_HOME!, 'config.toml'))).toBe(false);
   });
 
-  it('uninstall --purge deletes the database after a warning that lists its live locks', async () => {
+  it('uninstall --purge with live locks changes nothing without --force (no terminal to ask); with --force it deletes the database after listing them', async () => {
     const r = repo();
     await ic(r, ['coord', 'install', '--git']);
     await coord(r, ['reserve', 'src/**', '--owner', 'alice']);
@@ -156,7 +156,12 @@ describe('uninstall is the inverse of install', () => {
     const dry = await ic(r, ['coord', 'uninstall', '--purge', '--dry-run']);
     expect(dry.stderr).toMatch(/would delete .*ic\.db with 2 live locks/);
     expect(existsSync(r.db)).toBe(true);
-    const purge = await ic(r, ['coord', 'uninstall', '--purge']);
+    const refused = await ic(r, ['coord', 'uninstall', '--purge']);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'CONFLICT', live_locks: 2, hint: expect.stringContaining('--force') });
+    expect(existsSync(r.db)).toBe(true);
+    expect(existsSync(join(r.dir, '.git', 'hooks', 'pre-commit'))).toBe(true); // all or nothing: the hooks stay too
+    const purge = await ic(r, ['coord', 'uninstall', '--purge', '--force']);
     expect(purge.exitCode).toBe(0);
     expect(purge.stderr).toMatch(/warning: deleting .*ic\.db with 2 live locks:\n {2}file src\/\*\* held by alice\n {2}named tests held by bob/);
     expect(purge.json.changed).toContainEqual({ file: r.db, action: 'removed' });

@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COORD_BIN, cleanEnv, coord, makeTempRepo, type TempRepo } from '../support/cli';
+import { onPostgres } from '../support/engine';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -44,6 +46,21 @@ describe('transfer', () => {
 });
 
 describe('sweep', () => {
+  it.skipIf(onPostgres)('--scope REPO works from a directory outside any repository (a cron job)', async () => {
+    await coord(repo, ['reserve', 'a', '--ttl', '1m'], as('alice'));
+    const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'ic-cron-')));
+    try {
+      const env = { IC_NOW: inFuture(2 * 60_000), GIT_CEILING_DIRECTORIES: elsewhere };
+      const swept = await coord(repo, ['sweep', '--scope', repo.dir], { cwd: elsewhere, env });
+      expect(swept.exitCode).toBe(0);
+      expect(swept.json.expired).toBe(1);
+      expect(existsSync(join(elsewhere, '.ic'))).toBe(false); // no database started where cron runs
+      expect((await coord(repo, ['list'])).json.locks[0].release_reason).toBe('expired');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   it('marks expired locks once, even when many sweeps race', async () => {
     for (const pattern of ['a', 'b', 'c', 'd']) await coord(repo, ['reserve', pattern, '--ttl', '1m'], as('alice'));
     const later = { env: { IC_NOW: inFuture(2 * 60_000) } };
@@ -237,6 +254,14 @@ describe('claims and who', () => {
     expect(result.json.owners.map((o: any) => o.owner)).toEqual(['alice', 'bob']);
     expect(result.json.owners[0].claims.map((c: any) => c.pattern)).toEqual(['issue-1']);
     expect(result.json.owners[0].locks.map((c: any) => c.pattern)).toEqual(['a.ts']);
+    // The table too: a heading per owner, then that owner's rows only.
+    const table = (await coord(repo, ['who', '--format', 'table'])).stdout.split('\n');
+    const headings = table.filter((line) => /^\S+ \(last active /.test(line)).map((line) => line.split(' ')[0]);
+    expect(headings).toEqual(['alice', 'bob']);
+    const bobAt = table.findIndex((line) => line.startsWith('bob (last active '));
+    expect(table.slice(0, bobAt).join('\n')).toMatch(/a\.ts[\s\S]*issue-1/);
+    expect(table.slice(0, bobAt).join('\n')).not.toContain('b.ts');
+    expect(table.slice(bobAt).join('\n')).toContain('b.ts');
     expect((await coord(repo, ['unclaim', 'issue-1'], as('alice'))).exitCode).toBe(0);
     expect((await coord(repo, ['unclaim', 'issue-1'], as('alice'))).exitCode).toBe(1);
   });
@@ -296,6 +321,32 @@ describe('events', () => {
       .split('\n')
       .map((line) => JSON.parse(line));
     expect(lines.map((e) => e.pattern)).toEqual(['x', 'y']);
+  });
+
+  it('--follow on a pipe starts at now, not with the whole history; --since 0 replays it first', async () => {
+    await coord(repo, ['reserve', 'old'], as('alice'));
+    const followUntil = async (args: string[], seen: string, write: (i: number) => Promise<unknown>) => {
+      const follower = execa(COORD_BIN, ['events', '--follow', ...args], { cwd: repo.dir, env: cleanEnv({ IC_POLL_MS: '50' }), extendEnv: false, reject: false });
+      let out = '';
+      follower.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      // New events until the follower prints one: no guess at how long it takes to start.
+      for (let i = 0; !out.includes(seen); i++) {
+        await write(i);
+        await waitFor(() => out.includes(seen), 300).catch(() => undefined);
+        if (i > 100) throw new Error(`the follower printed no ${seen}`);
+      }
+      follower.kill('SIGINT');
+      await follower;
+      return out
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).pattern as string);
+    };
+    const fromNow = await followUntil([], '"new', (i) => coord(repo, ['reserve', `new${i}`], as('alice')));
+    expect(fromNow).not.toContain('old');
+    expect(fromNow[0]).toMatch(/^new\d+$/);
+    const replay = await followUntil(['--since', '0'], '"old"', async () => undefined);
+    expect(replay[0]).toBe('old');
   });
 });
 

@@ -155,4 +155,11 @@ describe('message gaps', () => {
     const older = await coord(r, ['sweep', '--dry-run', '--older-than', '1d', '--format', 'table']);
     expect(older.stdout).toBe('would mark 0 expired; would purge 0 locks and 0 events (dry run)');
   });
+
+  it('says "1 lock", not "1 locks"', async () => {
+    const r = repo();
+    await coord(r, ['reserve', 'a.txt'], { env: { IC_OWNER: 'alice' } });
+    const beat = await coord(r, ['heartbeat', '--format', 'table'], { env: { IC_OWNER: 'alice' } });
+    expect(beat.stdout).toBe('alice: renewed 1 lock');
+  });
 });

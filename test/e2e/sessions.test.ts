@@ -278,7 +278,7 @@ describe('no revert, even with --no-verify', () => {
 describe('shared installs on a machine without ic', () => {
   it('the committed hooks refuse edits and say why at session start, instead of failing open; with ic on PATH they run it', async () => {
     const repo = repoWith({ 'a.ts': 'a\n' });
-    expect((await coord(repo, ['install', '--claude', '--codex', '--shared'])).exitCode).toBe(0);
+    expect((await coord(repo, ['install', '--claude', '--codex', '--shared', '--no-trust'])).exitCode).toBe(0);
     const settings = JSON.parse(readFileSync(join(repo.dir, '.claude', 'settings.json'), 'utf8'));
     const preEdit = settings.hooks.PreToolUse.find((g: any) => g.hooks[0].command.includes('claude-pre-edit')).hooks[0].command as string;
     const start = settings.hooks.SessionStart.find((g: any) => g.hooks[0].command.includes('claude-session-start')).hooks[0].command as string;

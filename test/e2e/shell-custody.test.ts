@@ -211,12 +211,12 @@ describe('install: shell hooks by default, --no-shell leaves them out', () => {
     try {
       const settings = join(repo.dir, '.claude', 'settings.local.json');
       const codex = join(repo.dir, '.codex', 'hooks.json');
-      await ic(repo, ['coord', 'install', '--claude', '--codex', '--git-index']);
+      await ic(repo, ['coord', 'install', '--claude', '--codex', '--git-index', '--no-trust']);
       const withShell = readFileSync(settings, 'utf8');
       expect(withShell).toContain('claude-pre-shell');
       expect(withShell).not.toContain('claude-pre-bash');
       expect(readFileSync(codex, 'utf8')).toContain('codex-pre-shell');
-      const off = await ic(repo, ['coord', 'install', '--claude', '--codex', '--git-index', '--no-shell']);
+      const off = await ic(repo, ['coord', 'install', '--claude', '--codex', '--git-index', '--no-shell', '--no-trust']);
       expect(off.exitCode).toBe(0);
       const without = readFileSync(settings, 'utf8');
       expect(without).not.toContain('claude-pre-shell');

@@ -103,6 +103,9 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
     IC_DEBUG: undefined,
     IC_FAST_PATH: undefined,
     CLAUDE_ENV_FILE: undefined,
+    // install records Codex's hook trust in $CODEX_HOME/config.toml by default: a test that installs Codex
+    // hooks names a temp CODEX_HOME, and one that forgets fails here instead of writing to the real home.
+    CODEX_HOME: '/dev/null/ic-test-set-CODEX_HOME',
     NO_COLOR: '1',
   };
   // A test that moves the clock turns on the switch that lets IC_NOW do so (on PostgreSQL, instead of the server's clock: engine.ts).

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
+import { countOf } from '../../core/plural';
 import { clockFromEnv, resolveProject } from '../../coord/context';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,9 @@ function runRepairClock(options: DoctorOptions): Reply {
   return withContext(options, true, (ctx) => {
     const repaired = repairClock(ctx);
     return success({ repaired: { events: repaired.events, locks: repaired.locks, dated: new Date(repaired.now).toISOString() } }, () =>
-      repaired.events + repaired.locks === 0 ? 'nothing was dated in the future' : `dated ${repaired.events} events and ${repaired.locks} locks at ${new Date(repaired.now).toISOString()}`,
+      repaired.events + repaired.locks === 0
+        ? 'nothing was dated in the future'
+        : `dated ${countOf(repaired.events, 'event')} and ${countOf(repaired.locks, 'lock')} at ${new Date(repaired.now).toISOString()}`,
     );
   });
 }
@@ -56,8 +59,11 @@ function runDoctor(options: CommonOptions): Reply {
 function noProjectHere(report: HealthReport, dir: string): void {
   const location = report.checks.find((check) => check.name === 'location');
   if (!location) return;
+  location.ok = false;
+  location.severity = 'warning';
   location.detail = `${dir} is not in a git repository or below an \`ic init\` directory: hooks coordinate nothing here and commands exit 69`;
-  location.fix = "run `ic init` in the project's root directory, or name a database with --db PATH or IC_DB";
+  location.fix = "run `git init` (or `ic init` in the project's root directory), or name a database with --db PATH or IC_DB";
+  if (report.status === 'healthy') report.status = 'problems';
 }
 
 // ic 0.2 created <cwd>/.ic/ic.db for a hook or command run anywhere, so a session started at / or in $HOME
@@ -76,19 +82,22 @@ export function strayRootChecks(root: string, home: string): HealthReport['check
   ];
 }
 
-// Hook findings never make the database unusable: at worst they turn "healthy" into "problems".
+// Hook findings never make the database unusable: at worst they turn "healthy" into "problems" (a notice,
+// a step the client itself asks for, leaves it healthy).
 function addChecks(report: HealthReport, checks: HealthReport['checks']): void {
   report.checks.push(...checks);
-  if (report.status === 'healthy' && checks.some((check) => !check.ok)) report.status = 'problems';
+  if (report.status === 'healthy' && checks.some((check) => !check.ok && check.severity !== 'notice')) report.status = 'problems';
 }
 
 function humanReport(report: HealthReport): string {
   const width = Math.max(...report.checks.map((check) => check.name.length));
   const lines = report.checks.map((check) => {
-    const mark = check.ok ? 'ok  ' : check.severity === 'error' ? 'FAIL' : 'warn';
+    const mark = check.ok ? 'ok  ' : check.severity === 'error' ? 'FAIL' : check.severity === 'notice' ? 'note' : 'warn';
     const fix = check.ok || !check.fix ? '' : `\n${' '.repeat(width + 8)}fix: ${check.fix}`;
     return `${mark}  ${check.name.padEnd(width)}  ${check.detail}${fix}`;
   });
-  const verdict = report.status === 'healthy' ? 'healthy' : report.status === 'problems' ? 'usable, with problems (see fix)' : 'UNUSABLE (see fix)';
+  const notes = report.checks.filter((check) => !check.ok && check.severity === 'notice').length;
+  const healthy = notes === 0 ? 'healthy' : `healthy, ${notes} step${notes === 1 ? '' : 's'} left to you (see note)`;
+  const verdict = report.status === 'healthy' ? healthy : report.status === 'problems' ? 'usable, with problems (see fix)' : 'UNUSABLE (see fix)';
   return [`database ${report.db.path}: ${verdict}`, ...lines].join('\n');
 }

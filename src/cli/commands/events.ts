@@ -24,7 +24,7 @@ export function eventsCommand(emit: (reply: Reply) => void): Command {
     .option('--since <id|duration>', 'events after this event ID, or within this long (e.g. 10m)')
     .option('--consumer <name>', "only events after this consumer's cursor, and advance it")
     .option('--limit <n>', 'at most this many events (default 100, at most 10000)')
-    .option('--follow', 'keep polling until interrupted: one JSON object per line, or on a terminal one row per event from now on')
+    .option('--follow', 'keep polling until interrupted, from now on (--since first replays what came before): one JSON object per line, or on a terminal one row per event')
     .action((options: EventsOptions) => runEvents(options, emit));
 }
 
@@ -53,7 +53,7 @@ function runEvents(options: EventsOptions, emit: (reply: Reply) => void): Promis
 }
 
 // A person at a terminal reads the log like `tail`: with no --since and no consumer, the last --limit
-// events (still newest last), and --follow from now on. JSON on a pipe keeps reading from the start.
+// events (still newest last). JSON on a pipe keeps reading from the start. --follow starts at now either way.
 function tailing(input: EventsInput): boolean {
   return currentOutput().format === 'table' && input.afterId === undefined && input.sinceMs === undefined && input.consumer === undefined;
 }
@@ -111,8 +111,10 @@ function follow(options: EventsOptions, input: EventsInput): Promise<void> {
   const ctx = openContext(options, true);
   const pollMs = Number(process.env.IC_POLL_MS ?? 500);
   const asTable = currentOutput().format === 'table';
-  // Without a consumer the follower keeps its own cursor: above --since N, or above the newest event when tailing.
-  let position: FollowPosition = { cursor: LOG_START, floorId: (tailing(input) ? lastEventId(ctx) : input.afterId) ?? 0 };
+  // Without a consumer the follower keeps its own cursor: above --since N, from --since D ago, else above the
+  // newest event (like `tail -f`: a follower wants what happens next, not the whole history first).
+  const fromNow = input.afterId === undefined && input.sinceMs === undefined && input.consumer === undefined;
+  let position: FollowPosition = { cursor: LOG_START, floorId: (fromNow ? lastEventId(ctx) : input.afterId) ?? 0 };
   let sinceMs = input.sinceMs;
   if (asTable) process.stdout.write(`${paint(followLine(EVENT_HEADERS), 'bold')}\n`);
   return new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { formatTime } from '../../core/time';
+import { countOf } from '../../core/plural';
 import { heartbeat } from '../../coord/heartbeat';
 import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
@@ -16,6 +17,6 @@ function runHeartbeat(options: CommonOptions): Reply {
   return withContext(options, true, (ctx) => {
     const result = heartbeat(ctx, owner);
     const json = { owner, renewed: result.renewed, skipped: result.skipped, last_seen: formatTime(result.last_seen) };
-    return success(json, () => (result.skipped ? `${owner}: seen just now` : `${owner}: renewed ${result.renewed} locks`));
+    return success(json, () => (result.skipped ? `${owner}: seen just now` : `${owner}: renewed ${countOf(result.renewed, 'lock')}`));
   });
 }

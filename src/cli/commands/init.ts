@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { countOf } from '../../core/plural';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { viewLock } from '../../core/lock';
@@ -93,7 +94,7 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
       };
       const human = () =>
         [
-          `imported ${imported.locks.length} live lock(s) from ${from} into ${base.db}; ${from} is left as it was (remove it when you no longer need it)`,
+          `imported ${countOf(imported.locks.length, 'live lock')} from ${from} into ${base.db}; ${from} is left as it was (remove it when you no longer need it)`,
           ...imported.skipped.map((s) => `  skipped ${s.type} ${s.pattern} of ${s.owner}: it conflicts with a lock held here`),
         ].join('\n');
       return success({ ...base, imported }, human);

@@ -1,12 +1,13 @@
 import { Command } from 'commander';
 import { AGENT_TARGETS } from '../../hooks/install/agents';
-import { existsSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ALL_TARGETS, detectTargets, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
 import { list } from '../../coord/list';
 import { locateDb } from '../../store/discover';
 import { resolveProject } from '../../coord/context';
 import { escapeForDisplay } from '../../core/names';
+import { IcError } from '../../core/errors';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
 import { openContext, withCommonOptions, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
@@ -26,6 +27,7 @@ interface InstallOptions extends CommonOptions {
   shell?: boolean;
   commitGate?: string | boolean;
   purge?: boolean;
+  force?: boolean;
 }
 
 function withTargetOptions(command: Command): Command {
@@ -53,14 +55,13 @@ export function installCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('install'))
     .description('install the hooks (no flag: for the clients found here, and the git guard); running it again changes nothing')
     .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
-    .option(
-      '--trust',
-      "record the client's trust for ic's hooks: Codex ($CODEX_HOME/config.toml), Gemini CLI (~/.gemini/trustedFolders.json), Copilot CLI (~/.copilot/config.json); they skip untrusted hooks",
-    )
+    .option('--trust', "also record the folder trust of Gemini CLI (~/.gemini/trustedFolders.json) and Copilot CLI (~/.copilot/config.json), which skip an untrusted folder's hooks")
+    .option('--no-trust', "record no trust at all (by default install records Codex's trust for exactly the hooks it writes, in $CODEX_HOME/config.toml)")
     .option('--no-shell', "do not check agents' shell commands before they run (Claude's Bash, Codex's shell tools); edit tools stay checked")
     .option('--git-index', 'a private git staging area per agent session (GIT_INDEX_FILE), refreshed onto HEAD before it is used; adds a post-commit hook')
     .option('--commit-gate [regex]', `commit-msg hook: the message must name a work item the committer claims (default ${DEFAULT_GATE_PATTERN})`)
     .action((options: InstallOptions) => {
+      refuseOutsideProject(options);
       const commitGate = options.commitGate === undefined || options.commitGate === false ? undefined : options.commitGate === true ? DEFAULT_GATE_PATTERN : options.commitGate;
       const chosen = chosenTargets(options);
       const detected = chosen.length === 0 ? detectTargets(process.cwd(), process.env) : undefined;
@@ -69,7 +70,7 @@ export function installCommand(emit: (reply: Reply) => void): Command {
         cwd: process.cwd(),
         targets,
         shared: Boolean(options.shared),
-        trust: Boolean(options.trust),
+        ...(options.trust !== undefined ? { trust: options.trust } : {}),
         gitIndex: Boolean(options.gitIndex),
         shell: options.shell !== false,
         ...(commitGate !== undefined ? { commitGate } : {}),
@@ -77,6 +78,17 @@ export function installCommand(emit: (reply: Reply) => void): Command {
       const reply = applyPlan(plan.changes, Boolean(options.dryRun), 'installed', plan.nextSteps);
       emit(detected ? withDetection(reply, targets, detected) : { ...reply, json: { ...reply.json, targets } });
     });
+}
+
+// Outside git (and below no \`ic init\` directory) every command exits 69, so hooks there would coordinate
+// nothing: install refuses rather than write hooks that look working.
+function refuseOutsideProject(options: InstallOptions): void {
+  const project = resolveProject(process.cwd(), options.scope);
+  if (!project.unmarked) return;
+  throw new IcError('DB_UNAVAILABLE', `${project.projectRoot} is not in a git repository or below an \`ic init\` directory: hooks installed here would coordinate nothing`, {
+    path: project.projectRoot,
+    hint: "run `git init` (or `ic init` for a project without git) in the project's root directory, then `ic coord install` again",
+  });
 }
 
 // What install found and configured, and what it skipped with why (the JSON and the first human lines).
@@ -90,7 +102,8 @@ function withDetection(reply: Reply, targets: Target[], detected: ReturnType<typ
 export function uninstallCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(new Command('uninstall'))
     .description('remove the hooks install added and restore what they replaced (--purge: the database too)')
-    .option('--purge', 'also delete the database (after a warning on stderr that lists its live locks); for a full removal')
+    .option('--purge', 'also delete the database; for a full removal. With live locks it asks on a terminal, else needs --force')
+    .option('--force', 'with --purge: delete the database even though it holds live locks (they are listed on stderr)')
     .action((options: InstallOptions) => {
       const dryRun = Boolean(options.dryRun);
       const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
@@ -111,7 +124,15 @@ function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
   if (live.length > 0) {
     const shown = live.slice(0, 20).map((lock) => `  ${lock.type} ${escapeForDisplay(lock.pattern)} held by ${escapeForDisplay(lock.owner)}`);
     const more = live.length > shown.length ? [`  … and ${live.length - shown.length} more`] : [];
-    process.stderr.write(`ic: warning: ${dryRun ? 'would delete' : 'deleting'} ${db} with ${live.length} live lock${live.length === 1 ? '' : 's'}:\n${[...shown, ...more].join('\n')}\n`);
+    const list = `${live.length} live lock${live.length === 1 ? '' : 's'}:\n${[...shown, ...more].join('\n')}`;
+    if (!dryRun && !options.force && !confirmedOnTerminal(`ic: ${db} holds ${list}\ndelete it anyway? [y/N] `)) {
+      throw new IcError('CONFLICT', `${db} holds ${live.length} live lock${live.length === 1 ? '' : 's'}: their holders would lose them; nothing was changed`, {
+        path: db,
+        live_locks: live.length,
+        hint: 'Try: coord list --active --all-scopes to see them, then coord uninstall --purge --force',
+      });
+    }
+    process.stderr.write(`ic: warning: ${dryRun ? 'would delete' : 'deleting'} ${db} with ${list}\n`);
   }
   return [
     {
@@ -125,6 +146,21 @@ function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
       },
     },
   ];
+}
+
+// A person at a terminal answers y to go on; anywhere else (a script, a pipe) the answer is no.
+function confirmedOnTerminal(question: string): boolean {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  process.stderr.write(question);
+  const buffer = Buffer.alloc(256);
+  let answer = '';
+  try {
+    const read = readSync(0, buffer, 0, buffer.length, null);
+    answer = buffer.subarray(0, read).toString('utf8');
+  } catch {
+    return false;
+  }
+  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 function applyPlan(changes: Change[], dryRun: boolean, verb: string, nextSteps: string[] = []): Reply {

@@ -20,14 +20,15 @@ export function listCommand(emit: (reply: Reply) => void): Command {
     .description('list locks in the scope, oldest first')
     .option('--active', 'only locks that bind now: held ones, and lapsed ones still in their lock-delay (state delay)')
     .option('--owner <name>', 'only this owner')
-    .addOption(new Option('--type <type>', 'only this type').choices(LOCK_TYPES))
+    .addOption(new Option('--type <type>', 'only this type (lock: the same as named, the locks of `coord lock`)').choices([...LOCK_TYPES, 'lock']))
     .option('--expiring <duration>', 'only active locks expiring within this long')
     .option('--all-scopes', 'every scope in the database')
     .option('--wide', 'every column: token, type, mode, full owner, scope')
     .action((options: ListOptions) => emit(runList(options)));
 }
 
-function runList(options: ListOptions): Reply {
+function runList(listOptions: ListOptions): Reply {
+  const options = { ...listOptions, type: (listOptions.type as string) === 'lock' ? ('named' as const) : listOptions.type };
   const expiringMs = options.expiring !== undefined ? parseNonNegativeDuration(options.expiring, '--expiring') : undefined;
   return withContext(options, false, (ctx) => {
     const allScopes = Boolean(options.allScopes);

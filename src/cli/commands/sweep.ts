@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { parseNonNegativeDuration } from '../../core/duration';
 import { sweep } from '../../coord/sweep';
+import { countOf } from '../../core/plural';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
@@ -23,10 +24,10 @@ function runSweep(options: SweepOptions): Reply {
     const result = sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });
     const [mark, purge, remove] = result.dry_run ? ['would mark', 'would purge', 'would delete'] : ['marked', 'purged', 'deleted'];
     // A dry run without --older-than purges nothing by design: no "purged 0 locks" line for it.
-    const purged = result.dry_run && olderThanMs === undefined ? '' : `; ${purge} ${result.purged_locks} locks and ${result.purged_events} events`;
+    const purged = result.dry_run && olderThanMs === undefined ? '' : `; ${purge} ${countOf(result.purged_locks, 'lock')} and ${countOf(result.purged_events, 'event')}`;
     return success(
       { ...result },
-      () => `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${result.index_files} idle staging areas` : ''}${result.dry_run ? ' (dry run)' : ''}`,
+      () => `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${countOf(result.index_files, 'idle staging area')}` : ''}${result.dry_run ? ' (dry run)' : ''}`,
     );
   });
 }

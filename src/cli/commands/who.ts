@@ -5,7 +5,7 @@ import { who } from '../../coord/who';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
 import { lockDelayBlockers } from '../lock-delay';
 import { success, type Reply } from '../reply';
-import { joinLines, lockTable } from '../render';
+import { joinLines, lockTable, relativeTime } from '../render';
 
 interface WhoOptions extends CommonOptions {
   allScopes?: boolean;
@@ -39,7 +39,13 @@ function runWho(options: WhoOptions): Reply {
       ...o.handoff_requests.map((r) => `${r.by} asks ${o.owner} for ${r.item}`),
     ]);
     const now = ctx.db.now(ctx.clock); // the server's clock on PostgreSQL; read now, while the connection is open
-    const human = () => joinLines([lockTable(rows, { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now, empty: 'nobody holds anything' }), ...notes]);
+    const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now };
+    // One group per owner, most recently active first, as the command says; lapsed locks in their lock-delay last.
+    const groups = [
+      ...owners.map((o) => [`${o.owner} (last active ${relativeTime(o.last_active, now)})`, lockTable([...o.locks, ...o.claims], tableOptions)]),
+      ...(delayed.length > 0 ? [['lapsed, still binding others for their lock-delay', lockTable(delayed, tableOptions)]] : []),
+    ];
+    const human = () => (rows.length === 0 ? 'nobody holds anything' : joinLines([...groups.flatMap((group, i) => [...(i > 0 ? [''] : []), ...group]), ...notes]));
     return success({ owners, ...(delayed.length > 0 ? { lock_delay: delayed } : {}) }, human);
   });
 }

@@ -136,6 +136,12 @@ export const EXAMPLES: Record<string, CommandExamples> = {
     setup: ['ic init'],
     examples: [{ says: 'Check the database and say what to do', run: 'ic doctor' }],
   },
+  whoami: {
+    examples: [
+      { says: 'Which owner this shell acts as, and why', run: 'IC_OWNER=alice ic whoami' },
+      { says: 'No owner here: write commands would refuse (exit 1)', run: 'ic whoami', exit: 1 },
+    ],
+  },
   config: {
     examples: [
       { says: "The repository's settings", run: 'ic config' },

@@ -4,13 +4,13 @@ import type { Command } from 'commander';
 export const GROUPS: { title: string; commands: string[] }[] = [
   { title: 'Files: take, test and give back reservations', commands: ['reserve', 'check', 'release', 'renew', 'transfer', 'overlap'] },
   { title: 'Named locks and work-item claims', commands: ['lock', 'unlock', 'claim', 'unclaim'] },
-  { title: 'Look: who holds what, and what happened', commands: ['list', 'who', 'events', 'stats', 'verify'] },
+  { title: 'Look: who holds what, and what happened', commands: ['list', 'who', 'whoami', 'events', 'stats', 'verify'] },
   { title: 'Set up a repository', commands: ['install', 'uninstall', 'init', 'doctor', 'config', 'completion'] },
   { title: 'Called by agents, hooks and cron', commands: ['hook', 'heartbeat', 'statusline', 'sweep'] },
 ];
 
 // Commands that live at the top (`ic init`); every other one is `coord NAME` (= `ic coord NAME`).
-export const ROOT_COMMANDS = ['init', 'doctor', 'config', 'completion'];
+export const ROOT_COMMANDS = ['init', 'doctor', 'config', 'whoami', 'completion'];
 
 export function invocation(name: string): string {
   return ROOT_COMMANDS.includes(name) ? `ic ${name}` : `coord ${name}`;
@@ -39,7 +39,7 @@ export function groupedHelp(program: Command, version: string): string {
     '',
     'USAGE',
     '  coord <command> [options]        (the same as: ic coord <command>, ic coordination <command>)',
-    '  ic init | doctor | config | completion    (the commands of the database and the shell)',
+    '  ic init | doctor | config | whoami | completion    (the commands of the database and the shell)',
     '',
     'GET STARTED',
     '  cd your-repo && ic coord install    wire Claude Code, Codex and git into this repository',

@@ -10,6 +10,8 @@ import { OPENCODE_PLUGIN_MARKER } from './opencode-plugin';
 
 // `ic doctor` for Gemini CLI, Copilot CLI and OpenCode: where ic's hooks are installed, do they call an ic
 // that runs here, and (Gemini, Copilot) is the folder trusted, without which the client skips them silently?
+// A folder trust is the user's to give (it also opens the folder's other settings to the client): `install`
+// records it only with --trust, and the client asks for it at its first start in the folder.
 export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck[] {
   const files = agentFiles(projectRoot);
   const checks: HealthCheck[] = [];
@@ -59,16 +61,27 @@ function copilotCommands(text: string): string[] {
   return [...commands];
 }
 
+// An untrusted folder the client has not been asked about yet is a notice (it asks at its first start
+// there, and doctor stays healthy); a folder the user said not to trust is a warning.
 function geminiTrustCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck {
   const file = geminiTrustFile(env);
   if (env.GEMINI_CLI_TRUST_WORKSPACE === 'true') return { name: 'gemini_trust', ok: true, detail: 'GEMINI_CLI_TRUST_WORKSPACE=true: Gemini CLI runs the project hooks' };
-  if (geminiTrusts(readIfExists(file), projectRoot) === true) return { name: 'gemini_trust', ok: true, detail: `Gemini CLI trusts ${projectRoot} (${file}), so it runs ic's hooks` };
+  const trusted = geminiTrusts(readIfExists(file), projectRoot);
+  if (trusted === true) return { name: 'gemini_trust', ok: true, detail: `Gemini CLI trusts ${projectRoot} (${file}), so it runs ic's hooks` };
+  if (trusted === undefined)
+    return {
+      name: 'gemini_trust',
+      ok: false,
+      severity: 'notice',
+      detail: `${projectRoot} is not trusted in ${file} yet: Gemini CLI asks at its first start here, and runs ic's hooks only once you trust the folder (unless its folder trust is turned off)`,
+      fix: 'trust the folder when Gemini CLI asks, or run `ic coord install --gemini --trust`',
+    };
   return {
     name: 'gemini_trust',
     ok: false,
     severity: 'warning',
-    detail: `${projectRoot} is not trusted in ${file}: Gemini CLI skips project hooks in an untrusted folder (unless its folder trust is turned off), so its edits may go unchecked`,
-    fix: 'run `ic coord install --gemini --trust`, or trust the folder in Gemini CLI',
+    detail: `${projectRoot} is marked not trusted in ${file}: Gemini CLI skips project hooks in an untrusted folder (unless its folder trust is turned off), so its edits go unchecked`,
+    fix: 'run `ic coord install --gemini --trust`, or trust the folder in Gemini CLI (/permissions)',
   };
 }
 
@@ -79,9 +92,9 @@ function copilotTrustCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
   return {
     name: 'copilot_trust',
     ok: false,
-    severity: 'warning',
-    detail: `${projectRoot} is not among the trusted folders in ${file}: Copilot CLI skips repository hooks silently there (unless started with --trust-folder), so its edits go unchecked`,
-    fix: 'run `ic coord install --copilot --trust`, or trust the folder when Copilot CLI asks',
+    severity: 'notice',
+    detail: `${projectRoot} is not among the trusted folders in ${file} yet: Copilot CLI asks at its first start here, and runs ic's hooks only once you trust the folder (or with --trust-folder)`,
+    fix: 'trust the folder when Copilot CLI asks, or run `ic coord install --copilot --trust`',
   };
 }
 

@@ -69,8 +69,10 @@ export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]
     // --shared (ic from PATH, no machine's path) the files are for committing: nothing is excluded.
     if (ic.kind === 'path' && (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file))) excluded.push(excludeEntry(projectRoot, file));
   }
-  if (chosen.includes('gemini')) nextSteps.push(trustStep('gemini', projectRoot, options, changes));
-  if (chosen.includes('copilot')) nextSteps.push(trustStep('copilot', projectRoot, options, changes));
+  for (const target of ['gemini', 'copilot'] as const) {
+    const step = chosen.includes(target) ? trustStep(target, projectRoot, options, changes) : undefined;
+    if (step !== undefined) nextSteps.push(step);
+  }
   if (ic.kind === 'on-path' && chosen.length > 0)
     nextSteps.push(`Gemini/Copilot/OpenCode (--shared): commit ${chosen.map((t) => relative(projectRoot, files[t])).join(', ')}; they call \`ic\` from PATH.`);
   if (chosen.includes('opencode'))
@@ -93,17 +95,21 @@ export function planAgentUninstall(projectRoot: string, targets: readonly string
   return { changes, unexcluded: removed };
 }
 
-function trustStep(target: 'gemini' | 'copilot', projectRoot: string, options: AgentPlanOptions, changes: Change[]): string {
+// The folder-trust step left to the person, or none when the folder is trusted already (a re-run never
+// asks for a step that is done). With --trust install records the trust itself.
+function trustStep(target: 'gemini' | 'copilot', projectRoot: string, options: AgentPlanOptions, changes: Change[]): string | undefined {
   const file = target === 'gemini' ? geminiTrustFile(options.env) : copilotConfigFile(options.env);
   const name = target === 'gemini' ? 'Gemini CLI' : 'Copilot CLI';
-  if (!options.trust)
-    return target === 'gemini'
-      ? `Gemini CLI: it skips project hooks silently until the folder is trusted. Trust it in Gemini (/permissions), run \`ic coord install --gemini --trust\` to record it in ${file}, or start Gemini with GEMINI_CLI_TRUST_WORKSPACE=true.`
-      : `Copilot CLI: it skips repository hooks silently until the folder is trusted. Trust it when Copilot asks, run \`ic coord install --copilot --trust\` to record it in ${file}, or start Copilot with --trust-folder.`;
   const before = readIfExists(file);
   const update = target === 'gemini' ? withGeminiTrust(before, projectRoot) : withCopilotTrust(before, projectRoot);
+  const trustedByEnv = target === 'gemini' ? options.env.GEMINI_CLI_TRUST_WORKSPACE === 'true' : options.env.COPILOT_ALLOW_ALL === 'true';
+  if (update.kind === 'trusted' || (trustedByEnv && !options.trust)) return undefined;
+  if (!options.trust)
+    return target === 'gemini'
+      ? `Gemini CLI: it runs project hooks only in a trusted folder, and asks at its first start here: answer yes (or trust it with /permissions, or run \`ic coord install --gemini --trust\` to record it in ${file}).`
+      : `Copilot CLI: it runs repository hooks only in a trusted folder, and asks at its first start here: answer yes (or start it with --trust-folder, or run \`ic coord install --copilot --trust\` to record it in ${file}).`;
   if (update.kind === 'unreadable') throw new IcError('INVALID_INPUT', `${file} is not a JSON object ic can add the trust to; fix it, then run the installer again`, { file });
-  if (update.kind === 'write') changes.push({ file, action: before === undefined ? 'created' : 'updated', text: update.text, apply: () => writeText(file, update.text) });
+  changes.push({ file, action: before === undefined ? 'created' : 'updated', text: update.text, apply: () => writeText(file, update.text) });
   return `${name}: ${projectRoot} is trusted in ${file} (a folder trust: the client also reads the folder's other project settings). \`ic coord uninstall\` leaves that trust in place.`;
 }
 

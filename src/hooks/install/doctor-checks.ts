@@ -65,7 +65,7 @@ function activeHooksCheck(projectRoot: string): HealthCheck | undefined {
     ok: false,
     severity: 'warning',
     detail: `${detail}; the main work tree ${main} has ${missing.join(' and ')} hooks this linked worktree lacks, so agents started here are not coordinated`,
-    fix: `run \`ic coord install${missing.includes('Codex') ? ' --trust' : ''}\` in this worktree (worktrees added after \`ic coord install --git\` get them by themselves)`,
+    fix: `run \`ic coord install\` in this worktree (worktrees added after \`ic coord install --git\` get them by themselves)`,
   };
 }
 
@@ -175,6 +175,6 @@ function codexTrustCheck(file: string, text: string, env: NodeJS.ProcessEnv): He
     ok: false,
     severity: 'warning',
     detail: `${untrusted.length} of ic's Codex hooks in ${file} ${changed ? 'changed since they were trusted' : 'are not trusted'} in ${config}: Codex skips them silently, so its edits are not coordinated`,
-    fix: 'run `ic coord install --codex --trust`, or trust them in Codex with /hooks',
+    fix: 'run `ic coord install --codex` (it records the trust for exactly its hooks), or trust them in Codex with /hooks',
   };
 }

@@ -4,7 +4,7 @@ import { IcError } from '../../core/errors';
 import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
-import { codexConfigPath, codexHookTrusts, withoutTrustEntries, withTrustEntries } from './codex-trust';
+import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
 import { detectClaude, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, type Detection, type Detector } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
 import { parseNode } from './json-spans';
@@ -52,7 +52,9 @@ export interface PlanOptions {
   icBin?: string;
   /** Claude hooks in the committed .claude/settings.json, naming `ic` from PATH (no machine's path). */
   shared?: boolean;
-  /** Also record Codex's trust for our hooks in the user's Codex config. */
+  /** Trust recorded for the hooks: undefined (the default) Codex's trust for exactly the hooks install writes;
+   * true also the folder trust of Gemini CLI and Copilot CLI (broader: the client then reads the folder's
+   * other settings); false none. */
   trust?: boolean;
   /** Private staging areas: Claude's staging hooks and the git post-commit hook. */
   gitIndex?: boolean;
@@ -110,14 +112,18 @@ export function planInstall(options: PlanOptions): InstallPlan {
         ? `Codex: commit ${relative(projectRoot, file)}; it calls \`ic\` from PATH.`
         : `Codex: ${relative(projectRoot, file)} names this machine's ic; do not commit it (or install with --shared).`,
     );
-    if (options.trust) {
-      const before = readIfExists(config);
-      const after = withTrustEntries(before ?? '', trusts);
-      if (after !== (before ?? '')) changes.push({ file: config, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(config, after) });
-      nextSteps.push(`Codex: the hooks are trusted in ${config}; reinstalling ic elsewhere changes their hash, so run \`ic coord install --codex --trust\` again after that.`);
-    } else {
+    const before = readIfExists(config) ?? '';
+    const trusted = trusts.length > 0 && trusts.every((trust) => trustedHash(before, trust.key) === trust.hash);
+    if (options.trust !== false && !trusted) {
+      // Codex runs a project's hooks only once each is trusted; install trusts exactly the hooks it wrote.
+      const after = withTrustEntries(before, trusts);
+      changes.push({ file: config, action: existsSync(config) ? 'updated' : 'created', text: after, apply: () => writeText(config, after) });
       nextSteps.push(
-        `Codex: Codex runs project hooks only once you trust them, and skips untrusted ones silently. Trust them in Codex (\`/hooks\`), or run \`ic coord install --codex --trust\` to record the trust in ${config}.`,
+        `Codex: ic's hooks are trusted in ${config} (only those; --no-trust leaves that to you); reinstalling ic elsewhere changes their hash, so run \`ic coord install\` again after that.`,
+      );
+    } else if (!trusted) {
+      nextSteps.push(
+        `Codex: Codex runs project hooks only once you trust them, and skips untrusted ones silently. Trust them in Codex (\`/hooks\`), or run \`ic coord install --codex\` without --no-trust to record the trust in ${config}.`,
       );
     }
   }
@@ -136,7 +142,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
     checkGatePattern(options.commitGate);
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
-  const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: Boolean(options.trust), env }); // Gemini, Copilot, OpenCode
+  const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: options.trust === true, env }); // Gemini, Copilot, OpenCode
   changes.push(...agents.changes);
   nextSteps.push(...agents.nextSteps);
   const personal = personalFiles(options.targets);
