@@ -18,7 +18,8 @@ export type EventType =
   | 'handoff_requested'
   | 'taken_over'
   | 'restored'
-  | 'displaced';
+  | 'displaced'
+  | 'late_write';
 
 export interface NewEvent {
   type: EventType;

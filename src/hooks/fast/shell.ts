@@ -19,6 +19,7 @@ import { runsGit } from '../runs-git';
 import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
 import { readMarker, removeMarker, writeMarker } from './markers';
+import { clientBackgrounded, hasLinkedWorktrees, lateWorkPending, mayLeaveJob, mayLeaveWorkTree } from './reach';
 
 // The shell hooks' fast path (issue #19: a command that writes nothing held must cost about a process
 // start). A shell command's before and after hooks answer here, without loading SQLite, when the digest
@@ -203,7 +204,7 @@ function before(call: ShellCall): string | undefined {
   }
   const place = placeOf(call);
   if (place === 'none') return '';
-  if (place === undefined) return undefined;
+  if (place === undefined || beyondThisWorkTree(call, place)) return undefined;
   const standing = standingOf(call, place);
   if (standing === undefined) return undefined;
   const { others, records } = heldFiles(place, standing);
@@ -234,7 +235,7 @@ function before(call: ShellCall): string | undefined {
 function after(call: ShellCall): string | undefined {
   const place = placeOf(call);
   if (place === 'none') return '';
-  if (place === undefined) return undefined;
+  if (place === undefined || beyondThisWorkTree(call, place) || clientBackgrounded(call.payload.tool_response).background) return undefined;
   const standing = standingOf(call, place);
   if (standing === undefined || standing.scope.editing.includes(standing.writer)) return undefined;
   const marker = readMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
@@ -258,6 +259,13 @@ function after(call: ShellCall): string | undefined {
   }
   removeMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   return '';
+}
+
+// Custody the full hook does beyond one command in one work tree (issue #34): a watch on a job a command
+// left running or a notice for a session is pending; the command may leave a job of its own, or reach
+// another work tree (a cd, a path outside, a linked worktree of this repository).
+function beyondThisWorkTree(call: ShellCall, place: Place): boolean {
+  return lateWorkPending(place.dbPath) || mayLeaveJob(call.command) || mayLeaveWorkTree(call.command) || hasLinkedWorktrees(place.repo.commonDir);
 }
 
 // Glob patterns are matched by a bundle of their own (dist/glob.cjs), loaded only when a glob is held: most
