@@ -1,5 +1,5 @@
 import { endTurnCommands } from './custody/open-commands';
-import { withLateNotices } from './custody/late-step';
+import { lateNotices, withLateNotices } from './custody/late-step';
 import { isPostgresUrl } from '../store/postgres/url';
 import { isAbsolute, resolve } from 'node:path';
 import { isIcError } from '../core/errors';
@@ -68,9 +68,10 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
   // dead clients' locks, and hand-off requests for the model.
   let step = observeSession(name, input, env, cwd, deadline);
   try {
+    const late = lateNotices(name, input, env, cwd, step, deadline); // before the hook's own work takes the file as it is
     const result = dispatchHook(name, input, env, cwd, deadline);
     if (step?.owner === '') step = observeSession(name, input, env, cwd, deadline); // the hook created the database: register now
-    step = withLateNotices(name, input, env, cwd, step, deadline);
+    step = withLateNotices(step, late);
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
   } finally {
     clearLiveOwners();

@@ -11,7 +11,7 @@ import type { RestoreReport, ShellRequest } from './types';
 
 // Every repository a command touched (issue #34, item 3): a held file is judged by its own work tree,
 // wherever the session's cwd is. The work trees of one command are its cwd's, those it `cd`s into or names
-// (`git -C`, `/abs/path`, `../other/x`), every repository right below a cwd that is in none (a session
+// (`git -C`, `/abs/path`, `../other/x`), every repository right below a cwd that is in none (one level, its first 200 entries) (a session
 // started in a parent directory), and the linked worktrees of each (`git worktree add`: one database, a
 // scope each). The before hook snapshots each; the after hook restores each by its own snapshot.
 
@@ -57,25 +57,21 @@ export function restoreEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessE
   return report;
 }
 
-// Repositories one or two levels below a directory that is in none (a session started in ~/projects).
+// Repositories right below a directory that is in none (a session started in ~/projects): one readdir and
+// a stat or two per entry, bounded.
 function repositoriesBelow(dir: string): string[] {
   const found: string[] = [];
-  const look = (parent: string, depth: number): void => {
-    let names: string[];
-    try {
-      names = readdirSync(parent).slice(0, CHILD_DIRS_LOOKED_AT);
-    } catch {
-      return;
-    }
-    for (const name of names) {
-      if (name.startsWith('.') || name === 'node_modules') continue;
-      const child = join(parent, name);
-      if (!isDirectory(child)) continue;
-      if (exists(join(child, '.git'))) found.push(child);
-      else if (depth < 2) look(child, depth + 1);
-    }
-  };
-  look(dir, 1);
+  let names: string[];
+  try {
+    names = readdirSync(dir).slice(0, CHILD_DIRS_LOOKED_AT);
+  } catch {
+    return found;
+  }
+  for (const name of names) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const child = join(dir, name);
+    if (exists(join(child, '.git')) && isDirectory(child)) found.push(child);
+  }
   return found;
 }
 

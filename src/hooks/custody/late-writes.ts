@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
 import { createContext, resolveProject, writeTransaction, type CoordContext } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
-import { latestFor, type FileState } from '../../store/custody';
+import { editsFor, latestFor, runningWriters, type FileState } from '../../store/custody';
+import { markedWriters } from '../fast/markers';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import { insertEvent } from '../../store/events';
 import { sameLineage } from '../identity';
@@ -34,8 +35,8 @@ export interface LateWatch {
   until: number;
   /** The process group the client says the command left running (Claude's `leftRunningPgid`), when known. */
   pgid?: number;
-  /** [path, holder, blob, mode, stat]: each held file as the after hook left it. */
-  rows: [string, string, string | null, number, string][];
+  /** [path, holder, blob, mode, stat, blob before a late write reported]: each held file as last seen. */
+  rows: [string, string, string | null, number, string, (string | null)?][];
 }
 
 export interface LateNotice {
@@ -55,6 +56,7 @@ interface LateFile {
 export const LATE_WATCH_MS = 30 * 60_000;
 // A notice its session never came back for is dropped after this.
 const NOTICE_MS = 24 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
 
 // The after hook of a command that may have left a job running: watch what other owners hold in its work tree.
 export function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, watch: Omit<LateWatch, 'rows' | 'root' | 'scope'>): void {
@@ -108,15 +110,27 @@ function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number
     watch.scope,
     changed.map((row) => row[0]),
   );
+  const editing = editsFor(
+    ctx.db,
+    watch.scope,
+    changed.map((row) => row[0]),
+  );
+  const running = runningWriters(ctx.db, watch.scope, now - DAY_MS);
+  for (const writer of markedWriters(ctx.dbLocation.path, watch.scope, now - DAY_MS)) running.add(writer);
   for (const row of changed) {
     const [path, holder, blob, mode] = row;
+    // The holder's own command or edit is under way: the change may be its own, recorded when it ends.
+    // Looked at again at a later hook.
+    const mark = editing.get(path);
+    if ((mark && sameLineage(mark.owner, holder)) || [...running].some((writer) => sameLineage(writer, holder))) continue;
     const record = latest.get(path);
     const found = fileState(repo, path, [record], true); // stored: the late content stays recoverable too
     row[2] = found.blob;
     row[3] = found.mode;
     row[4] = found.stat;
     if (same(found, { blob, mode, stat: '' })) continue; // touched, same content (a restore, a rewrite)
-    if (record && record.recorded_at > watch.since && same(found, record)) continue; // the holder's own, recorded
+    if (row.length > 5 && found.blob === row[5]) continue; // the holder's content put back (the way the notice gives)
+    if (record && record.source === 'write' && record.recorded_at > watch.since && same(found, record)) continue; // the holder's own, recorded by its hook
     const id = insertEvent(ctx.db, {
       type: 'late_write',
       lock_id: null,
@@ -127,6 +141,7 @@ function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number
       created_at: now,
       detail: { holder, command: watch.command, ...(watch.call_id ? { call_id: watch.call_id } : {}), blob, found: found.blob },
     });
+    row[5] = blob;
     file.notices.push({ to: holder, text: holderNotice(path, holder, watch, blob, repo.root, id), at: now });
     file.notices.push({ to: watch.writer, text: writerNotice(path, holder, watch, id), at: now });
   }

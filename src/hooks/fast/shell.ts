@@ -203,7 +203,7 @@ function before(call: ShellCall): string | undefined {
     if (read.targets.length > 0) return undefined;
   }
   const place = placeOf(call);
-  if (place === 'none') return '';
+  if (place === 'none') return mayLeaveWorkTree(call.command) ? undefined : ''; // another work tree's database may hold files
   if (place === undefined || beyondThisWorkTree(call, place)) return undefined;
   const standing = standingOf(call, place);
   if (standing === undefined) return undefined;
@@ -234,7 +234,7 @@ function before(call: ShellCall): string | undefined {
 // differs from its record.
 function after(call: ShellCall): string | undefined {
   const place = placeOf(call);
-  if (place === 'none') return '';
+  if (place === 'none') return mayLeaveWorkTree(call.command) ? undefined : '';
   if (place === undefined || beyondThisWorkTree(call, place) || clientBackgrounded(call.payload.tool_response).background) return undefined;
   const standing = standingOf(call, place);
   if (standing === undefined || standing.scope.editing.includes(standing.writer)) return undefined;
