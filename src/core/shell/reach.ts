@@ -26,10 +26,11 @@ export function commandReach(command: string, cwd: string, home: string | undefi
     if (here !== undefined && here !== cwd) dirs.add(here);
     const words = simple.argv.map((word) => word.value);
     if (words[0] !== undefined && DETACHING.has(words[0])) detaching = true;
+    if (words[0] === 'cd' || words[0] === 'pushd') continue; // where it leads is the next command's cwd
     for (let i = 0; i < words.length; i++) {
       const word = words[i];
       if (word === undefined) continue;
-      if (words[0] === 'git' && word === '-C' && words[i + 1] !== undefined) dirs.add(resolveFrom(here ?? cwd, words[i + 1]!));
+      if (words[0] === 'git' && word === '-C' && words[i + 1] !== undefined) dirs.add(resolveFrom(here ?? cwd, words[++i]!));
       else if (i > 0 && (isAbsolute(word) || word.startsWith('../')) && here !== undefined) dirs.add(dirname(resolveFrom(here, word)));
     }
   }
