@@ -1,3 +1,5 @@
+import { endTurnCommands } from './custody/open-commands';
+import { lateNotices, withLateNotices } from './custody/late-step';
 import { isPostgresUrl } from '../store/postgres/url';
 import { isAbsolute, resolve } from 'node:path';
 import { isIcError } from '../core/errors';
@@ -72,8 +74,10 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
   // dead clients' locks, and hand-off requests for the model.
   let step = observeSession(sessionHook, input, env, cwd, deadline);
   try {
+    const late = route.kind === 'as-copilot' ? undefined : lateNotices(name, input, env, cwd, step, deadline); // before the hook's own work takes the file as it is
     const result = route.kind === 'as-copilot' ? runAsCopilot(route.phase, input, env, cwd, deadline) : dispatchHook(name, input, env, cwd, deadline);
     if (step?.owner === '') step = observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
+    step = withLateNotices(step, late);
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
   } finally {
     clearLiveOwners();
@@ -102,7 +106,7 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
       case 'claude-session-end':
         return runSessionEnd(input, env, cwd, 'claude', deadline);
       case 'claude-prompt':
-        return { stdout: '', stderr: '', exitCode: 0 }; // the liveness step in runHook is all it does
+        return runPromptSubmit(input, env, cwd, deadline); // the liveness step in runHook, and the turn's commands end
       case 'codex-session-end':
         return runSessionEnd(input, env, cwd, 'codex', deadline);
       case 'git-pre-commit':
@@ -274,7 +278,26 @@ function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadl
   if (sessionId === undefined || transcript === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
   releaseFailedCalls(dir, [ownerForSession('claude', sessionId)], transcript, envWithin(env, deadline, 1_000));
+  endTurnCommandsQuietly(dir, ownerForSession('claude', sessionId), env, deadline);
   return { stdout: '', stderr: '', exitCode: 0 };
+}
+
+// UserPromptSubmit: a new turn; whatever shell command of the last one never got its after hook is over.
+function runPromptSubmit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  const sessionId = parsed.ok ? stringField(parsed.value, 'session_id') : undefined;
+  if (parsed.ok && sessionId !== undefined) endTurnCommandsQuietly(env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd, ownerForSession('claude', sessionId), env, deadline);
+  return { stdout: '', stderr: '', exitCode: 0 };
+}
+
+// A shell command denied or interrupted at the prompt stops counting as running at its turn's end
+// (src/hooks/custody/open-commands.ts); a failure here only leaves it to the day-long purge.
+function endTurnCommandsQuietly(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline): void {
+  try {
+    endTurnCommands(dir, owner, envWithin(env, deadline, 1_000));
+  } catch {
+    // the turn ends all the same
+  }
 }
 
 // git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.

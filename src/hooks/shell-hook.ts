@@ -1,7 +1,7 @@
 import { shellQuote } from '../core/shell';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { checkShellCommand } from './custody/pre-shell';
-import { snapshotBeforeShell } from './custody/snapshot';
+import { snapshotEveryWorkTree } from './custody/every-repo';
 import type { ShellRequest } from './custody/types';
 import { codexOwner } from './edit-events';
 import { ownerForSession } from './identity';
@@ -72,7 +72,7 @@ function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, 
     return decideFailure(error, settings.failClosed);
   }
   if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
-  snapshotBeforeShell(request, bounded, deadline);
+  snapshotEveryWorkTree(request, bounded, deadline);
   return decision;
 }
 

@@ -135,3 +135,15 @@ export function purgeEdits(db: Connection, startedBefore: number): number {
 export function clearEditsBy(db: Connection, scope: string, owner: string): void {
   statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND owner = ?').run(scope, owner);
 }
+
+// The open commands of these writers, in every scope (a turn that ended ends them: see
+// src/hooks/custody/open-commands.ts). Returns how many ended.
+export function endCommandsOf(db: Connection, writers: readonly string[]): number {
+  let ended = 0;
+  for (const writer of writers) {
+    const open = statement(db, 'SELECT scope, call_id FROM custody_commands WHERE writer = ?').all(writer) as { scope: string; call_id: string }[];
+    for (const c of open) endCommand(db, c.scope, writer, c.call_id);
+    ended += open.length;
+  }
+  return ended;
+}

@@ -21,7 +21,8 @@ export type EventType =
   | 'restored'
   | 'displaced'
   | 'unverified'
-  | 'restore_refused';
+  | 'restore_refused'
+  | 'late_write';
 
 export interface NewEvent {
   type: EventType;

@@ -1,6 +1,6 @@
 import { checkShellCommand } from '../custody/pre-shell';
-import { recordHolderWrite, restoreAfterShell } from '../custody/restore';
-import { snapshotBeforeShell } from '../custody/snapshot';
+import { recordHolderWrite } from '../custody/restore';
+import { restoreEveryWorkTree, snapshotEveryWorkTree } from '../custody/every-repo';
 import type { ShellRequest } from '../custody/types';
 import { ALLOW, decideEdit, decideFailure } from '../decision';
 import { reserveEdit, type EditRequest } from '../edit';
@@ -67,7 +67,7 @@ function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.Process
   if (call.kind === 'edit') return adapter.beforeToolReply(decideEdit(reserveEdit(editRequest(session, call.paths), dbEnv)));
   const request = shellRequest(session, call.command, call.timeoutMs);
   const decision = decideEdit(checkShellCommand(request, dbEnv));
-  if (decision.kind === 'allow') snapshotBeforeShell(request, dbEnv);
+  if (decision.kind === 'allow') snapshotEveryWorkTree(request, dbEnv);
   return adapter.beforeToolReply(decision);
 }
 
@@ -83,7 +83,7 @@ function afterTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessE
     recordHolderWrite(session.owner, call.paths, session.cwd, dbEnv);
     return adapter.afterToolReply(undefined);
   }
-  return adapter.afterToolReply(restoreNotice(restoreAfterShell(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
+  return adapter.afterToolReply(restoreNotice(restoreEveryWorkTree(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
 }
 
 // Session end: the session's locks and claims go at once (clients give this hook little time).

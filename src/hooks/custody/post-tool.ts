@@ -5,7 +5,10 @@ import { objectField, parsePayload, stringField, type Payload } from '../payload
 import { envWithin } from '../settings';
 import type { Deadline } from '../deadline';
 import { commandText } from '../shell-patch';
-import { recordHolderWrite, restoreAfterShell } from './restore';
+import { recordHolderWrite } from './restore';
+import { restoreEveryWorkTree } from './every-repo';
+import { commandReach } from '../../core/shell/reach';
+import { clientBackgrounded } from '../fast/reach';
 import type { RestoreReport, ShellRequest } from './types';
 
 // PostToolUse, one process per tool call (Claude Code and Codex): after a shell command, what it changed
@@ -86,11 +89,15 @@ function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: 
   const command = commandText(input?.command ?? input?.cmd) ?? '';
   const callId = stringField(payload, 'tool_use_id') ?? stringField(payload, 'call_id'); // the key the before hook's snapshot used
   const duration = payload.duration_ms;
-  return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof duration === 'number' && duration >= 0 ? { durationMs: duration } : {}) };
+  // A job the command left running (`… &`, nohup), or the client moved the command to the background: its
+  // writes may land after this hook, so the held files stay watched (late-writes.ts).
+  const client = clientBackgrounded(payload.tool_response);
+  const lingers = client.background || commandReach(command, cwd, process.env.HOME).background ? { lingers: client.pgid !== undefined ? { pgid: client.pgid } : {} } : {};
+  return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof duration === 'number' && duration >= 0 ? { durationMs: duration } : {}), ...lingers };
 }
 
 function afterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline): PostToolResult {
-  const report = restoreAfterShell(request, env, deadline);
+  const report = restoreEveryWorkTree(request, env, deadline);
   const message = restoreMessage(report);
   return message === undefined ? QUIET : { stdout: postToolUseOutput(message), stderr: '' };
 }

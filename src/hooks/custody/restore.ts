@@ -22,7 +22,9 @@ import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type Hel
 import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex } from './index-file';
 import type { RestoreReport, ShellRequest } from './types';
-import { openView } from './view';
+import { openView, type CustodyView } from './view';
+import { LATE_WATCH_MS, watchLateWrites } from './late-writes';
+import { commandForEvent } from './pre-shell';
 import { markedWriters, readMarker, removeMarker } from '../fast/markers';
 import { refreshDigest } from './digest-refresh';
 import { dropIndexBefore, indexBefore } from './index-before';
@@ -38,7 +40,8 @@ const WINDOW_SLACK_MS = 1_000;
 // After a shell command: every file another owner holds that the command changed goes back to the holder's
 // latest content, and a file it created under another owner's pattern is moved aside (never lost). The
 // writer's own held files are recorded as its latest content. Files nobody holds are never touched.
-export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): RestoreReport {
+// `onlyWithSnapshot`: a work tree other than the command's cwd (every-repo.ts) is restored only by a snapshot.
+export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE, options: { onlyWithSnapshot?: boolean } = {}): RestoreReport {
   const report: RestoreReport = { restored: [], displaced: [] };
   const view = openView(request.cwd, request.owner, env);
   if (!view) return report;
@@ -52,6 +55,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
     const started = recorded ?? marker?.started_at;
     const snapshot = recorded !== undefined ? snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
+    if (started === undefined && options.onlyWithSnapshot) return report;
     const indexChanged = snapshot === undefined ? new Map<string, IndexEntry | undefined>() : indexChangesOfHeld(repo, view, request.owner, callId, snapshot);
     const windowStart = started ?? (request.durationMs !== undefined ? view.now - request.durationMs - WINDOW_SLACK_MS : undefined);
     const otherPaths = [...view.others.files.keys()];
@@ -176,6 +180,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     } catch {
       // an unreadable <db>-running/: purgeMarkers' day is then the bound
     }
+    if (request.lingers) watchQuietly(view, request);
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
@@ -211,6 +216,24 @@ function restoreIndexEntries(repo: Repo, entries: readonly { path: string; entry
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split('\n').find((line) => line.trim() !== '' && !line.startsWith('Command failed')) ?? 'git update-index failed';
     for (const { path } of entries) (report.indexLeft ??= []).push({ path, error: message.trim() });
+  }
+}
+
+// A command that may have left a job running stays open for custody: its late writes are looked for at
+// the next hook of any session (late-writes.ts). A failure here loses only that watch.
+function watchQuietly(view: CustodyView, request: ShellRequest): void {
+  try {
+    const now = view.now;
+    watchLateWrites(view.ctx, view.repo, view.others, {
+      writer: request.owner,
+      call_id: request.callId ?? '',
+      command: commandForEvent(request.command),
+      since: now,
+      until: now + LATE_WATCH_MS,
+      ...(request.lingers?.pgid !== undefined ? { pgid: request.lingers.pgid } : {}),
+    });
+  } catch {
+    // the restore's own outcome stands
   }
 }
 

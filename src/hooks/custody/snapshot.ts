@@ -1,6 +1,6 @@
 import { writeTransaction } from '../../coord/context';
 import { inScopes } from '../../store/connection';
-import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type LatestRow, type SnapshotRow } from '../../store/custody';
+import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type FileState, type LatestRow, type SnapshotRow } from '../../store/custody';
 import { ABSENT, existenceProbe, fileState, statMatchesIndex } from './files';
 import type { ShellRequest } from './types';
 import { openView } from './view';
@@ -39,14 +39,22 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       const state = exists(path) ? fileState(repo, path, [record], true, deadline) : ABSENT;
       if (entry && !record && state.blob === entry.blob) continue;
       if (entry || state.blob !== null) rows.push({ path, holder: held.holder, ...state });
-      const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
+      // What the file holds when no command is open is the holder's newest content, unless the holder recorded
+      // something else since: a person's save in an editor after the holder's last tool edit is the holder's.
+      // (A file last written before the holder's record, a write the record came after, keeps the record.)
+      const stale =
+        record === undefined ||
+        record.recorded_at < held.createdAt ||
+        (!sameContent(record, state) && changedAfter(state, record.recorded_at)) ||
+        (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
     keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run
-      busy.delete(request.owner);
+      // The writer's own other open commands count too: a Codex command still running past its yield may have
+      // written the file, and taking that as the holder's would leave its late restore nothing to do.
       for (const row of seen) {
         const record = latest.get(row.path);
         // Another command is running: what the file holds now may be that command's write, not the holder's.
@@ -64,4 +72,15 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
+}
+
+function sameContent(record: FileState, state: FileState): boolean {
+  return record.blob === state.blob && (record.blob === null || record.mode === state.mode);
+}
+
+// The file's last change (its stat's mtime or ctime) is after `time`; an absent file counts as changed.
+function changedAfter(state: FileState, time: number): boolean {
+  if (state.blob === null) return true;
+  const [, mtime, ctime] = state.stat.split(':').map(Number);
+  return Math.max(mtime ?? Infinity, ctime ?? Infinity) > time;
 }

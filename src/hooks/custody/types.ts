@@ -16,6 +16,9 @@ export interface ShellRequest {
   /** After the command: how long it ran, when the agent says (Claude's PostToolUse duration_ms). Without a
    * snapshot from the before hook, only a file changed within that time is taken for the command's write. */
   durationMs?: number;
+  /** After the command: the client moved it to the background (or it left a process group running, `pgid`):
+   * its writes may land after the after hook, which then watches the held files (late-writes.ts). */
+  lingers?: { pgid?: number };
 }
 
 // What the after-command hook did: files put back to their holder's content, and files the command

@@ -21,6 +21,7 @@ import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
 import { readMarker, removeMarker, writeMarker } from './markers';
 import { dropIndexBefore, indexEntriesChanged, keepIndexBefore } from '../custody/index-before';
+import { clientBackgrounded, hasLinkedWorktrees, lateWorkPending, mayLeaveJob, mayLeaveWorkTree } from './reach';
 
 // The shell hooks' fast path (issue #19: a command that writes nothing held must cost about a process
 // start). A shell command's before and after hooks answer here, without loading SQLite, when the digest
@@ -207,8 +208,8 @@ function before(call: ShellCall): string | undefined {
     if (read.targets.length > 0) return undefined;
   }
   const place = placeOf(call);
-  if (place === 'none') return '';
-  if (place === undefined) return undefined;
+  if (place === 'none') return mayLeaveWorkTree(call.command) ? undefined : ''; // another work tree's database may hold files
+  if (place === undefined || beyondThisWorkTree(call, place)) return undefined;
   const standing = standingOf(call, place);
   if (standing === undefined) return undefined;
   const { others, records } = heldFiles(place, standing);
@@ -239,8 +240,8 @@ function before(call: ShellCall): string | undefined {
 // differs from its record.
 function after(call: ShellCall): string | undefined {
   const place = placeOf(call);
-  if (place === 'none') return '';
-  if (place === undefined) return undefined;
+  if (place === 'none') return mayLeaveWorkTree(call.command) ? undefined : '';
+  if (place === undefined || beyondThisWorkTree(call, place) || clientBackgrounded(call.payload.tool_response).background) return undefined;
   const standing = standingOf(call, place);
   if (standing === undefined || standing.scope.editing.includes(standing.writer)) return undefined;
   const marker = readMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
@@ -266,6 +267,13 @@ function after(call: ShellCall): string | undefined {
   removeMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   dropIndexBefore(place.repo, standing.scope.key, standing.writer, call.callId);
   return '';
+}
+
+// Custody the full hook does beyond one command in one work tree (issue #34): a watch on a job a command
+// left running or a notice for a session is pending; the command may leave a job of its own, or reach
+// another work tree (a cd, a path outside, a linked worktree of this repository).
+function beyondThisWorkTree(call: ShellCall, place: Place): boolean {
+  return lateWorkPending(place.dbPath) || mayLeaveJob(call.command) || mayLeaveWorkTree(call.command) || hasLinkedWorktrees(place.repo.commonDir);
 }
 
 // Glob patterns are matched by a bundle of their own (dist/glob.cjs), loaded only when a glob is held: most

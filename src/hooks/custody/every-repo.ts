@@ -1,0 +1,119 @@
+import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { commandReach } from '../../core/shell/reach';
+import { findGitInfo } from '../../store/discover';
+import type { Deadline } from '../deadline';
+import { NO_DEADLINE } from '../deadline';
+import { nearestExistingDir } from '../edit';
+import { restoreAfterShell } from './restore';
+import { snapshotBeforeShell } from './snapshot';
+import type { RestoreReport, ShellRequest } from './types';
+
+// Every repository a command touched (issue #34, item 3): a held file is judged by its own work tree,
+// wherever the session's cwd is. The work trees of one command are its cwd's, those it `cd`s into or names
+// (`git -C`, `/abs/path`, `../other/x`), every repository right below a cwd that is in none (one level, its first 200 entries) (a session
+// started in a parent directory), and the linked worktrees of each (`git worktree add`: one database, a
+// scope each). The before hook snapshots each; the after hook restores each by its own snapshot.
+
+const CHILD_DIRS_LOOKED_AT = 200;
+
+export function commandWorkTrees(request: ShellRequest, env: NodeJS.ProcessEnv): { primary: string | undefined; others: string[] } {
+  const roots = new Map<string, string>(); // work-tree root → common dir
+  const add = (dir: string): string | undefined => {
+    const git = findGitInfo(dir);
+    if (git) roots.set(git.root, git.commonDir);
+    return git?.root;
+  };
+  const primary = add(request.cwd);
+  const reach = commandReach(request.command, request.cwd, env.HOME);
+  for (const dir of reach.dirs) add(nearestExistingDir(dir));
+  if (primary === undefined) for (const child of repositoriesBelow(request.cwd)) add(child);
+  for (const commonDir of new Set(roots.values())) for (const root of workTreesOf(commonDir)) if (!roots.has(root)) roots.set(root, commonDir);
+  if (primary !== undefined) roots.delete(primary);
+  return { primary, others: [...roots.keys()] };
+}
+
+// Before the command: a snapshot in each of its work trees.
+export function snapshotEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): void {
+  const { primary, others } = commandWorkTrees(request, env);
+  if (primary !== undefined) snapshotBeforeShell(request, env, deadline);
+  for (const root of others) snapshotBeforeShell({ ...request, cwd: root }, env, deadline);
+}
+
+// After the command: the restore in each work tree. One that is not the cwd's is restored only by a
+// snapshot its before hook took there (without one, nothing there is known to be the command's).
+export function restoreEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): RestoreReport {
+  const { primary, others } = commandWorkTrees(request, env);
+  const report: RestoreReport = primary !== undefined ? restoreAfterShell(request, env, deadline) : { restored: [], displaced: [] };
+  for (const root of others) {
+    const part = restoreAfterShell({ ...request, cwd: root }, env, deadline, { onlyWithSnapshot: true });
+    // Paths of another work tree are said from the command's cwd, so the message names the right file.
+    const named = <T extends { path: string }>(rows: readonly T[] | undefined): T[] => (rows ?? []).map((row) => ({ ...row, path: relative(request.cwd, join(root, row.path)) }));
+    report.restored.push(...named(part.restored));
+    report.displaced.push(...named(part.displaced));
+    if (part.left) (report.left ??= []).push(...named(part.left));
+    if (part.editing) (report.editing ??= []).push(...named(part.editing));
+    if (part.unverified) (report.unverified ??= []).push(...named(part.unverified));
+    if (part.refused) (report.refused ??= []).push(...named(part.refused));
+    if (part.indexLeft) (report.indexLeft ??= []).push(...named(part.indexLeft));
+  }
+  return report;
+}
+
+// Repositories right below a directory that is in none (a session started in ~/projects): one readdir and
+// a stat or two per entry, bounded.
+function repositoriesBelow(dir: string): string[] {
+  const found: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir).slice(0, CHILD_DIRS_LOOKED_AT);
+  } catch {
+    return found;
+  }
+  for (const name of names) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const child = join(dir, name);
+    if (exists(join(child, '.git')) && isDirectory(child)) found.push(child);
+  }
+  return found;
+}
+
+// The work trees of a repository: the main one (when the common dir is its `.git`) and each linked one
+// (`<common dir>/worktrees/<name>/gitdir` names its `.git` file).
+function workTreesOf(commonDir: string): string[] {
+  const roots: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(join(commonDir, 'worktrees'));
+  } catch {
+    return roots;
+  }
+  if (basename(commonDir) === '.git') roots.push(dirname(commonDir));
+  for (const name of names) {
+    try {
+      const dotGit = readFileSync(join(commonDir, 'worktrees', name, 'gitdir'), 'utf8').trim();
+      const root = dirname(dotGit);
+      if (isDirectory(root)) roots.push(findGitInfo(root)?.root ?? root);
+    } catch {
+      // a worktree being added or pruned
+    }
+  }
+  return roots;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

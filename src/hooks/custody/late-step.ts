@@ -1,0 +1,32 @@
+import type { Deadline } from '../deadline';
+import type { HookInput } from '../run';
+import { parsePayload, stringField } from '../payload';
+import { envWithin } from '../settings';
+import type { SessionStep } from '../liveness';
+import { noticeLateWrites } from './late-writes';
+
+// Events whose reply carries additionalContext to the model (as the liveness step's hand-off requests).
+const TELLS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+
+// Every Claude Code and Codex hook looks for late writes (late-writes.ts) before its own work (which may
+// take a file's content as its holder's), and hands the session's model what it is to be told, beside the
+// liveness step's context. Costs a stat when nothing is pending; a failure only delays the notice.
+export function lateNotices(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, step: SessionStep | undefined, deadline: Deadline): { text: string; eventName: string } | undefined {
+  if (!(name.startsWith('claude-') || name.startsWith('codex-')) || step === undefined || step.owner === '') return undefined;
+  try {
+    const parsed = parsePayload(input.text, input.truncated);
+    if (!parsed.ok) return undefined;
+    const eventName = stringField(parsed.value, 'hook_event_name');
+    const tell = eventName !== undefined && TELLS.has(eventName);
+    const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
+    const text = noticeLateWrites(dir, step.owner, envWithin(env, deadline, 1_000), tell);
+    return text === undefined || eventName === undefined ? undefined : { text, eventName };
+  } catch {
+    return undefined;
+  }
+}
+
+export function withLateNotices(step: SessionStep | undefined, late: { text: string; eventName: string } | undefined): SessionStep | undefined {
+  if (late === undefined || step === undefined) return step;
+  return { ...step, eventName: late.eventName, context: step.context ? `${step.context}\n${late.text}` : late.text };
+}
