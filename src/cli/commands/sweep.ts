@@ -26,7 +26,8 @@ function runSweep(options: SweepOptions): Reply {
     const purged = result.dry_run && olderThanMs === undefined ? '' : `; ${purge} ${result.purged_locks} locks and ${result.purged_events} events`;
     return success(
       { ...result },
-      () => `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${result.index_files} idle staging areas` : ''}${result.dry_run ? ' (dry run)' : ''}`,
+      () =>
+        `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${result.index_files} idle staging areas` : ''}${result.dropped_pins > 0 ? `; ${remove} ${result.dropped_pins} kept contents past 14 days` : ''}${result.dry_run ? ' (dry run)' : ''}`,
     );
   });
 }

@@ -45,6 +45,10 @@ export function restoreNotice(report: RestoreReport): string | undefined {
   const lines = [
     ...report.restored.map((r) => `ic: ${JSON.stringify(r.path)} is reserved by ${r.holder}; the shell command's change to it was undone.`),
     ...report.displaced.map((d) => `ic: ${JSON.stringify(d.path)} is reserved by ${d.holder}; the file the shell command created there was moved to ${JSON.stringify(d.movedTo)}.`),
+    ...(report.missing ?? []).map(
+      (m) => `ic: ${JSON.stringify(m.path)} is reserved by ${m.holder}; the shell command changed it, but ${m.holder}'s content is no longer in git's object store, so it was left as it is.`,
+    ),
+    ...(report.saved ?? []).map((s) => `ic: what the shell command wrote to ${JSON.stringify(s.path)} is kept: \`coord undo ${s.event}\` puts it back once the file is free.`),
   ];
   return lines.length > 0 ? lines.join('\n') : undefined;
 }

@@ -105,6 +105,11 @@ export function restoreMessage(report: RestoreReport): string | undefined {
   for (const { path, holder } of report.left ?? []) lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder}'s own command was running, so ic left it as it is.`);
   for (const { path, holder } of report.editing ?? [])
     lines.push(`${JSON.stringify(path)} (held by ${holder}) changed while ${holder} was editing it, so ic left it as it is: ${holder}'s edit is never undone (do not change this file).`);
+  for (const { path, holder, blob } of report.missing ?? [])
+    lines.push(
+      `${JSON.stringify(path)} is held by ${holder}: your command changed it, but ${holder}'s content (git blob ${blob.slice(0, 12)}) is no longer in git's object store, so ic left the file as it is. Do not change it; tell ${holder}.`,
+    );
+  for (const { path, event } of report.saved ?? []) lines.push(`What your command wrote to ${JSON.stringify(path)} is kept: \`coord undo ${event}\` puts it back once the file is free.`);
   if (lines.length === 0) return undefined;
   const holders = [...new Set([...report.restored, ...report.displaced].map((r) => r.holder))];
   const next =

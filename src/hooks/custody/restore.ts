@@ -13,6 +13,7 @@ import type { RestoreReport, ShellRequest } from './types';
 import { openView } from './view';
 import { markedWriters, readMarker, removeMarker } from '../fast/markers';
 import { refreshDigest } from './digest-refresh';
+import { keepAhead, keepBeforeRestore, pinBlobs } from './keep';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -68,6 +69,13 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
+    const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/hooks/custody/keep.ts)
+    pinBlobs(
+      repo,
+      ownWrites.map((row) => row.blob),
+      view.now,
+      deadline,
+    ); // the writer's new latest contents, kept while they may be put back
     const moved = displacedDir(repo, view.now);
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
@@ -86,6 +94,24 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           continue;
         }
         const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
+        // What the command left is kept (detail.saved) before it is overwritten or moved; a holder's content git
+        // no longer has leaves the file as it is, said in an event and to the writer (src/hooks/custody/keep.ts).
+        const kept = keepBeforeRestore(repo, plan.path, plan.expected.blob, now, deadline, ahead);
+        if (kept.missing) {
+          (report.missing ??= []).push({ path: plan.path, holder: plan.held.holder, blob: plan.expected.blob! });
+          insertEvent(ctx.db, {
+            type: 'not_restored',
+            lock_id: plan.held.lockId,
+            scope: view.scope,
+            owner: request.owner,
+            pattern: plan.path,
+            reason: null,
+            created_at: now,
+            detail: { ...detail, why: 'content_missing' },
+          });
+          continue;
+        }
+        Object.assign(detail, kept.detail);
         if (plan.expected.blob === null) {
           const movedTo = join(moved, plan.path);
           moveAside(join(repo.root, plan.path), movedTo);
@@ -98,7 +124,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           const state = fileState(repo, plan.path, [], false);
           recordLatest(ctx.db, view.scope, { path: plan.path, owner: record?.owner ?? plan.held.holder, source: record?.source ?? 'seen', recorded_at: record?.recorded_at ?? now, ...state });
         }
-        insertEvent(ctx.db, {
+        const eventId = insertEvent(ctx.db, {
           type: plan.expected.blob === null ? 'displaced' : 'restored',
           lock_id: plan.held.lockId,
           scope: view.scope,
@@ -108,6 +134,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           created_at: now,
           detail,
         });
+        if (kept.detail.saved) (report.saved ??= []).push({ path: plan.path, event: eventId });
       }
       for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
       if (recorded !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);

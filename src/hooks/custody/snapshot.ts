@@ -6,6 +6,7 @@ import type { ShellRequest } from './types';
 import { openView } from './view';
 import { markedWriters, purgeMarkers } from '../fast/markers';
 import { refreshDigest } from './digest-refresh';
+import { pinBlobs } from './keep';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -40,6 +41,12 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       const stale = record === undefined || record.recorded_at < held.createdAt || (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
+    // Kept through `git gc --prune=now` while the command runs and its after hook may put them back.
+    pinBlobs(
+      repo,
+      [...rows, ...seen].map((row) => row.blob),
+      view.now,
+    );
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run

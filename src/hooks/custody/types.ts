@@ -27,4 +27,8 @@ export interface RestoreReport {
   left?: { path: string; holder: string }[];
   /** Changed files left alone because their holder's own edit was under way (its write not recorded yet). */
   editing?: { path: string; holder: string }[];
+  /** Changed files left alone because the holder's content is no longer in git's object store. */
+  missing?: { path: string; holder: string; blob: string }[];
+  /** What the command had left in a restored or moved file, kept: the event `coord undo` puts it back from. */
+  saved?: { path: string; event: number }[];
 }

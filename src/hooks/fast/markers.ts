@@ -85,7 +85,7 @@ export function purgeMarkers(dbPath: string, startedBefore: number): void {
   }
 }
 
-function listMarkers(dbPath: string): CommandMarker[] {
+export function listMarkers(dbPath: string): CommandMarker[] {
   if (isPostgresUrl(dbPath)) return [];
   const dir = runningDir(dbPath);
   let names: string[];
