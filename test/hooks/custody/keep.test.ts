@@ -47,6 +47,14 @@ describe('keep: pinned blobs', () => {
     git('gc', '--prune=now', '--quiet');
   });
 
+  it('a repository on the reftable backend (a reftable/ directory) is pinned through one git update-ref: a valid ref, no lock left', () => {
+    const blob = writeBlob(keep.objectsDir, Buffer.from('reftable\n'));
+    execFileSync('mkdir', [join(keep.commonDir, 'reftable')]); // git 2.39 here: its own refs stay files, only ic's path changes
+    pinBlobs(keep, [blob], NOW);
+    expect(listPins(keep).map((pin) => pin.blob)).toEqual([blob]);
+    expect(existsSync(`${join(keep.commonDir, pinRef(blob, NOW))}.lock`)).toBe(false);
+  });
+
   it('saveContent keeps a file and a symlink as they are, and nothing for an absent path or a directory', () => {
     writeFileSync(join(repo.dir, 'work.txt'), 'unsaved work\n');
     symlinkSync('work.txt', join(repo.dir, 'link'));
