@@ -11,6 +11,7 @@ import { reserveCommand } from './commands/reserve';
 import { verifyCommand } from './commands/verify';
 import { transferCommand } from './commands/transfer';
 import { sweepCommand } from './commands/sweep';
+import { undoCommand } from './commands/undo';
 import { claimCommand, lockCommand, unclaimCommand, unlockCommand } from './commands/named';
 import { whoCommand } from './commands/who';
 import { heartbeatCommand } from './commands/heartbeat';
@@ -60,6 +61,7 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
     whoCommand,
     heartbeatCommand,
     eventsCommand,
+    undoCommand,
     statsCommand,
     hookCommand,
     installCommand,

@@ -6,6 +6,7 @@ import { inChunks, repeatInChunks } from './chunks';
 import { expireLock } from './reserve';
 import { allLastActivity } from '../store/activity';
 import { indexDirOf, sweepIndexFiles } from './private-index';
+import { sweepPins } from './sweep-pins';
 
 export interface SweepResult {
   expired: number;
@@ -13,6 +14,10 @@ export interface SweepResult {
   purged_events: number;
   /** Private staging areas (git index files) of sessions idle for 24 h, deleted (README, "Private staging areas"). */
   index_files: number;
+  /** Custody's kept contents (refs/ic/custody/) past their 14 days and needed by no live record: deleted. */
+  dropped_pins: number;
+  /** Custody's kept contents still within their 14 days, or still needed. */
+  kept_pins: number;
   dry_run: boolean;
 }
 
@@ -33,12 +38,14 @@ export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: 
   const purgedLocks = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
   const purgedEvents = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
   const indexFiles = readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
-  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dry_run: false };
+  const pins = sweepPins(ctx, false);
+  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dropped_pins: pins.dropped, kept_pins: pins.kept, dry_run: false };
 }
 
 // What the real run would change, read from one snapshot. Expiring locks writes events, so with any to
 // expire, the newest event now (kept by a purge today) would then be purgeable too.
 function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult {
+  const pins = sweepPins(ctx, true);
   return readTransaction(ctx, (now) => {
     const expired = listLapsed(ctx.db, now).length;
     const cutoff = olderThanMs === undefined ? undefined : now - olderThanMs;
@@ -48,7 +55,15 @@ function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult
       const newest = newestEventId(ctx.db);
       if (expired > 0 && newest !== undefined && newest.created_at < cutoff) purgedEvents++;
     }
-    return { expired, purged_locks: cutoff === undefined ? 0 : countReleasedBefore(ctx.db, cutoff), purged_events: purgedEvents, index_files: sweepIndexes(ctx, now, true), dry_run: true };
+    return {
+      expired,
+      purged_locks: cutoff === undefined ? 0 : countReleasedBefore(ctx.db, cutoff),
+      purged_events: purgedEvents,
+      index_files: sweepIndexes(ctx, now, true),
+      dropped_pins: pins.dropped,
+      kept_pins: pins.kept,
+      dry_run: true,
+    };
   });
 }
 

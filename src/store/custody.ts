@@ -51,6 +51,16 @@ export function recordLatest(db: Connection, scope: string, row: LatestRow): voi
   ).run(scope, row.path, row.owner, row.blob, row.mode, row.stat, row.source, row.recorded_at);
 }
 
+// Every blob a live record names: holders' latest contents and running commands' snapshots since `since`
+// (coord sweep keeps their pins, src/coord/sweep-pins.ts).
+export function recordedBlobs(db: Connection, since: number): Set<string> {
+  const rows = statement(
+    db,
+    'SELECT blob FROM custody_latest WHERE blob IS NOT NULL AND recorded_at >= ? UNION SELECT s.blob FROM custody_snapshots s JOIN custody_commands c ON c.scope = s.scope AND c.writer = s.writer AND c.call_id = s.call_id WHERE s.blob IS NOT NULL AND c.started_at >= ?',
+  ).all(since, since) as { blob: string }[];
+  return new Set(rows.map((row) => row.blob));
+}
+
 // Records older than the longest lock (24 h) describe no live holder any more.
 export function purgeLatest(db: Connection, before: number): number {
   return statement(db, 'DELETE FROM custody_latest WHERE recorded_at < ?').run(before).changes;

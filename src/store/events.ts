@@ -4,7 +4,10 @@ import { statement } from './statements';
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
 // hook, a hand-off request for a claim, and a stalled claim taken over. 0.3: a held file a shell command
 // changed, put back (restored) or, created under another owner's pattern, moved aside (displaced). 0.4: a
-// held file changed without proof it was the command (unverified), or not written because unsafe (restore_refused).
+// held file changed without proof it was the command (unverified), or not written because unsafe
+// (restore_refused); a late write after a command's after hook (late_write); a restore that could not happen
+// because git no longer had the holder's content (not_restored), and a displaced content put back by
+// `coord undo` (undone).
 export type EventType =
   | 'reserved'
   | 'renewed'
@@ -22,7 +25,9 @@ export type EventType =
   | 'displaced'
   | 'unverified'
   | 'restore_refused'
-  | 'late_write';
+  | 'late_write'
+  | 'not_restored'
+  | 'undone';
 
 export interface NewEvent {
   type: EventType;
@@ -63,6 +68,11 @@ export function insertEvent(db: Connection, event: NewEvent, id: number | null =
     event.detail ? JSON.stringify(event.detail) : null,
   );
   return Number(result.lastInsertRowid);
+}
+
+// One event by id (coord undo), with its detail as stored JSON.
+export function getEvent(db: Connection, id: number): StoredEvent | undefined {
+  return statement(db, 'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id = ?').get(id) as StoredEvent | undefined;
 }
 
 // The id the next token-assigning event will get, which is its fencing token and, for a grant, the new

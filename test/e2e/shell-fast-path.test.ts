@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -151,11 +151,14 @@ describe('the shell hooks’ fast path', () => {
     expect((await pre(repo, W, 'c1', command, { IC_FAST_PATH: '0' })).stdout).toBe('');
     expect(commandRows(repo)).toBe(1);
     execFileSync('bash', ['-c', command], { cwd: repo.dir });
-    // The holder's content is gone from git's object store: the restore cannot read it.
+    // The holder's content is corrupt in git's object store: the restore cannot read it. (A content that is
+    // gone is no failure: the file is left as it is, with a not_restored event, test/e2e/custody-keep.test.ts.)
     const db = new Database(repo.db, { readonly: true });
     const blob = (db.prepare("SELECT blob FROM custody_latest WHERE path = 'src/a.ts'").get() as { blob: string }).blob;
     db.close();
-    rmSync(join(repo.dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    const object = join(repo.dir, '.git', 'objects', blob.slice(0, 2), blob.slice(2));
+    rmSync(object);
+    writeFileSync(object, 'not zlib');
     const after = await post(repo, W, 'c1', command);
     expect(after.stdout).toContain('claude-post-tool hook failed');
     expect(commandRows(repo)).toBe(0);

@@ -52,6 +52,7 @@ export const CONFORMANCE_FILES: readonly string[] = [
   // shell custody the full way (the fast path is off on a server), routes, the status line, hook deadlines
   'test/e2e/shell-custody.test.ts',
   'test/e2e/custody-restore.test.ts',
+  'test/e2e/custody-keep.test.ts',
   'test/e2e/hooks-routes.test.ts',
   'test/e2e/hooks-statusline.test.ts',
   'test/e2e/private-index.test.ts',

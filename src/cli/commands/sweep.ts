@@ -27,7 +27,8 @@ function runSweep(options: SweepOptions): Reply {
     const purged = result.dry_run && olderThanMs === undefined ? '' : `; ${purge} ${countOf(result.purged_locks, 'lock')} and ${countOf(result.purged_events, 'event')}`;
     return success(
       { ...result },
-      () => `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${countOf(result.index_files, 'idle staging area')}` : ''}${result.dry_run ? ' (dry run)' : ''}`,
+      () =>
+        `${mark} ${result.expired} expired${purged}${result.index_files > 0 ? `; ${remove} ${countOf(result.index_files, 'idle staging area')}` : ''}${result.dropped_pins > 0 ? `; ${remove} ${countOf(result.dropped_pins, 'kept content')} past 14 days` : ''}${result.dry_run ? ' (dry run)' : ''}`,
     );
   });
 }

@@ -110,6 +110,13 @@ export const EXAMPLES: Record<string, CommandExamples> = {
       { says: 'The last ten minutes, at most 20 events', run: 'coord events --since 10m --limit 20' },
     ],
   },
+  undo: {
+    setup: [`IC_OWNER=alice coord reserve src/app.ts`],
+    examples: [
+      { says: 'Put back what a restore overwrote: event 42 of coord events (exit 1: no such event here)', run: 'IC_OWNER=bob coord undo 42', exit: 1 },
+      { says: 'Event 1 is a reservation: it kept no content, nothing to undo (exit 65)', run: 'IC_OWNER=bob coord undo 1', exit: 65 },
+    ],
+  },
   stats: {
     examples: [{ says: 'Grants, conflicts and the most contended patterns of the last hour', run: 'coord stats --since 1h' }],
   },

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 
 // How `ic --help` groups the commands (as gh does): what a person wants to do, then the commands for it.
 export const GROUPS: { title: string; commands: string[] }[] = [
-  { title: 'Files: take, test and give back reservations', commands: ['reserve', 'check', 'release', 'renew', 'transfer', 'overlap'] },
+  { title: 'Files: take, test and give back reservations', commands: ['reserve', 'check', 'release', 'renew', 'transfer', 'overlap', 'undo'] },
   { title: 'Named locks and work-item claims', commands: ['lock', 'unlock', 'claim', 'unclaim'] },
   { title: 'Look: who holds what, and what happened', commands: ['list', 'who', 'whoami', 'events', 'stats', 'verify'] },
   { title: 'Set up a repository', commands: ['install', 'uninstall', 'init', 'doctor', 'config', 'completion'] },

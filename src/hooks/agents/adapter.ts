@@ -47,6 +47,10 @@ export function restoreNotice(report: RestoreReport): string | undefined {
     ...report.displaced.map((d) => `ic: ${JSON.stringify(d.path)} is reserved by ${d.holder}; the file the shell command created there was moved to ${JSON.stringify(d.movedTo)}.`),
     ...(report.unverified ?? []).map((u) => `ic: ${JSON.stringify(u.path)} is reserved by ${u.holder} and changed, but ic has no snapshot from before the command, so it left the file as it is.`),
     ...(report.refused ?? []).map((r) => `ic: ${JSON.stringify(r.path)} is reserved by ${r.holder}; the shell command's change was not undone: ${r.text}.`),
+    ...(report.missing ?? []).map(
+      (m) => `ic: ${JSON.stringify(m.path)} is reserved by ${m.holder}; the shell command changed it, but ${m.holder}'s content is no longer in git's object store, so it was left as it is.`,
+    ),
+    ...(report.saved ?? []).map((s) => `ic: what the shell command wrote to ${JSON.stringify(s.path)} is kept: \`coord undo ${s.event}\` puts it back once the file is free.`),
   ];
   return lines.length > 0 ? lines.join('\n') : undefined;
 }

@@ -56,6 +56,8 @@ export function restoreEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessE
     if (part.unverified) (report.unverified ??= []).push(...named(part.unverified));
     if (part.refused) (report.refused ??= []).push(...named(part.refused));
     if (part.indexLeft) (report.indexLeft ??= []).push(...named(part.indexLeft));
+    if (part.missing) (report.missing ??= []).push(...named(part.missing));
+    if (part.saved) (report.saved ??= []).push(...named(part.saved));
   }
   return report;
 }

@@ -9,6 +9,7 @@ import { findGitInfo } from '../../store/discover';
 import { createContext } from '../../coord/context';
 import { fileState, repoAt } from './files';
 import { writeBlob } from './git-objects';
+import { pinBlobs } from './keep';
 import { isAbsolute, join, normalize } from 'node:path';
 
 // After the holder's own write (its edit tool, an MCP tool that writes, its own shell command): the file's
@@ -24,9 +25,9 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
     const repo = repoAt(git.root, git.commonDir);
     const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
     try {
-      writeTransaction(ctx, ownScope(ctx), (now) => {
+      const recorded = writeTransaction(ctx, ownScope(ctx), (now) => {
         const mine = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).filter((lock) => sameLineage(lock.owner, owner));
-        if (mine.length === 0) return;
+        if (mine.length === 0) return undefined;
         const rows: LatestRow[] = [];
         for (const path of group.paths) {
           const rel = projectRelative(ctx.scopeDir, cwd, path);
@@ -44,7 +45,16 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
           ctx.scope,
           rows.map((row) => row.path),
         ); // the edit is over: its write is the record now
+        return { rows, now };
       });
+      // The holder's contents, kept through `git gc --prune=now` while a restore may need them (after the
+      // write lock: in-process ref files, src/hooks/custody/keep.ts).
+      if (recorded)
+        pinBlobs(
+          repo,
+          recorded.rows.map((row) => row.blob),
+          recorded.now,
+        );
     } finally {
       ctx.db.close();
     }

@@ -122,6 +122,11 @@ export function restoreMessage(report: RestoreReport): string | undefined {
     lines.push(
       `${JSON.stringify(path)} was put back, but its index entry (which your command changed) could not be: ${error}. Run \`git restore --staged -- ${path}\` only if ${path} was not staged before.`,
     );
+  for (const { path, holder, blob } of report.missing ?? [])
+    lines.push(
+      `${JSON.stringify(path)} is held by ${holder}: your command changed it, but ${holder}'s content (git blob ${blob.slice(0, 12)}) is no longer in git's object store, so ic left the file as it is. Do not change it; tell ${holder}.`,
+    );
+  for (const { path, event } of report.saved ?? []) lines.push(`What your command wrote to ${JSON.stringify(path)} is kept: \`coord undo ${event}\` puts it back once the file is free.`);
   if (lines.length === 0) return undefined;
   const holders = [...new Set([...report.restored, ...report.displaced].map((r) => r.holder))];
   const next =

@@ -31,6 +31,7 @@ import { dropIndexBefore, indexBefore } from './index-before';
 import { runGit } from '../git-process';
 import type { IndexEntry } from './index-file';
 import { moveAside, refusalText, writeContent, writtenState, type Refusal } from './safe-write';
+import { keepAhead, keepBeforeRestore, pinBlobs } from './keep';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -89,6 +90,13 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
+    const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/hooks/custody/keep.ts)
+    pinBlobs(
+      repo,
+      ownWrites.map((row) => row.blob),
+      view.now,
+      deadline,
+    ); // the writer's new latest contents, kept while they may be put back
     const moved = displacedDir(repo, view.now);
     const indexBack: { path: string; entry: IndexEntry | undefined }[] = []; // index entries to put back with their files
     writeTransaction(ctx, inScopes(view.scope), (now) => {
@@ -115,6 +123,24 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           insertEvent(ctx.db, { type: 'unverified', lock_id: plan.held.lockId, scope: view.scope, owner: request.owner, pattern: plan.path, reason: null, created_at: now, detail });
           continue;
         }
+        // What the command left is kept (detail.saved) before it is overwritten or moved; a holder's content git
+        // no longer has leaves the file as it is, said in an event and to the writer (src/hooks/custody/keep.ts).
+        const kept = keepBeforeRestore(repo, plan.path, plan.expected.blob, now, deadline, ahead);
+        if (kept.missing) {
+          (report.missing ??= []).push({ path: plan.path, holder: plan.held.holder, blob: plan.expected.blob! });
+          insertEvent(ctx.db, {
+            type: 'not_restored',
+            lock_id: plan.held.lockId,
+            scope: view.scope,
+            owner: request.owner,
+            pattern: plan.path,
+            reason: null,
+            created_at: now,
+            detail: { ...detail, why: 'content_missing' },
+          });
+          continue;
+        }
+        Object.assign(detail, kept.detail);
         let refusal: Refusal | undefined;
         if (plan.expected.blob === null) {
           const movedTo = join(moved, plan.path);
@@ -151,7 +177,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           });
           continue;
         }
-        insertEvent(ctx.db, {
+        const eventId = insertEvent(ctx.db, {
           type: plan.expected.blob === null ? 'displaced' : 'restored',
           lock_id: plan.held.lockId,
           scope: view.scope,
@@ -161,6 +187,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           created_at: now,
           detail,
         });
+        if (kept.detail.saved) (report.saved ??= []).push({ path: plan.path, event: eventId });
       }
       for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
       if (recorded !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);

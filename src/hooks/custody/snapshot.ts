@@ -8,6 +8,7 @@ import { markedWriters, purgeMarkers } from '../fast/markers';
 import { refreshDigest } from './digest-refresh';
 import { keepIndexBefore, purgeIndexBefore } from './index-before';
 import { NO_DEADLINE, type Deadline } from '../deadline';
+import { pinBlobs } from './keep';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -50,6 +51,12 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
     keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
+    // Kept through `git gc --prune=now` while the command runs and its after hook may put them back.
+    pinBlobs(
+      repo,
+      [...rows, ...seen].map((row) => row.blob),
+      view.now,
+    );
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run

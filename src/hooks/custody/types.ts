@@ -36,4 +36,8 @@ export interface RestoreReport {
   refused?: { path: string; holder: string; reason: string; at: string; text: string }[];
   /** Files put back whose index entry the command had changed too, and whose entry could not be put back. */
   indexLeft?: { path: string; error: string }[];
+  /** Changed files left alone because the holder's content is no longer in git's object store. */
+  missing?: { path: string; holder: string; blob: string }[];
+  /** What the command had left in a restored or moved file, kept: the event `coord undo` puts it back from. */
+  saved?: { path: string; event: number }[];
 }
