@@ -1,9 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { brokenDatabase, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeEdit, fixture, HOSTILE_NAMES } from '../hooks/fixtures';
-import { onPostgres } from '../support/engine';
 
 const OWNER = 'claude-1f0b6a52-6d4e-4c38-9a57-0c7d2f3e9b11';
 const hook = (repo: TempRepo, name: string, input: string, env: Record<string, string | undefined> = {}) =>
@@ -134,12 +133,10 @@ describe('hook claude-pre-edit: hostile file names end to end', () => {
 describe('hook claude-pre-edit: database trouble', () => {
   let repo: TempRepo;
   // SQLite: a file that is not a database; PostgreSQL: a server that refuses the connection.
-  const trouble = onPostgres ? { IC_DB: 'postgresql://127.0.0.1:1/ic?connect_timeout=2' } : {};
+  let trouble: Record<string, string>;
   beforeAll(() => {
     repo = makeTempRepo('ic-hooks-fail-');
-    if (onPostgres) return;
-    mkdirSync(dirname(repo.db), { recursive: true });
-    writeFileSync(repo.db, 'this is not a sqlite database, just text that is long enough to be read as a header..........');
+    trouble = brokenDatabase(repo);
   });
   afterAll(() => repo.cleanup());
 

@@ -1,7 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { brokenDatabase, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { sqliteOnly } from '../support/engine';
 import { claudeEdit } from '../hooks/fixtures';
 
@@ -47,9 +46,7 @@ describe('ic coord statusline', () => {
   it('never fails loudly', async () => {
     const broken = makeTempRepo('ic-statusline-broken-');
     try {
-      mkdirSync(dirname(broken.db), { recursive: true });
-      writeFileSync(broken.db, 'not a database'.repeat(20));
-      const result = await ic(broken, ['coord', 'statusline'], { input: 'garbage' });
+      const result = await ic(broken, ['coord', 'statusline'], { input: 'garbage', env: brokenDatabase(broken) });
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toBe('ic: ?');
     } finally {

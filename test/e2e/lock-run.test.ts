@@ -113,10 +113,10 @@ describe('coord lock NAME -- CMD', () => {
     process.kill(holder.pid!, 'SIGKILL');
     await holder;
     process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
-    const killedAt = Date.now();
+    // Granted within a 20 s wait: the 5 s lease freed it, not the 60 s lock-delay (a wall-clock bound on the lease
+    // itself would be missed on a loaded machine).
     const next = await coord(repo, ['lock', 'tests', '-w', '20s', '--', 'true'], as('bob'));
     expect(next.exitCode).toBe(0);
-    expect(Date.now() - killedAt).toBeLessThan(5_000 + 3_000); // the lease, plus process start-up on a busy machine
   }, 40_000);
 
   it('says so and exits non-zero when the lock is lost while the command runs', async () => {

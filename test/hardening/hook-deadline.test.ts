@@ -1,7 +1,7 @@
 // Hooks obey IC_HOOK_TIMEOUT, with a watchdog (issue #21, Build 9): a git that never answers, or a stdin
 // that is never closed, does not hang a hook. The hook answers by IC_HOOK_FAIL within the budget, exit 0
 // (1 for a refused commit), never 2, kills what it started, and stores nothing. Real bin, real git, real
-// bash; IC_HOOK_TIMEOUT=1s, so each run is bounded well inside its test.
+// bash; IC_HOOK_TIMEOUT=2s, so each run is bounded well inside its test.
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
 import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
@@ -12,9 +12,15 @@ import { claudeEdit } from '../hooks/fixtures';
 import { git, writeFile, writeScript } from '../hooks/git';
 import { cleanEnv, coord, IC_BIN, makeTempRepo, runBin, type RunResult, type TempRepo } from '../support/cli';
 
-const BUDGET = { IC_HOOK_TIMEOUT: '1s' };
-// The answer comes a fifth of the budget before its end; this is what process exit on a loaded machine may add.
-const ANSWERED_WITHIN_MS = 1_000 + 500;
+const BUDGET = { IC_HOOK_TIMEOUT: '2s' };
+const NAMED = 'IC_HOOK_TIMEOUT=2s'; // how every answer by the fail policy names the budget
+// The hook answers a fifth of the budget before its end, by its own clock (test/hooks/deadline.test.ts holds
+// that arithmetic); its message naming the budget says the watchdog, not the work, ended it. The wall clock
+// here only tells an answer from a hang: what hangs sleeps 600 s or never ends, while a loaded 2-core machine
+// adds seconds to the budget (a 1 s budget took 2.8 s at load average 5-12, and a whole `git commit` around
+// it 13 s at 20), so the bound is the budget with a wide margin, still far below the hang.
+const NOT_HUNG_MS = 30_000;
+const RUN_TIMEOUT_MS = 60_000; // execa kills a run that hangs after all
 const SESSION = '5d3f6a0e-8c1b-4e7a-9f2d-3b4c5d6e7f80';
 
 let repo: TempRepo;
@@ -58,17 +64,26 @@ function stored(db: string): string {
   }
 }
 
+// Whatever the hook started is dead: git, and the sleep it started. How far it got depends on the machine: on a
+// loaded one the budget can run out before the hook starts git (nothing to kill), or git is killed before it
+// starts its sleep. That the kill takes git's whole process group is test/hooks/git-process.test.ts, which
+// starts the hanging git for certain.
+function expectAllKilled(pids: number[]): void {
+  expect(pids.length).toBeLessThanOrEqual(2);
+  expect(pids.filter(alive)).toEqual([]);
+}
+
 function filesIn(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), 'latin1')]));
 }
 
-describe('a git that never answers', () => {
+describe('a git that never answers', { timeout: 120_000 }, () => {
   // A `git` first in PATH that records its pid and its child's, then sleeps far past the budget: the hook's
   // git processes hang as behind a stuck lock or credential helper.
   function hangingGitPath(): { path: string; pids: string } {
     const bin = join(repo.dir, '.git', 'fake-bin');
     const pids = join(repo.dir, '.git', 'hung-pids');
-    writeScript(join(bin, 'git'), `#!/bin/bash\necho $$ >> '${pids}'\nsleep 60 &\necho $! >> '${pids}'\nwait\necho never\n`);
+    writeScript(join(bin, 'git'), `#!/bin/bash\necho $$ >> '${pids}'\nsleep 600 &\necho $! >> '${pids}'\nwait\necho never\n`);
     return { path: `${bin}:${process.env.PATH}`, pids };
   }
 
@@ -79,7 +94,7 @@ describe('a git that never answers', () => {
     await git(repo.dir, ['add', 'a.txt']);
     await git(repo.dir, ['commit', '-q', '-m', 'one']);
     const owner = `claude-${SESSION}`;
-    const made = await runBin(IC_BIN, ['coord', 'hook', 'git-index-path'], { cwd: repo.dir, env: { IC_OWNER: owner } });
+    const made = await runBin(IC_BIN, ['coord', 'hook', 'git-index-path'], { cwd: repo.dir, env: { IC_OWNER: owner, IC_HOOK_TIMEOUT: '60s' } }); // set-up: no budget to miss
     expect(made.exitCode).toBe(0);
     writeFile(repo.dir, 'b.txt');
     await git(repo.dir, ['add', 'b.txt']);
@@ -98,23 +113,21 @@ describe('a git that never answers', () => {
     const { path, pids } = hangingGitPath();
     const before = { stored: stored(repo.db), index: filesIn(dirname(index)) };
     const { result, ms } = await timed(() =>
-      runBin(IC_BIN, ['coord', 'hook', 'claude-pre-shell'], { cwd: repo.dir, env: { ...BUDGET, IC_HOOK_FAIL: mode, PATH: path }, input: gitCommitCall(), timeout: 15_000 }),
+      runBin(IC_BIN, ['coord', 'hook', 'claude-pre-shell'], { cwd: repo.dir, env: { ...BUDGET, IC_HOOK_FAIL: mode, PATH: path }, input: gitCommitCall(), timeout: RUN_TIMEOUT_MS }),
     );
     expect(result.exitCode).toBe(0);
-    expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+    expect(ms).toBeLessThan(NOT_HUNG_MS);
     const out = JSON.parse(result.stdout);
     if (mode === 'open') {
       expect(out.hookSpecificOutput?.permissionDecision).toBeUndefined();
-      expect(out.systemMessage).toContain('IC_HOOK_TIMEOUT=1s');
+      expect(out.systemMessage).toContain(NAMED);
       expect(out.systemMessage).toContain('allowed');
     } else {
       expect(out.hookSpecificOutput.permissionDecision).toBe('deny');
-      expect(out.hookSpecificOutput.permissionDecisionReason).toContain('IC_HOOK_TIMEOUT=1s');
+      expect(out.hookSpecificOutput.permissionDecisionReason).toContain(NAMED);
     }
     noStack(result);
-    const hung = hungPids(pids);
-    expect(hung.length).toBe(2); // the git the hook started, and the sleep that git started
-    expect(hung.filter(alive)).toEqual([]);
+    expectAllKilled(hungPids(pids));
     expect(stored(repo.db)).toBe(before.stored);
     expect(filesIn(dirname(index))).toEqual(before.index); // the private index and its base as they were, no temporary left
   });
@@ -130,7 +143,7 @@ describe('a git that never answers', () => {
         '#!/bin/bash',
         'pid=$PPID',
         'while [ "$pid" -gt 1 ]; do',
-        `  if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q 'coord hook'; then echo $$ >> '${pids}'; sleep 60 & echo $! >> '${pids}'; wait; fi`,
+        `  if tr '\\0' ' ' < /proc/$pid/cmdline | grep -q 'coord hook'; then echo $$ >> '${pids}'; sleep 600 & echo $! >> '${pids}'; wait; fi`,
         "  pid=$(sed 's/.*) //' /proc/$pid/stat | cut -d' ' -f2)",
         'done',
         'exit 1',
@@ -153,15 +166,13 @@ describe('a git that never answers', () => {
     const before = stored(repo.db);
     const { result, ms } = await timed(() => git(repo.dir, ['commit', '-q', '-m', 'mine'], { ...BUDGET, IC_HOOK_FAIL: mode, IC_OWNER: 'bob' }));
     expect(result.exitCode).toBe(exitCode);
-    expect(ms).toBeLessThan(ANSWERED_WITHIN_MS + 500); // git's own work around the hook included
-    expect(result.stderr).toContain('IC_HOOK_TIMEOUT=1s');
+    expect(ms).toBeLessThan(NOT_HUNG_MS); // git's own work around the hook included
+    expect(result.stderr).toContain(NAMED);
     expect(result.stderr).toMatch(mode === 'open' ? /committing anyway/ : /commit refused/);
     noStack(result);
     const head = await git(repo.dir, ['log', '--format=%s', '-1']);
     expect(head.stdout.trim() === 'mine').toBe(mode === 'open');
-    const hung = hungPids(pids);
-    expect(hung.length).toBe(2);
-    expect(hung.filter(alive)).toEqual([]);
+    expectAllKilled(hungPids(pids));
     expect(stored(repo.db)).toBe(before);
   });
 
@@ -182,31 +193,30 @@ describe('a git that never answers', () => {
         extendEnv: false,
         reject: false,
         input: '',
-        timeout: 15_000,
+        timeout: RUN_TIMEOUT_MS,
       }),
     );
     expect(result.exitCode).toBe(exitCode);
-    expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
-    expect(String(result.stderr)).toContain('IC_HOOK_TIMEOUT=1s');
+    expect(ms).toBeLessThan(NOT_HUNG_MS);
+    expect(String(result.stderr)).toContain(NAMED);
     expect(String(result.stderr)).toContain(mode === 'open' ? 'committing anyway' : 'gate failed');
-    expect(hungPids(pids).filter(alive)).toEqual([]);
-    expect(hungPids(pids).length).toBe(2);
+    expectAllKilled(hungPids(pids));
   });
 });
 
-describe('a stdin that is never closed', () => {
+describe('a stdin that is never closed', { timeout: 120_000 }, () => {
   const partialEdit = () => claudeEdit(repo.dir, SESSION, join(repo.dir, 'a.ts')).slice(0, -5); // the payload, cut short: no end of input follows
 
   async function expectFailPolicy(mode: string, result: { exitCode: number; stdout: string; stderr: string }, ms: number): Promise<void> {
     expect(result.exitCode).toBe(0);
-    expect(ms).toBeLessThan(ANSWERED_WITHIN_MS);
+    expect(ms).toBeLessThan(NOT_HUNG_MS);
     const out = JSON.parse(result.stdout);
     if (mode === 'open') {
-      expect(out.systemMessage).toContain('IC_HOOK_TIMEOUT=1s');
+      expect(out.systemMessage).toContain(NAMED);
       expect(out.hookSpecificOutput?.permissionDecision).toBeUndefined();
     } else {
       expect(out.hookSpecificOutput.permissionDecision).toBe('deny');
-      expect(out.hookSpecificOutput.permissionDecisionReason).toContain('IC_HOOK_TIMEOUT=1s');
+      expect(out.hookSpecificOutput.permissionDecisionReason).toContain(NAMED);
     }
     expect(`${result.stdout}${result.stderr}`).not.toMatch(/\n\s+at .+:\d+:\d+/);
     // Nothing was reserved: the edit hook never got its payload.
@@ -224,7 +234,7 @@ describe('a stdin that is never closed', () => {
       extendEnv: false,
       reject: false,
       stdin: 'pipe',
-      timeout: 15_000,
+      timeout: RUN_TIMEOUT_MS,
     });
     child.stdin!.write(partialEdit());
     const result = await child;
@@ -248,7 +258,7 @@ describe('a stdin that is never closed', () => {
           env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
           extendEnv: false,
           reject: false,
-          timeout: 15_000,
+          timeout: RUN_TIMEOUT_MS,
         }),
       );
       await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
@@ -259,14 +269,22 @@ describe('a stdin that is never closed', () => {
 
   it('a payload whose writer closes stdin a moment later is read whole, as before', async () => {
     const started = performance.now();
-    const child = execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], { cwd: repo.dir, env: cleanEnv(BUDGET), extendEnv: false, reject: false, stdin: 'pipe', timeout: 15_000 });
+    // A budget no loaded machine runs out of: this is about reading the payload whole, not about the deadline.
+    const child = execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], {
+      cwd: repo.dir,
+      env: cleanEnv({ IC_HOOK_TIMEOUT: '20s' }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'pipe',
+      timeout: RUN_TIMEOUT_MS,
+    });
     const payload = claudeEdit(repo.dir, SESSION, join(repo.dir, 'a.ts'));
     child.stdin!.write(payload.slice(0, 20));
     setTimeout(() => child.stdin!.end(payload.slice(20)), 150);
     const result = await child;
     expect(result.exitCode).toBe(0);
     expect(String(result.stdout)).toBe(''); // granted: the edit hook is silent
-    expect(performance.now() - started).toBeLessThan(ANSWERED_WITHIN_MS);
+    expect(performance.now() - started).toBeLessThan(NOT_HUNG_MS);
     const list = await coord(repo, ['list']);
     expect(list.json.locks.map((lock: { pattern: string }) => lock.pattern)).toEqual(['a.ts']);
   });

@@ -1,7 +1,7 @@
 import { execa, type Options } from 'execa';
-import { cpSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { freshPostgresDatabase, nameTestProject, projectKeyOf, onPostgres, POSTGRES_CLIENT_CLOCK, postgresDatabaseExists } from './engine';
 
@@ -166,4 +166,14 @@ export function scopeOf(repo: TempRepo, dir: string): string {
 export function dbEnv(repo: TempRepo): Record<string, string> {
   if (!onPostgres) return {};
   return { IC_DB: repo.db, ...(process.env.IC_LIBPQ_DIR ? { IC_LIBPQ_DIR: process.env.IC_LIBPQ_DIR } : {}) };
+}
+
+// A database the bin cannot use, and the environment that points the bin at it: on SQLite the repository's own
+// file filled with text; on PostgreSQL a server that refuses the connection. Never a write to `repo.db` as a path
+// on PostgreSQL: there it is a URL, and the file would land in the test's working directory (the repository).
+export function brokenDatabase(repo: TempRepo, text = 'this is not a sqlite database, just text that is long enough to be read as a header '): Record<string, string> {
+  if (onPostgres) return { IC_DB: 'postgresql://127.0.0.1:1/ic?connect_timeout=2' };
+  mkdirSync(dirname(repo.db), { recursive: true });
+  writeFileSync(repo.db, text.repeat(4));
+  return {};
 }

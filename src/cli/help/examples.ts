@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { clientList } from '../../hooks/install/clients';
 
 export interface Example {
   /** What it does, as one line; says the exit code when it is not 0. */
@@ -126,7 +127,7 @@ export const EXAMPLES: Record<string, CommandExamples> = {
   install: {
     examples: [
       { says: 'What install would change, writing nothing', run: 'coord install --dry-run' },
-      { says: 'Wire Claude Code, Codex and the git pre-commit guard into this repository', run: 'coord install' },
+      { says: `Wire the agents found here (${clientList()}) and the git pre-commit guard into this repository`, run: 'coord install' },
     ],
   },
   uninstall: {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { clientList } from '../../hooks/install/clients';
 
 // How `ic --help` groups the commands (as gh does): what a person wants to do, then the commands for it.
 export const GROUPS: { title: string; commands: string[] }[] = [
@@ -42,7 +43,7 @@ export function groupedHelp(program: Command, version: string): string {
     '  ic init | doctor | config | whoami | completion    (the commands of the database and the shell)',
     '',
     'GET STARTED',
-    '  cd your-repo && ic coord install    wire Claude Code, Codex and git into this repository',
+    `  cd your-repo && ic coord install    wire the agents found here (${clientList()}) and git into this repository`,
     '  coord list --active                 see who holds what',
     '',
     ...sections.flatMap((section) => [section, '']),

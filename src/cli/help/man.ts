@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EXAMPLES } from './examples';
 import { commandsByName, GROUPS, invocation } from './groups';
+import { clientList } from '../../hooks/install/clients';
 
 // roff needs its own escapes: a backslash, and a leading dot or quote that would read as a request.
 function roff(text: string): string {
@@ -61,7 +62,7 @@ export function manPage(program: Command, version: string): string {
       'ic keeps agents from editing the same files, running the tests over each other or taking the same task: exclusive and shared glob reservations, named locks and work-item claims, decided in one SQLite file per repository. There is no daemon; every call opens the database, decides in one transaction and exits. On a terminal the answer is a table, on a pipe one JSON document.',
     ),
     '.PP',
-    roff('Get started: cd into your repository and run ic coord install (hooks for Claude Code, Codex and git); coord list --active shows who holds what.'),
+    roff(`Get started: cd into your repository and run ic coord install (hooks for the agents found there: ${clientList()}; and the git guard); coord list --active shows who holds what.`),
   ];
   lines.push('.SH OPTIONS OF EVERY COMMAND');
   for (const option of byName.get('list')!.options.filter((o) => COMMON.includes(o.long ?? ''))) lines.push('.TP', `.B ${roff(option.flags)}`, roff(option.description));

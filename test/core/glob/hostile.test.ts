@@ -1,4 +1,5 @@
-// Hostile patterns: each is refused with the right code, quickly (the time bound is a sanity check only).
+// Hostile patterns: each is refused with the right code, quickly (the time bound is a sanity check only, wide
+// enough for a loaded 2-core machine, where a time slice can take tens of ms).
 import { describe, expect, test } from 'vitest';
 import { LIMITS, normalizePattern, overlaps, validateComplexity } from '../../../src/core/glob';
 import { IcError } from '../../../src/core/errors';
@@ -75,14 +76,14 @@ describe('hostile patterns are refused quickly', () => {
       expect((error as IcError).details).toMatchObject({ limit, max: LIMITS[limit as keyof typeof LIMITS] });
       expect((error as IcError).message).toContain(limit);
     }
-    expect(ms).toBeLessThan(50);
+    expect(ms).toBeLessThan(1_000); // linear work takes a few ms; a backtracking or expanding refusal would take minutes
   });
 
   test('validateComplexity refuses before reading past the length limit', () => {
     const huge = r('{', 50 << 20);
     const t0 = performance.now();
     expect(() => validateComplexity(huge)).toThrow(IcError);
-    expect(performance.now() - t0).toBeLessThan(50);
+    expect(performance.now() - t0).toBeLessThan(1_000); // reading 50 MB would take far longer on a loaded machine too
   });
 
   test('overlaps() refuses raw hostile input too (it compiles with the same limits)', () => {
