@@ -158,6 +158,14 @@ describe('install --pi --cline', () => {
       ['pi_extension', true],
       ['cline_hooks', true],
     ]);
+    // A hook file whose ic is gone is a doctor warning; installing again puts the file right.
+    const preToolUse = join(repo.dir, '.clinerules', 'hooks', 'PreToolUse');
+    const wanted = readFileSync(preToolUse, 'utf8');
+    writeFileSync(preToolUse, wanted.replace(/^'[^']*'/m, "'/nonexistent/ic'"));
+    const broken = await ic(repo, ['doctor'], { env: { HOME: home } });
+    expect(broken.json.checks.find((c: any) => c.name === 'cline_hooks')).toMatchObject({ ok: false, detail: expect.stringContaining('/nonexistent/ic') });
+    expect((await run(['install', '--cline'])).json.changed.map((c: any) => c.file)).toEqual([preToolUse]);
+    expect(readFileSync(preToolUse, 'utf8')).toBe(wanted);
 
     const uninstall = await run(['uninstall', '--pi', '--cline']);
     expect(uninstall.exitCode).toBe(0);
