@@ -62,15 +62,24 @@ export async function runPi(scratch: Scratch, prompt: string, env: Record<string
   });
 }
 
-// Cline's CLI: `cline auth` saves the mock as its OpenAI-compatible provider (~/.cline/data/settings); a run is
-// one task (`cline --json "…"`), tools auto-approved.
+// Cline's CLI: `cline auth` saves the mock as its OpenAI-compatible provider; a run is one task
+// (`cline --json "…"`), tools auto-approved. `--data-dir` keeps its state in the scratch home and runs it
+// in-process: without it, Cline starts a hub daemon (port 25463) that outlives the run and the test.
+const clineData = (scratch: Scratch) => join(scratch.home, 'cline-data');
 export async function prepareCline(scratch: Scratch, mockUrl: string): Promise<void> {
-  const auth = await run(CLINE.command, [...CLINE.prefix, 'auth', '-p', 'openai', '-k', 'x', '-m', 'mock-model', '-b', mockUrl], { cwd: scratch.repo, env: baseEnv(scratch.home) });
+  const auth = await run(CLINE.command, [...CLINE.prefix, 'auth', '--data-dir', clineData(scratch), '-p', 'openai', '-k', 'x', '-m', 'mock-model', '-b', mockUrl], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home),
+  });
   if (auth.code !== 0) throw new Error(`cline auth failed: ${auth.stderr}`);
 }
 
 export async function runCline(scratch: Scratch, prompt: string, env: Record<string, string> = {}): Promise<Run> {
-  return run(CLINE.command, [...CLINE.prefix, '--json', prompt], { cwd: scratch.repo, env: baseEnv(scratch.home, { CLINE_LOG_ENABLED: '0', ...env }), timeoutMs: 180_000 });
+  return run(CLINE.command, [...CLINE.prefix, '--data-dir', clineData(scratch), '--json', prompt], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home, { CLINE_LOG_ENABLED: '0', ...env }),
+    timeoutMs: 300_000,
+  });
 }
 
 // Polls until the condition holds (a held-open session reached its step), at most 60 s.

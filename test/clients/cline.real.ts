@@ -57,11 +57,6 @@ describe('Cline CLI, real binary', () => {
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('"finishReason":"aborted"'); // Cline's word for a task a PreToolUse hook cancelled
 
-    // A third session's shell command on a free file runs (and its write is its own).
-    const free = await runCline(s, 'write other [[FREE]]');
-    expect(free.code, free.stderr).toBe(0);
-    expect(readFileSync(join(s.repo, 'other.txt'), 'utf8')).toBe('other\n');
-
     secondDone = true;
     expect((await first).code).toBe(0);
     // TaskComplete runs detached: it releases shortly after Cline exits.
@@ -71,6 +66,11 @@ describe('Cline CLI, real binary', () => {
     }
     const released = (await events(s.repo)).filter((e) => e.type === 'released').map((e) => [e.owner, e.pattern, e.reason]);
     expect(released).toContainEqual([firstOwner, 'a.txt', 'session ended']);
+
+    // A third session's shell command on a free file runs (and its write is its own).
+    const free = await runCline(s, 'write other [[FREE]]');
+    expect(free.code, free.stderr).toBe(0);
+    expect(readFileSync(join(s.repo, 'other.txt'), 'utf8')).toBe('other\n');
     expect(execFileSync('git', ['-C', s.repo, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' })).toBe(' M a.txt\n?? other.txt\n');
   });
 
