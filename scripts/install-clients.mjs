@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Installs the pinned real agent clients (test/clients/versions.json: Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode) for `npm run test:clients`,
-// into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): about 400 MB
+// Installs the pinned real agent clients (test/clients/versions.json: Claude Code, Codex, Gemini CLI, Copilot CLI, OpenCode, pi, Cline CLI) for `npm run test:clients`,
+// into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): up to about 400 MB
 // each, so they are not devDependencies and `npm ci` stays light. A version already there is reused.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { crypto } from '../lazy-builtins';
-export type Agent = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode';
+export type Agent = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode' | 'pi' | 'cline';
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
@@ -9,7 +9,7 @@ function ownerPart(id: string): string {
   return SAFE_ID.test(id) ? id : crypto().createHash('sha256').update(id).digest('hex').slice(0, 32);
 }
 
-// The owner an agent session acts as: `claude-<session_id>` (or `codex-…`, `gemini-…`, `copilot-…`, `opencode-…`), and `claude-<session_id>/<agent_id>`
+// The owner an agent session acts as: `claude-<session_id>` (or `codex-…`, `gemini-…`, `copilot-…`, `opencode-…`, `pi-…`, `cline-…`), and `claude-<session_id>/<agent_id>`
 // for a subagent of that session. Derived from the payload, never from an inherited $IC_OWNER, so parallel
 // sessions (and parallel subagents of one session) stay distinct owners.
 export function ownerForSession(agent: Agent, sessionId: string, agentId?: string): string {

@@ -35,6 +35,13 @@ export const HOOK_NAMES = [
   'opencode-pre-tool',
   'opencode-post-tool',
   'opencode-session-end',
+  // pi (its extension .pi/extensions/ic.ts) and Cline's CLI (.clinerules/hooks/): one adapter each too.
+  'pi-pre-tool',
+  'pi-post-tool',
+  'pi-session-end',
+  'cline-pre-tool',
+  'cline-post-tool',
+  'cline-session-end',
   // reference-transaction (install --git-index): no commit from a stale private index reverts another's.
   'git-reference-transaction',
   // post-checkout (install --git): a linked worktree added later gets the main work tree's agent hooks.

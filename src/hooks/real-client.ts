@@ -61,6 +61,10 @@ export function ownHooksInstalled(agent: Agent, dir: string): boolean {
       return has('.gemini/settings.json', 'gemini-pre-tool');
     case 'opencode':
       return existsSync(join(root, '.opencode', 'plugin', 'ic.js'));
+    case 'pi':
+      return existsSync(join(root, '.pi', 'extensions', 'ic.ts'));
+    case 'cline':
+      return has('.clinerules/hooks/PreToolUse', 'cline-pre-tool');
   }
 }
 

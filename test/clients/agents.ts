@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { baseEnv, cache, COPILOT, GEMINI, OPENCODE, run, type Run, type Scratch } from './support';
+import { baseEnv, cache, CLINE, COPILOT, GEMINI, OPENCODE, PI, run, type Run, type Scratch } from './support';
 
 // Running the real Gemini CLI, Copilot CLI and OpenCode in a scratch repository against a local mock
 // (test/clients/mock-gemini.mjs, mock-chat.mjs), as /work/shared/real-clients.md describes.
@@ -44,6 +44,42 @@ export async function runOpencode(scratch: Scratch, prompt: string, env: Record<
   const xdg = { XDG_CONFIG_HOME: join(h, '.config'), XDG_DATA_HOME: join(h, '.local', 'share'), XDG_CACHE_HOME: join(h, '.cache'), XDG_STATE_HOME: join(h, '.local', 'state') };
   const openEnv = { ...xdg, OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_AUTOUPDATE: '1', PATH: `${join(scratch.root, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`, ...env };
   return run(OPENCODE.command, [...OPENCODE.prefix, 'run', prompt], { cwd: scratch.repo, env: baseEnv(h, openEnv), timeoutMs: 300_000 });
+}
+
+// pi: the mock as an OpenAI-compatible provider in its models config (~/.pi/agent/models.json); offline
+// (no start-up network calls). A run is one prompt (`pi -p`); session_shutdown fires as it exits.
+export function preparePi(scratch: Scratch, mockUrl: string): void {
+  const provider = { baseUrl: mockUrl, api: 'openai-completions', apiKey: 'x', compat: { supportsDeveloperRole: false, supportsReasoningEffort: false }, models: [{ id: 'mock-model' }] };
+  mkdirSync(join(scratch.home, '.pi', 'agent'), { recursive: true });
+  writeFileSync(join(scratch.home, '.pi', 'agent', 'models.json'), JSON.stringify({ providers: { mock: provider } }));
+}
+
+export async function runPi(scratch: Scratch, prompt: string, env: Record<string, string> = {}): Promise<Run> {
+  return run(PI.command, [...PI.prefix, '-p', '--provider', 'mock', '--model', 'mock-model', '--offline', prompt], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home, { PI_OFFLINE: '1', ...env }),
+    timeoutMs: 180_000,
+  });
+}
+
+// Cline's CLI: `cline auth` saves the mock as its OpenAI-compatible provider; a run is one task
+// (`cline --json "…"`), tools auto-approved. `--data-dir` keeps its state in the scratch home and runs it
+// in-process: without it, Cline starts a hub daemon (port 25463) that outlives the run and the test.
+const clineData = (scratch: Scratch) => join(scratch.home, 'cline-data');
+export async function prepareCline(scratch: Scratch, mockUrl: string): Promise<void> {
+  const auth = await run(CLINE.command, [...CLINE.prefix, 'auth', '--data-dir', clineData(scratch), '-p', 'openai', '-k', 'x', '-m', 'mock-model', '-b', mockUrl], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home),
+  });
+  if (auth.code !== 0) throw new Error(`cline auth failed: ${auth.stderr}`);
+}
+
+export async function runCline(scratch: Scratch, prompt: string, env: Record<string, string> = {}): Promise<Run> {
+  return run(CLINE.command, [...CLINE.prefix, '--data-dir', clineData(scratch), '--json', prompt], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home, { CLINE_LOG_ENABLED: '0', ...env }),
+    timeoutMs: 300_000,
+  });
 }
 
 // Polls until the condition holds (a held-open session reached its step), at most 60 s.

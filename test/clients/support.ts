@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '..', '..');
 export const IC_BIN = join(REPO_ROOT, 'bin', 'ic');
-type Client = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode';
+type Client = 'claude' | 'codex' | 'gemini' | 'copilot' | 'opencode' | 'pi' | 'cline';
 const versions = JSON.parse(readFileSync(join(__dirname, 'versions.json'), 'utf8')) as Record<Client, { package: string; version: string }>;
 export const cache = process.env.IC_CLIENTS_DIR || join(homedir(), '.cache', 'ic-real-clients');
 
@@ -20,6 +20,8 @@ export const CODEX = { command: process.execPath, prefix: [join(packageDir('code
 export const GEMINI = { command: process.execPath, prefix: [join(packageDir('gemini'), 'bundle', 'gemini.js')], version: versions.gemini.version };
 export const COPILOT = { command: process.execPath, prefix: [join(packageDir('copilot'), 'npm-loader.js')], version: versions.copilot.version };
 export const OPENCODE = { command: join(packageDir('opencode'), 'bin', 'opencode.exe'), prefix: [] as string[], version: versions.opencode.version };
+export const PI = { command: process.execPath, prefix: [join(packageDir('pi'), 'dist', 'cli.js')], version: versions.pi.version };
+export const CLINE = { command: process.execPath, prefix: [join(packageDir('cline'), 'bin', 'cline')], version: versions.cline.version };
 
 export interface Scratch {
   root: string;

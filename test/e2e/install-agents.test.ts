@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,16 @@ afterEach(() => {
 
 const run = (args: string[]) =>
   ic(repo, ['coord', ...args], {
-    env: { HOME: home, GEMINI_CLI_HOME: undefined, GEMINI_CLI_TRUSTED_FOLDERS_PATH: undefined, COPILOT_HOME: undefined, GEMINI_CLI_TRUST_WORKSPACE: undefined, COPILOT_ALLOW_ALL: undefined },
+    env: {
+      HOME: home,
+      PI_CODING_AGENT_DIR: undefined,
+      CLINE_DATA_DIR: undefined,
+      GEMINI_CLI_HOME: undefined,
+      GEMINI_CLI_TRUSTED_FOLDERS_PATH: undefined,
+      COPILOT_HOME: undefined,
+      GEMINI_CLI_TRUST_WORKSPACE: undefined,
+      COPILOT_ALLOW_ALL: undefined,
+    },
   });
 const status = () => execFileSync('git', ['-C', repo.dir, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' });
 const excludePath = () => join(repo.dir, '.git', 'info', 'exclude');
@@ -120,5 +129,80 @@ describe('install --gemini --copilot --opencode', () => {
     expect(unreadable.exitCode).toBe(65);
     expect(existsSync(join(repo.dir, '.gemini'))).toBe(false);
     expect(readFileSync(join(home, '.gemini', 'trustedFolders.json'), 'utf8')).toBe('not json');
+  });
+});
+
+describe('install --pi --cline', () => {
+  it("writes pi's extension and Cline's four hook files (executable) beside the user's own files there; uninstall restores every byte", async () => {
+    mkdirSync(join(repo.dir, '.clinerules'));
+    writeFileSync(join(repo.dir, '.clinerules', 'style.md'), '# Rules\nUse tabs.\n');
+    mkdirSync(join(repo.dir, '.pi'));
+    writeFileSync(join(repo.dir, '.pi', 'settings.json'), '{ "theme": "dark" }\n');
+    execFileSync('git', ['-C', repo.dir, 'add', '.clinerules', '.pi']);
+    execFileSync('git', ['-C', repo.dir, 'commit', '-qm', 'rules']);
+    writeFileSync(excludePath(), '# mine\n*.log\n');
+    const install = await run(['install', '--pi', '--cline']);
+    expect(install.exitCode, install.stderr).toBe(0);
+    expect(install.json.changed.map((c: any) => [c.file.replace(repo.dir, '.'), c.action])).toEqual([
+      ['./.pi/extensions/ic.ts', 'created'],
+      ['./.clinerules/hooks/PreToolUse', 'created'],
+      ['./.clinerules/hooks/PostToolUse', 'created'],
+      ['./.clinerules/hooks/TaskComplete', 'created'],
+      ['./.clinerules/hooks/SessionShutdown', 'created'],
+      ['./.git/info/exclude', 'updated'],
+    ]);
+    const extension = readFileSync(join(repo.dir, '.pi', 'extensions', 'ic.ts'), 'utf8');
+    expect(extension).toContain("hook('pi-pre-tool'");
+    expect(extension).toContain("pi.on('session_shutdown'");
+    for (const [event, name] of [
+      ['PreToolUse', 'cline-pre-tool'],
+      ['PostToolUse', 'cline-post-tool'],
+      ['TaskComplete', 'cline-session-end'],
+      ['SessionShutdown', 'cline-session-end'],
+    ]) {
+      const file = join(repo.dir, '.clinerules', 'hooks', event!);
+      expect(readFileSync(file, 'utf8')).toMatch(new RegExp(`^#!/bin/sh\\n# ic-cline-hook .*\\n.* coord hook ${name} \\|\\| \\{`));
+      expect(statSync(file).mode & 0o777).toBe(0o755);
+    }
+    expect(status()).toBe('');
+    expect((await run(['install', '--pi', '--cline'])).json.changed).toEqual([]);
+    const doctor = await ic(repo, ['doctor'], { env: { HOME: home } });
+    expect(doctor.json.checks.filter((c: any) => /^(pi|cline)_/.test(c.name)).map((c: any) => [c.name, c.ok])).toEqual([
+      ['pi_extension', true],
+      ['cline_hooks', true],
+    ]);
+    // A hook file whose ic is gone is a doctor warning; installing again puts the file right.
+    const preToolUse = join(repo.dir, '.clinerules', 'hooks', 'PreToolUse');
+    const wanted = readFileSync(preToolUse, 'utf8');
+    writeFileSync(preToolUse, wanted.replace(/^'[^']*'/m, "'/nonexistent/ic'"));
+    const broken = await ic(repo, ['doctor'], { env: { HOME: home } });
+    expect(broken.json.checks.find((c: any) => c.name === 'cline_hooks')).toMatchObject({ ok: false, detail: expect.stringContaining('/nonexistent/ic') });
+    expect((await run(['install', '--cline'])).json.changed.map((c: any) => c.file)).toEqual([preToolUse]);
+    expect(readFileSync(preToolUse, 'utf8')).toBe(wanted);
+
+    const uninstall = await run(['uninstall', '--pi', '--cline']);
+    expect(uninstall.exitCode).toBe(0);
+    expect(readFileSync(excludePath(), 'utf8')).toBe('# mine\n*.log\n');
+    expect(readFileSync(join(repo.dir, '.clinerules', 'style.md'), 'utf8')).toBe('# Rules\nUse tabs.\n');
+    expect(readFileSync(join(repo.dir, '.pi', 'settings.json'), 'utf8')).toBe('{ "theme": "dark" }\n');
+    expect(existsSync(join(repo.dir, '.clinerules', 'hooks'))).toBe(false);
+    expect(existsSync(join(repo.dir, '.pi', 'extensions'))).toBe(false);
+    expect(status()).toBe('');
+  });
+
+  it("a bare install finds them by their config dirs; a Cline hook file that is not ic's is refused and nothing is written", async () => {
+    mkdirSync(join(home, '.pi'));
+    mkdirSync(join(home, '.cline'));
+    const detected = await run(['install', '--dry-run']);
+    expect(detected.json.targets).toEqual(expect.arrayContaining(['pi', 'cline']));
+    expect(detected.json.changed.map((c: any) => c.file.replace(repo.dir, '.'))).toEqual(expect.arrayContaining(['./.pi/extensions/ic.ts', './.clinerules/hooks/PreToolUse']));
+    mkdirSync(join(repo.dir, '.clinerules', 'hooks'), { recursive: true });
+    writeFileSync(join(repo.dir, '.clinerules', 'hooks', 'PostToolUse'), '#!/bin/sh\necho mine\n');
+    const foreign = await run(['install', '--pi', '--cline']);
+    expect(foreign.exitCode).toBe(65);
+    expect(foreign.json.error.code).toBe('INVALID_INPUT');
+    expect(existsSync(join(repo.dir, '.pi'))).toBe(false);
+    expect(existsSync(join(repo.dir, '.clinerules', 'hooks', 'PreToolUse'))).toBe(false);
+    expect(readFileSync(join(repo.dir, '.clinerules', 'hooks', 'PostToolUse'), 'utf8')).toBe('#!/bin/sh\necho mine\n');
   });
 });

@@ -75,7 +75,7 @@ describe('install what is there; doctor per client', () => {
     const env = home(r, ['claude']);
     const install = await ic(r, ['coord', 'install'], { env });
     expect(install.json.targets).toEqual(['claude', 'git']);
-    expect(install.json.skipped).toEqual(['codex', 'gemini', 'copilot', 'opencode'].map((target) => ({ target, why: expect.stringContaining(`no \`${target}\` on PATH`) })));
+    expect(install.json.skipped).toEqual(['codex', 'gemini', 'copilot', 'opencode', 'pi', 'cline'].map((target) => ({ target, why: expect.stringContaining(`no \`${target}\` on PATH`) })));
     expect(existsSync(join(r.dir, '.codex'))).toBe(false);
     const human = await ic(r, ['coord', 'install', '--format', 'table'], { env });
     expect(human.stdout).toMatch(/^configured: claude \(.*\.claude exists\), git \(a git repository\)\nskipped: codex \(.*add --codex to install it anyway\)/);

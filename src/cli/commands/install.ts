@@ -20,6 +20,8 @@ interface InstallOptions extends CommonOptions {
   gemini?: boolean;
   copilot?: boolean;
   opencode?: boolean;
+  pi?: boolean;
+  cline?: boolean;
   dryRun?: boolean;
   shared?: boolean;
   trust?: boolean;
@@ -38,6 +40,8 @@ function withTargetOptions(command: Command): Command {
     .option('--gemini', 'Gemini CLI: .gemini/settings.json (BeforeTool/AfterTool on write_file, replace, run_shell_command; SessionEnd)')
     .option('--copilot', 'GitHub Copilot CLI: .github/hooks/ic.json (preToolUse, postToolUse, sessionEnd)')
     .option('--opencode', 'OpenCode: the plugin .opencode/plugin/ic.js (tool.execute.before/after, calling `ic coord hook opencode-…`)')
+    .option('--pi', 'pi: the extension .pi/extensions/ic.ts (tool_call, tool_result, session_shutdown, calling `ic coord hook pi-…`)')
+    .option('--cline', "Cline's CLI: hook files in .clinerules/hooks/ (PreToolUse, PostToolUse, TaskComplete, SessionShutdown)")
     .option('--dry-run', 'print what would change, write nothing');
 }
 

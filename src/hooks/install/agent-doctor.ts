@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { HealthCheck } from '../../store/health';
 import { copilotConfigFile, copilotTrusts, geminiTrustFile, geminiTrusts } from './agent-trust';
 import { agentFiles, COPILOT_HOOK_NAMES, GEMINI_HOOK_NAMES } from './agents';
@@ -6,9 +7,11 @@ import { CLAUDE_HOOK_NAMES } from '../names';
 import { join } from 'node:path';
 import { readIfExists } from './git-hook';
 import { hooksObjectOf, isOurHandler } from './json-hooks';
+import { clineHookCommand, clineHookFiles } from './cline-hooks';
 import { OPENCODE_PLUGIN_MARKER } from './opencode-plugin';
+import { PI_EXTENSION_MARKER } from './pi-extension';
 
-// `ic doctor` for Gemini CLI, Copilot CLI and OpenCode: where ic's hooks are installed, do they call an ic
+// `ic doctor` for Gemini CLI, Copilot CLI, OpenCode, pi and Cline's CLI: where ic's hooks are installed, do they call an ic
 // that runs here, and (Gemini, Copilot) is the folder trusted, without which the client skips them silently?
 // A folder trust is the user's to give (it also opens the folder's other settings to the client): `install`
 // records it only with --trust, and the client asks for it at its first start in the folder.
@@ -31,7 +34,17 @@ export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): He
   const plugin = readIfExists(files.opencode);
   const program = plugin?.includes(OPENCODE_PLUGIN_MARKER) ? /^const IC = ("(?:[^"\\]|\\.)*");$/m.exec(plugin)?.[1] : undefined;
   if (program !== undefined) checks.push(commandCheck('opencode_plugin', files.opencode, [JSON.parse(program) as string], env));
+  const pi = programOf(readIfExists(files.pi), PI_EXTENSION_MARKER);
+  if (pi !== undefined) checks.push(commandCheck('pi_extension', files.pi, [pi], env));
+  const cline = clineHookFiles(projectRoot).flatMap((file) => clineHookCommand(readIfExists(file)) ?? []);
+  if (cline.length > 0) checks.push(commandCheck('cline_hooks', dirname(files.cline), cline, env));
   return checks;
+}
+
+// The ic a generated plugin or extension runs: its `const IC = "…";` line.
+function programOf(text: string | undefined, marker: string): string | undefined {
+  const literal = text?.includes(marker) ? /^const IC = ("(?:[^"\\]|\\.)*");$/m.exec(text)?.[1] : undefined;
+  return literal === undefined ? undefined : (JSON.parse(literal) as string);
 }
 
 function geminiCommands(text: string | undefined): string[] {

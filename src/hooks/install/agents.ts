@@ -7,14 +7,16 @@ import { hookCommand, type IcCommand } from './entries';
 import { readIfExists } from './git-hook';
 import { gitExcludeFile, withExcludes } from './excludes';
 import type { HookEntry } from './json-hooks';
+import { CLINE_HOOK_FILES, CLINE_HOOK_MARKER, clineHookFiles, renderClineHook } from './cline-hooks';
 import { OPENCODE_PLUGIN_MARKER, renderOpencodePlugin } from './opencode-plugin';
+import { PI_EXTENSION_MARKER, renderPiExtension } from './pi-extension';
 import { planJsonMerge, planJsonRemove, writeText, type Change } from './plan';
 
-// Install targets for the adapted clients (src/hooks/agents): Gemini CLI, GitHub Copilot CLI, OpenCode.
-// Each writes one personal file into the work tree, listed in .git/info/exclude so `git add -A` leaves it
+// Install targets for the adapted clients (src/hooks/agents): Gemini CLI, GitHub Copilot CLI, OpenCode, pi,
+// Cline's CLI. Each writes its personal files (one file; Cline: one per hook event) into the work tree, listed in .git/info/exclude so `git add -A` leaves it
 // alone; with --trust, Gemini and Copilot also record their folder trust (they skip untrusted project hooks).
-export type AgentTarget = 'gemini' | 'copilot' | 'opencode';
-export const AGENT_TARGETS: readonly AgentTarget[] = ['gemini', 'copilot', 'opencode'];
+export type AgentTarget = 'gemini' | 'copilot' | 'opencode' | 'pi' | 'cline';
+export const AGENT_TARGETS: readonly AgentTarget[] = ['gemini', 'copilot', 'opencode', 'pi', 'cline'];
 
 export const GEMINI_HOOK_NAMES = ['gemini-pre-tool', 'gemini-post-tool', 'gemini-session-end'] as const;
 export const COPILOT_HOOK_NAMES = ['copilot-pre-tool', 'copilot-post-tool', 'copilot-session-end'] as const;
@@ -24,7 +26,28 @@ export function agentFiles(projectRoot: string): Record<AgentTarget, string> {
     gemini: join(projectRoot, '.gemini', 'settings.json'),
     copilot: join(projectRoot, '.github', 'hooks', 'ic.json'),
     opencode: join(projectRoot, '.opencode', 'plugin', 'ic.js'),
+    pi: join(projectRoot, '.pi', 'extensions', 'ic.ts'),
+    cline: join(projectRoot, '.clinerules', 'hooks', 'PreToolUse'),
   };
+}
+
+// Every file a target writes (Cline: one hook file per event; the others: their one file).
+function targetFiles(projectRoot: string, target: AgentTarget): string[] {
+  return target === 'cline' ? clineHookFiles(projectRoot) : [agentFiles(projectRoot)[target]];
+}
+
+// The files ic owns whole (all but Gemini's settings), with their wanted text, mode and marker.
+function ownedFiles(projectRoot: string, target: Exclude<AgentTarget, 'gemini'>, ic: IcCommand): { file: string; text: string; marker: string; mode?: number }[] {
+  const file = agentFiles(projectRoot)[target];
+  if (target === 'copilot') return [{ file, text: renderCopilotHooks(ic), marker: 'coord hook copilot-' }];
+  if (target === 'opencode') return [{ file, text: renderOpencodePlugin(ic), marker: OPENCODE_PLUGIN_MARKER }];
+  if (target === 'pi') return [{ file, text: renderPiExtension(ic), marker: PI_EXTENSION_MARKER }];
+  const events = Object.keys(CLINE_HOOK_FILES) as (keyof typeof CLINE_HOOK_FILES)[];
+  return events.map((event, index) => ({ file: clineHookFiles(projectRoot)[index]!, text: renderClineHook(ic, event), marker: CLINE_HOOK_MARKER, mode: 0o755 }));
+}
+
+function ownedMarker(target: Exclude<AgentTarget, 'gemini'>): string {
+  return { copilot: 'coord hook copilot-', opencode: OPENCODE_PLUGIN_MARKER, pi: PI_EXTENSION_MARKER, cline: CLINE_HOOK_MARKER }[target];
 }
 
 // Gemini CLI reads hook timeouts in milliseconds; its matcher is a regular expression over tool names.
@@ -64,20 +87,28 @@ export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]
     const file = files[target];
     const before = readIfExists(file);
     if (target === 'gemini') changes.push(...planJsonMerge(file, geminiEntries(ic)));
-    else changes.push(...planOwnedFile(file, target === 'copilot' ? renderCopilotHooks(ic) : renderOpencodePlugin(ic), target === 'copilot' ? 'coord hook copilot-' : OPENCODE_PLUGIN_MARKER));
+    else for (const owned of ownedFiles(projectRoot, target, ic)) changes.push(...planOwnedFile(owned.file, owned.text, owned.marker, owned.mode));
     // A settings file that was there before is the user's: only files install creates are excluded. With
     // --shared (ic from PATH, no machine's path) the files are for committing: nothing is excluded.
-    if (ic.kind === 'path' && (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file))) excluded.push(excludeEntry(projectRoot, file));
+    if (ic.kind === 'path' && (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file)))
+      excluded.push(...targetFiles(projectRoot, target).map((owned) => excludeEntry(projectRoot, owned)));
   }
   for (const target of ['gemini', 'copilot'] as const) {
     const step = chosen.includes(target) ? trustStep(target, projectRoot, options, changes) : undefined;
     if (step !== undefined) nextSteps.push(step);
   }
   if (ic.kind === 'on-path' && chosen.length > 0)
-    nextSteps.push(`Gemini/Copilot/OpenCode (--shared): commit ${chosen.map((t) => relative(projectRoot, files[t])).join(', ')}; they call \`ic\` from PATH.`);
+    nextSteps.push(
+      `Gemini/Copilot/OpenCode/pi/Cline (--shared): commit ${chosen.flatMap((t) => targetFiles(projectRoot, t).map((f) => relative(projectRoot, f))).join(', ')}; they call \`ic\` from PATH.`,
+    );
   if (chosen.includes('opencode'))
     nextSteps.push(
       'OpenCode: the plugin .opencode/plugin/ic.js loads at its next start (no trust step). OpenCode has no session-end event in `opencode run`: the plugin releases at process exit, else locks lapse by TTL.',
+    );
+  if (chosen.includes('pi')) nextSteps.push('pi: the extension .pi/extensions/ic.ts loads at its next start in this directory (no trust step); session_shutdown releases.');
+  if (chosen.includes('cline'))
+    nextSteps.push(
+      "Cline CLI: the hooks in .clinerules/hooks/ run from its next task (no trust step). A refused edit ends Cline's task (its hooks cannot skip one call); TaskComplete and SessionShutdown release.",
     );
   return { changes, nextSteps, excluded };
 }
@@ -89,8 +120,8 @@ export function planAgentUninstall(projectRoot: string, targets: readonly string
   for (const target of AGENT_TARGETS.filter((t) => targets.includes(t))) {
     const file = files[target];
     if (target === 'gemini') changes.push(...planJsonRemove(file, GEMINI_HOOK_NAMES));
-    else changes.push(...planOwnedRemove(file, target === 'copilot' ? 'coord hook copilot-' : OPENCODE_PLUGIN_MARKER, projectRoot));
-    removed.push(excludeEntry(projectRoot, file));
+    else for (const owned of targetFiles(projectRoot, target)) changes.push(...planOwnedRemove(owned, ownedMarker(target), projectRoot));
+    removed.push(...targetFiles(projectRoot, target).map((owned) => excludeEntry(projectRoot, owned)));
   }
   return { changes, unexcluded: removed };
 }
@@ -114,11 +145,11 @@ function trustStep(target: 'gemini' | 'copilot', projectRoot: string, options: A
 }
 
 // A file ic owns whole: written when missing or different; another file of that name is never overwritten.
-function planOwnedFile(file: string, wanted: string, marker: string): Change[] {
+function planOwnedFile(file: string, wanted: string, marker: string, mode?: number): Change[] {
   const current = readIfExists(file);
   if (current === wanted) return [];
   if (current !== undefined && !current.includes(marker)) throw new IcError('INVALID_INPUT', `${file} exists and is not ic's; move it away, then run the installer again`, { file });
-  return [{ file, action: current === undefined ? 'created' : 'updated', text: wanted, apply: () => writeText(file, wanted) }];
+  return [{ file, action: current === undefined ? 'created' : 'updated', text: wanted, apply: () => writeText(file, wanted, mode) }];
 }
 
 // Removes a file ic owns, then each directory up to the project root that it leaves empty.

@@ -9,9 +9,11 @@ export const CLIENT_NAMES = {
   gemini: 'Gemini CLI',
   copilot: 'GitHub Copilot CLI',
   opencode: 'OpenCode',
+  pi: 'pi',
+  cline: 'Cline CLI',
 } as const satisfies Record<Exclude<Target, 'git'>, string>;
 
-// "Claude Code, Codex, Gemini CLI, GitHub Copilot CLI and OpenCode".
+// "Claude Code, Codex, Gemini CLI, GitHub Copilot CLI, OpenCode, pi and Cline CLI".
 export function clientList(): string {
   const names: string[] = Object.values(CLIENT_NAMES);
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;

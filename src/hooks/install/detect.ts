@@ -68,3 +68,12 @@ export function detectCopilot(context: DetectContext): Detection {
 export function detectOpencode(context: DetectContext): Detection {
   return detectClient('opencode', [join(context.env.XDG_CONFIG_HOME || join(homeOf(context.env), '.config'), 'opencode')], '.opencode', context);
 }
+
+export function detectPi(context: DetectContext): Detection {
+  return detectClient('pi', [context.env.PI_CODING_AGENT_DIR || join(homeOf(context.env), '.pi')], '.pi', context);
+}
+
+// Cline's CLI keeps its state in ~/.cline (or $CLINE_DATA_DIR); a project's .clinerules is Cline's.
+export function detectCline(context: DetectContext): Detection {
+  return detectClient('cline', [context.env.CLINE_DATA_DIR || join(homeOf(context.env), '.cline')], '.clinerules', context);
+}

@@ -5,7 +5,7 @@ import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
-import { detectClaude, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, type Detection, type Detector } from './detect';
+import { detectClaude, detectCline, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, detectPi, type Detection, type Detector } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
 import { parseNode } from './json-spans';
 import { shellQuote } from '../session';
@@ -19,7 +19,16 @@ import { AGENT_TARGETS, planAgentInstall, planAgentUninstall, type AgentTarget }
 export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
 export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
 // How install with no client flag finds each target (detect.ts): one function per target.
-export const DETECTORS: Record<Target, Detector> = { claude: detectClaude, codex: detectCodex, git: detectGit, gemini: detectGemini, copilot: detectCopilot, opencode: detectOpencode };
+export const DETECTORS: Record<Target, Detector> = {
+  claude: detectClaude,
+  codex: detectCodex,
+  git: detectGit,
+  gemini: detectGemini,
+  copilot: detectCopilot,
+  opencode: detectOpencode,
+  pi: detectPi,
+  cline: detectCline,
+};
 // The files each target writes that name this machine's ic (not --shared): kept out of git (excludes.ts).
 const PERSONAL_FILES: Partial<Record<Target, string>> = { claude: '.claude/settings.local.json', codex: '.codex/hooks.json' };
 
