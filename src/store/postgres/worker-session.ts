@@ -151,7 +151,8 @@ export class WorkerSession implements PgSession {
   // server is given up on, the worker ended, and the session dead.
   private await(waitMs: number, step: string): Reply {
     if (this.dead) throw this.dead;
-    const limit = Math.min(waitMs, serverWaitLimitMs());
+    const hookLeft = serverWaitLimitMs();
+    const limit = Math.min(waitMs, hookLeft);
     const endsAt = Date.now() + limit;
     for (;;) {
       const message = workerThreads().receiveMessageOnPort(this.port);
@@ -169,7 +170,8 @@ export class WorkerSession implements PgSession {
       // Woken: the reply is on the port (or a spurious wake-up, or the bound): look again.
       if (Atomics.load(this.counter, REPLY_COUNTER) === this.seen && Date.now() >= endsAt) break;
     }
-    const error = new SessionError(`the server did not answer within ${formatMs(limit)} (${step})`, undefined, true, 'ETIMEDOUT');
+    const within = hookLeft < waitMs ? "before the hook's deadline (IC_HOOK_TIMEOUT)" : `within ${formatMs(limit)}`;
+    const error = new SessionError(`the server did not answer ${within} (${step})`, undefined, true, 'ETIMEDOUT');
     this.dead = error;
     this.terminate();
     throw error;
