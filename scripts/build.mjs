@@ -14,6 +14,23 @@ const shared = {
   loader: { '.sql': 'text' },
 };
 
+// pg's modules that load Node's crypto and dns at load, for what only some connections use: replaced by ones
+// that load them at first use (src/store/postgres/pg-worker/lazy-*.ts). pg itself is not changed.
+const lazyPgModules = {
+  name: 'lazy-pg-modules',
+  setup(builder) {
+    const root = new URL('..', import.meta.url).pathname;
+    builder.onResolve({ filter: /^\.\/(crypto\/)?utils$/ }, (args) =>
+      /node_modules\/pg\/lib\/(crypto\/sasl|client)\.js$/.test(args.importer) && (args.path === './crypto/utils' || args.importer.endsWith('sasl.js'))
+        ? { path: `${root}src/store/postgres/pg-worker/lazy-crypto.ts` }
+        : undefined,
+    );
+    builder.onResolve({ filter: /^dns$/ }, (args) =>
+      /node_modules\/pg\/lib\/connection-parameters\.js$/.test(args.importer) ? { path: `${root}src/store/postgres/pg-worker/lazy-dns.ts` } : undefined,
+    );
+  },
+};
+
 await Promise.all([
   build({ ...shared, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/ic.cjs' }),
   // Only what a bare `coord hook NAME` needs: the call on every agent edit loads a third of the code.
@@ -28,6 +45,20 @@ await Promise.all([
   build({ ...shared, minify: true, entryPoints: ['src/core/glob/match.ts'], outfile: 'dist/glob.cjs' }),
   // The shell reader on its own, which the fast path loads only for a command that may name a file it writes.
   build({ ...shared, minify: true, entryPoints: ['src/core/shell/index.ts'], outfile: 'dist/shell.cjs' }),
+  // The PostgreSQL driver: node-postgres in a worker thread (src/store/postgres/worker-session.ts), loaded only
+  // for a server database. pg-native and pg-cloudflare are optional modules pg requires only when asked for.
+  build({
+    ...shared,
+    minify: true,
+    entryPoints: ['src/store/postgres/pg-worker/worker.ts'],
+    outfile: 'dist/pg-worker.cjs',
+    external: [...shared.external, 'pg-native', 'pg-cloudflare'],
+    // pg asks `typeof Response === 'function'` at load to detect Cloudflare Workers: on Node 20 that global
+    // is a getter loading Node's whole fetch implementation (undici), which cost a call ~2x `node -e 0`.
+    // Node is never Cloudflare: the question is answered at build time.
+    define: { Response: 'undefined' },
+    plugins: [lazyPgModules],
+  }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);

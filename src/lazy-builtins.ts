@@ -22,3 +22,7 @@ export function os(): typeof import('node:os') {
 export function zlib(): typeof import('node:zlib') {
   return require('node:zlib') as typeof import('node:zlib');
 }
+
+export function workerThreads(): typeof import('node:worker_threads') {
+  return require('node:worker_threads') as typeof import('node:worker_threads');
+}

@@ -4,7 +4,6 @@ import { humanText, useColor } from './render';
 import { chooseOutput, setOutput } from './format';
 import { reportTimingsAtExit } from './timing-report';
 import { failure, toIcError, type Reply } from './reply';
-import { closeUnusedLoginAhead } from '../store/postgres/wire/login-ahead';
 
 export interface Io {
   json: boolean;
@@ -36,14 +35,6 @@ function ignoreBrokenPipe(): void {
 }
 
 export function run(argv: string[]): void {
-  try {
-    runCommand(argv);
-  } finally {
-    closeUnusedLoginAhead();
-  }
-}
-
-function runCommand(argv: string[]): void {
   if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector (as bin/ does)
   ignoreBrokenPipe();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();

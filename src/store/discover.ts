@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { isPostgresUrl, shownUrl } from './postgres/url';
+import { childProcess } from '../lazy-builtins';
+import { IcError } from '../core/errors';
 
 export const DB_DIR = '.ic';
 export const DB_FILE = 'ic.db';
@@ -102,7 +104,7 @@ export interface DbLocation {
   /** A PostgreSQL server's URL as given (it may hold a password: only to connect, never shown). */
   url?: string;
   /** How the path was chosen, for `ic doctor` and error messages. */
-  source: '--db' | 'IC_DB' | 'git' | 'project';
+  source: '--db' | 'IC_DB' | 'ic.db' | 'git' | 'project';
 }
 
 // The project's own database when nothing explicit names one.
@@ -110,15 +112,69 @@ export function projectDb(git: GitInfo | null, root: string): DbLocation {
   return { path: defaultDbPath(git, root), source: git ? 'git' : 'project' };
 }
 
-// docs/reference.md, "Database": --db, else $IC_DB, else the project's default (found from `cwd` unless
-// the caller already knows it). Explicit paths are read from the working directory; their directory
-// must already exist (open.ts refuses otherwise).
+// docs/reference.md, "Database": --db, else $IC_DB, else the server the clone records (`git config ic.db`,
+// set by `ic init --db URL`), else the project's default (found from `cwd` unless the caller already knows
+// it). A clone that records a server never falls back to a local file. Explicit paths are read from the
+// working directory; their directory must already exist (open.ts refuses otherwise).
 export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; projectDb?: DbLocation }): DbLocation {
   if (options.dbFlag) return explicitDb(options.dbFlag, '--db', options);
   if (options.env.IC_DB) return explicitDb(options.env.IC_DB, 'IC_DB', options);
-  if (options.projectDb) return options.projectDb;
-  const git = findGitInfo(options.cwd);
-  return projectDb(git, git ? git.root : (findIcRoot(options.cwd) ?? canonicalDir(options.cwd)));
+  const given = options.projectDb;
+  // The project's default inside git is <common dir>/ic/ic.db: its common dir needs no second search.
+  const git = given === undefined ? findGitInfo(options.cwd) : undefined;
+  const commonDir = given?.source === 'git' ? dirname(dirname(given.path)) : git?.commonDir;
+  const recorded = commonDir === undefined ? undefined : recordedServer(commonDir);
+  if (recorded !== undefined) return { path: shownUrl(recorded, options.env), url: recorded, source: 'ic.db' };
+  if (given) return given;
+  return projectDb(git ?? null, git ? git.root : (findIcRoot(options.cwd) ?? canonicalDir(options.cwd)));
+}
+
+/** The git config key where `ic init --db URL` records a clone's server. */
+export const DB_CONFIG_KEY = 'ic.db';
+
+// The server this clone records (`ic.db` in the repository's own config file, never the global one: a server
+// belongs to a clone), read without starting git when the file is plain; undefined when none.
+export function recordedServer(commonDir: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(join(commonDir, 'config'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (/^\s*\[\s*include/im.test(text) || /worktreeconfig/i.test(text)) return viaGit(commonDir);
+  if (!/^\s*db\s*=/im.test(text)) return undefined; // the common case: one test, no parse
+  let inIc = false;
+  let found: string | undefined;
+  for (const line of text.split('\n')) {
+    const section = /^\s*\[([^\]]*)\]/.exec(line);
+    if (section) inIc = /^\s*ic\s*$/i.test(section[1]!);
+    const entry = inIc ? /^\s*(?:\[[^\]]*\]\s*)?db\s*=\s*(.*)$/i.exec(line) : null;
+    if (!entry) continue;
+    const value = entry[1]!.trim();
+    if (/["\\#;]/.test(value)) return viaGit(commonDir);
+    found = value;
+  }
+  return found === undefined ? undefined : serverUrl(found);
+}
+
+// A recorded value that is not a server's URL is refused, not read as "no server": the clone was bound to one.
+function serverUrl(value: string): string {
+  if (isPostgresUrl(value)) return value;
+  throw new IcError('USAGE', `git config ${DB_CONFIG_KEY} in this clone is not a PostgreSQL URL (postgres:// or postgresql://)`, {
+    hint: `fix it with \`ic init --db URL\`, or remove it with \`git config --unset ${DB_CONFIG_KEY}\``,
+  });
+}
+
+function viaGit(commonDir: string): string | undefined {
+  try {
+    const value = childProcess()
+      .execFileSync('git', ['config', '--file', join(commonDir, 'config'), '--includes', '--get', DB_CONFIG_KEY], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim();
+    return value === '' ? undefined : serverUrl(value);
+  } catch (error) {
+    if (error instanceof IcError) throw error;
+    return undefined; // git exits 1 when the key is not set
+  }
 }
 
 function explicitDb(named: string, source: '--db' | 'IC_DB', options: { env: NodeJS.ProcessEnv; cwd: string }): DbLocation {

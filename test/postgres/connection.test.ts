@@ -159,8 +159,12 @@ describe('the scope transaction', () => {
       const estimates: number[] = [];
       for (let i = 0; i < 5; i++) {
         db.exec('SELECT pg_sleep(0.03)');
+        const asked = performance.now();
         estimates.push(db.serverNowMs());
-        expect(Math.abs(estimates.at(-1)! - db.readServerClock())).toBeLessThanOrEqual(5);
+        const reading = db.readServerClock();
+        // The fresh reading was taken somewhere in its own round trip, after the estimate: within that of it.
+        const roundTrip = performance.now() - asked;
+        expect(Math.abs(estimates.at(-1)! - reading)).toBeLessThanOrEqual(5 + roundTrip);
       }
       expect(estimates).toEqual([...estimates].sort((a, b) => a - b));
     });
@@ -225,7 +229,6 @@ describe('several statements in one exchange', () => {
         db.exec('COMMIT');
       });
       expect(failure.details.sqlstate).toBe('23505');
-      if (db.driver === 'libpq') db.exec('ROLLBACK'); // libpq cannot send it later: it failed at once
       expect(db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([]); // the whole transaction is undone
     });
   });

@@ -20,7 +20,7 @@ declare module 'vitest' {
 const root = new URL('../..', import.meta.url).pathname;
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  // The worker loads the driver through IC_LIBPQ_DIR (set by vitest.config.mts), as the tests do.
+  // The worker process runs ic's store from a bundle of its own; the driver's thread comes from dist/pg-worker.cjs.
   const outDir = join(root, 'node_modules', '.cache', 'ic-postgres-tests');
   mkdirSync(outDir, { recursive: true });
   const worker = join(outDir, 'worker.cjs');
@@ -31,7 +31,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    external: ['libpq'],
     loader: { '.sql': 'text' },
     logLevel: 'warning',
   });

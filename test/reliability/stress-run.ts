@@ -112,7 +112,7 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
   for (let i = 0; i < options.owners; i++) ttlByOwner[`agent-${i}`] = 2000 + ((i * 500) % 3500);
   const owners = Object.keys(ttlByOwner);
   const known = new Map<string, string[]>(owners.map((o) => [o, []])); // lock ids each owner was granted
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', IC_DB: options.database?.url ?? db, IC_LOCK_DELAY: `${options.lockDelayMs}ms`, IC_LIBPQ_DIR: process.env.IC_LIBPQ_DIR };
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', IC_DB: options.database?.url ?? db, IC_LOCK_DELAY: `${options.lockDelayMs}ms` };
   // A named database that does not exist is refused to readers (69): create it before the first call, which may be a check.
   execFileSync(options.bin, ['init'], { cwd: dir, env, stdio: 'ignore' });
   const running = new Set<Running>();

@@ -162,10 +162,10 @@ export function scopeOf(repo: TempRepo, dir: string): string {
 }
 
 // What a process the test starts with its own environment (process.env, not cleanEnv) needs to reach the
-// repository's database: IC_DB (and where the driver is) on PostgreSQL, nothing on SQLite (the default file).
+// repository's database: IC_DB on PostgreSQL, nothing on SQLite (the default file).
 export function dbEnv(repo: TempRepo): Record<string, string> {
   if (!onPostgres) return {};
-  return { IC_DB: repo.db, ...(process.env.IC_LIBPQ_DIR ? { IC_LIBPQ_DIR: process.env.IC_LIBPQ_DIR } : {}) };
+  return { IC_DB: repo.db };
 }
 
 // A database the bin cannot use, and the environment that points the bin at it: on SQLite the repository's own

@@ -3,6 +3,7 @@ import { IcError } from '../../core/errors';
 import { HOOK_NAMES, isHookName, readsStdin, runHook } from '../../hooks/run';
 import { readStdinSync, STDIN_CAP_BYTES } from '../../hooks/stdin';
 import { startDeadline } from '../../hooks/deadline';
+import { limitServerWaits } from '../../store/postgres/wait-limit';
 import { hookSettings } from '../../hooks/settings';
 import { withCommonOptions, type CommonOptions } from '../common';
 import { failure, type Reply } from '../reply';
@@ -20,6 +21,7 @@ export function hookCommand(emit: (reply: Reply) => void): Command {
       const env = options.db ? { ...process.env, IC_DB: options.db } : process.env;
       // git passes no payload (and its stdin may be a terminal): only agent hooks read stdin.
       const deadline = startDeadline(hookSettings(env).timeoutMs);
+      limitServerWaits(deadline.leftMs); // no PostgreSQL server can hold the hook past its deadline
       const input = !readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
       const result = runHook(name, input, env, process.cwd(), deadline);
       if (result.stdout) process.stdout.write(result.stdout);

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { viewLock } from '../../core/lock';
 import { clockFromEnv, resolveProject, type CoordContext } from '../../coord/context';
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
-import { DB_DIR, isServerDb, locateDb } from '../../store/discover';
+import { DB_CONFIG_KEY, DB_DIR, isServerDb, locateDb, type DbLocation } from '../../store/discover';
+import { withoutPassword } from '../../store/postgres/url';
 import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
 import { recordProjectName } from '../../coord/project-names';
 import type { PgConnection } from '../../store/postgres/pg-connection';
@@ -81,10 +82,12 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
       const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
       const alsoNamed = ctx.db.engine === 'postgres' ? recordProjectName(ctx.db as PgConnection, ctx.projectRoot, named.project!, options.project).alsoNamed : [];
       const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
-      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also };
+      const recorded = recordServer(ctx.dbLocation, project);
+      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also, ...(recorded ? { db_recorded: recorded } : {}) };
       // A clone of a project named by a key elsewhere: said, not guessed (a fork has the same commits).
       const alsoText = alsoNamed.length > 0 ? `; this repository is also the project ${alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
-      if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})${alsoText}`);
+      const recordedText = recorded ? `; this clone uses it from now on without IC_DB (git config ${DB_CONFIG_KEY}, no password recorded)` : '';
+      if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})${recordedText}${alsoText}`);
       const result = importLocks(ctx, rows);
       const imported = {
         from,
@@ -101,4 +104,14 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
     },
     project,
   );
+}
+
+// `ic init --db URL` inside git binds the clone to that server: the URL, without any password, goes to the
+// clone's git config (ic.db), which every later command, hook and git hook reads when --db and IC_DB are
+// unset (src/store/discover.ts). Returns what was recorded.
+function recordServer(location: DbLocation, project: ReturnType<typeof resolveProject>): string | undefined {
+  if (location.source !== '--db' || location.url === undefined || project.db.source !== 'git') return undefined;
+  const recorded = withoutPassword(location.url);
+  execFileSync('git', ['-C', project.projectRoot, 'config', DB_CONFIG_KEY, recorded], { stdio: 'ignore' });
+  return recorded;
 }

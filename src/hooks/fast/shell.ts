@@ -7,7 +7,7 @@ import { hookClient, thisHost } from '../../coord/client-process';
 import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
-import { findGitInfo, projectDb, type GitInfo } from '../../store/discover';
+import { findGitInfo, projectDb, recordedServer, type GitInfo } from '../../store/discover';
 import { coveredFiles, inState, isContent, lstatOrNull, pathsBelow, repoAt, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
 import { NODE_DISK } from '../custody/node-disk';
 
@@ -112,6 +112,7 @@ function placeOf(call: ShellCall): Place | 'none' | undefined {
   if (call.env.IC_DB && isPostgresUrl(call.env.IC_DB)) return undefined;
   const git = findGitInfo(call.cwd);
   if (!git) return undefined;
+  if (!call.env.IC_DB && recordedServer(git.commonDir) !== undefined) return undefined; // a clone bound to a server (ic.db)
   const dbPath = databaseOf(call, git);
   if (call.sessionDir !== call.cwd) {
     const sessionGit = findGitInfo(call.sessionDir);

@@ -1,14 +1,14 @@
 import { IcError } from '../../core/errors';
-import { openSession } from './choose-driver';
-import { connectError, lostConnectionError, translateServerError } from './errors';
+import { connectError, lostConnectionError, translateServerError, unusableServerError } from './errors';
 import { numberPlaceholders } from './placeholders';
 import { SessionError, type PgSession, type Query, type ResultSet } from './session';
+import { WorkerSession } from './worker-session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
 import { monotonicMs } from '../monotonic';
 
 export interface PostgresOptions {
-  // How long connecting may take (libpq's connect_timeout, whole seconds, at least 2). Default 5 s.
+  // How long connecting may take (connect_timeout, whole seconds, at least 2, as libpq counts). Default 5 s.
   connectTimeoutMs?: number;
   // How long one statement may wait for a lock (lock_timeout): past it the call is BUSY. Default 5 s, like SQLite's busy timeout.
   lockTimeoutMs?: number;
@@ -35,10 +35,10 @@ function milliseconds(value: number | undefined, fallback: number): number {
 }
 
 // The settings every ic session runs with, passed at connect time (no extra round trip). A person's own
-// `options` in the URL come after ours, so theirs win. The lock wait, which a hook derives from its deadline,
-// is the driver's to set (choose-driver.ts): these stay the same for every call of an install.
+// `options` in the URL come after ours, so theirs win.
 function sessionOptions(url: string, options: PostgresOptions): string {
   const flags = [
+    `-c lock_timeout=${milliseconds(options.lockTimeoutMs, DEFAULT_LOCK_TIMEOUT_MS)}`,
     `-c statement_timeout=${milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS)}`,
     // A backend notices a client killed mid-statement within a second and rolls its transaction back,
     // instead of holding the scope's lock until the statement ends (PostgreSQL 14+).
@@ -57,7 +57,7 @@ export interface RunResult {
   changes: number;
 }
 
-// One synchronous connection to PostgreSQL (through ic's built-in wire client or libpq: choose-driver.ts):
+// One synchronous connection to PostgreSQL (node-postgres in a worker thread: worker-session.ts):
 // the same shape of calls the SQLite store makes (`?` placeholders, rows as plain objects, integers as
 // numbers), so that store code can be written once per statement rather than once per engine. Every error
 // leaves here as an IcError whose text holds no password.
@@ -81,8 +81,11 @@ export class PostgresConnection {
     const shownUrl = redactText(redactUrl(url), secrets);
     const connectSeconds = Math.max(2, Math.ceil(milliseconds(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) / 1000));
     const conninfo = withParameter(withDefaults(url, { connect_timeout: String(connectSeconds), application_name: 'ic' }), 'options', sessionOptions(url, options));
+    const connectText = parameterOf(conninfo, 'connect_timeout') || env.PGCONNECT_TIMEOUT;
+    const connectTimeoutMs = Number(connectText) > 0 ? Math.max(2, Number(connectText)) * 1000 : connectSeconds * 1000;
+    const statementWaitMs = milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS) || DEFAULT_STATEMENT_TIMEOUT_MS;
     try {
-      return new PostgresConnection(openSession(conninfo, env, milliseconds(options.lockTimeoutMs, DEFAULT_LOCK_TIMEOUT_MS)), shownUrl, secrets);
+      return new PostgresConnection(WorkerSession.connect(conninfo, env, { connectTimeoutMs, statementWaitMs }), shownUrl, secrets);
     } catch (error) {
       if (error instanceof IcError) throw error;
       const message = error instanceof Error ? error.message : String(error);
@@ -90,9 +93,9 @@ export class PostgresConnection {
     }
   }
 
-  // Which driver carries this connection ('builtin' or 'libpq'): `ic doctor` says.
-  get driver(): PgSession['driver'] {
-    return this.session.driver;
+  // Whether the connection is encrypted (TLS): `ic doctor` says.
+  get tls(): boolean {
+    return this.session.tls;
   }
 
   close(): void {
@@ -125,7 +128,7 @@ export class PostgresConnection {
   // A write whose result nobody reads, sent with the next statement (session.ts, queryLater).
   runLater(sql: string, params: readonly SqlParameter[] = []): void {
     const query = queryOf(sql, params);
-    this.guard(() => this.session.queryLater(query.sql, query.parameters)); // libpq runs it at once: its error is translated here
+    this.guard(() => this.session.queryLater(query.sql, query.parameters));
   }
 
   all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row[] {
@@ -270,6 +273,7 @@ export class PostgresConnection {
     } catch (error) {
       if (!(error instanceof SessionError)) throw error;
       const message = redactText(error.message.trim() || 'unknown error', this.secrets);
+      if (error.systemCode === 'ETIMEDOUT' || error.systemCode === 'EPROTO') throw unusableServerError(message, this.shownUrl);
       if (error.lost && !error.sqlstate) throw lostConnectionError(message, this.shownUrl);
       throw translateServerError({ sqlstate: error.sqlstate, message }, this.shownUrl);
     }

@@ -51,3 +51,11 @@ export function connectError(message: string, shownUrl: string): IcError {
 export function lostConnectionError(message: string, shownUrl: string): IcError {
   return new IcError('BUSY', `the connection to the PostgreSQL server at ${shownUrl} was lost (${message}); try again`, { url: shownUrl });
 }
+
+// The server stopped answering (a stopped backend or host, a listener that never replies) or replied with
+// something that is not PostgreSQL's protocol: this database cannot be used now. Not BUSY: trying again at
+// once would wait as long again.
+export function unusableServerError(message: string, shownUrl: string): IcError {
+  const hint = 'check that the server runs and answers (a stopped or overloaded server, or something else listening at that address); run `ic doctor`';
+  return new IcError('DB_UNAVAILABLE', `cannot use the PostgreSQL server at ${shownUrl}: ${message}`, { url: shownUrl, hint });
+}

@@ -34,8 +34,7 @@ export function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, c
     return report;
   }
   try {
-    const driver = db.driver === 'builtin' ? "ic's built-in driver" : 'libpq';
-    checks.push({ name: 'connection', ok: true, detail: `${location.path} (chosen by ${location.source}), through ${driver}` });
+    checks.push({ name: 'connection', ok: true, detail: `${location.path} (chosen by ${location.source}), ${db.tls ? 'encrypted (TLS)' : 'not encrypted'}` });
     const version = db.serverVersion();
     const major = Math.floor(version / 10_000);
     checks.push(

@@ -16,7 +16,7 @@ export interface PgConnectionOptions extends PostgresOptions {
   clientClock?: boolean;
 }
 
-// The store's Connection on PostgreSQL (docs/postgres.md): statements through one synchronous libpq
+// The store's Connection on PostgreSQL (docs/postgres.md): statements through one synchronous
 // connection; each write one READ COMMITTED transaction holding its scopes' row locks (the single writer per
 // scope that SQLite's file lock gives, while other scopes run in parallel); each read one snapshot; the
 // time a transaction acts at read from the server's clock.

@@ -1,10 +1,10 @@
-// One connection to a PostgreSQL server, as PostgresConnection uses it, whichever driver makes it: ic's
-// built-in wire client (wire/session.ts) or the native libpq (libpq-session.ts). Values travel as text.
+// One connection to a PostgreSQL server, as PostgresConnection uses it (worker-session.ts makes it with
+// node-postgres). Values travel as text.
 
 export interface ResultSet {
   columns: { name: string; typeOid: number }[];
   rows: (string | null)[][];
-  // The rows the statement changed (or returned), from its command tag, as libpq's PQcmdTuples reads it.
+  // The rows the statement changed (or returned), from its command tag.
   changes: number;
 }
 
@@ -29,7 +29,9 @@ export class SessionError extends Error {
 }
 
 export interface PgSession {
-  readonly driver: 'builtin' | 'libpq';
+  readonly driver: 'pg';
+  // Whether the connection is encrypted (TLS).
+  readonly tls: boolean;
   // Statements without parameters, several separated by `;` (the simple query protocol).
   exec(sql: string): void;
   // The same, sent with the next statement instead of on its own (one round trip fewer); an error it meets is

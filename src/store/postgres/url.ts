@@ -123,3 +123,11 @@ export function withParameter(url: string, key: string, value: string): string {
 export function shownUrl(url: string, env: NodeJS.ProcessEnv = process.env): string {
   return redactText(redactUrl(url), secretsOf(url, env));
 }
+
+// The URL with no password in it at all (not even `***`): what a clone records in its git config.
+export function withoutPassword(url: string): string {
+  const { scheme, userinfo, rest } = splitUrl(url);
+  const colon = userinfo?.indexOf(':') ?? -1;
+  const bare = userinfo !== undefined && colon !== -1 ? `${scheme}${userinfo.slice(0, colon)}@${rest}` : url;
+  return bare.replace(/([?&])password=[^&#]*&?/gi, '$1').replace(/[?&]$/, '');
+}

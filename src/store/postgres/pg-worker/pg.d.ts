@@ -1,0 +1,39 @@
+// The part of node-postgres (`pg`) that ic's driver worker uses (pg-worker/worker.ts).
+declare module 'pg' {
+  import type { EventEmitter } from 'node:events';
+  export interface ClientConfig {
+    host?: string;
+    port?: number;
+    user?: string;
+    password?: string;
+    database?: string;
+    options?: string;
+    application_name?: string;
+    connectionTimeoutMillis?: number;
+    ssl?: false | Record<string, unknown>;
+    [key: string]: unknown;
+  }
+  export interface FieldDef {
+    name: string;
+    dataTypeID: number;
+  }
+  export interface QueryResult {
+    fields: FieldDef[];
+    rows: unknown[][];
+    rowCount: number | null;
+    command: string;
+  }
+  export interface QueryConfig {
+    text: string;
+    values?: readonly (string | null)[];
+    rowMode: 'array';
+    types: { getTypeParser: () => (value: string) => string };
+  }
+  export class Client extends EventEmitter {
+    constructor(config: ClientConfig);
+    connect(): Promise<void>;
+    query(config: QueryConfig): Promise<QueryResult | QueryResult[]>;
+    end(): Promise<void>;
+    readonly connection: EventEmitter & { stream: EventEmitter & { destroy(error?: Error): void } };
+  }
+}
