@@ -16,7 +16,7 @@ import {
   type LatestRow,
   type SnapshotRow,
 } from '../../store/custody';
-import { insertEvent } from '../../store/events';
+import { insertEvent, type EventType } from '../../store/events';
 import { sameLineage } from '../identity';
 import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
 import { NO_DEADLINE, type Deadline } from '../deadline';
@@ -116,11 +116,14 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           continue;
         }
         const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
+        // Every outcome for this file is one event: the writer's, on the holder's lock, naming the path.
+        const recordEvent = (type: EventType, details: Record<string, unknown>, reason: string | null = null) =>
+          insertEvent(ctx.db, { type, lock_id: plan.held.lockId, scope: view.scope, owner: request.owner, pattern: plan.path, reason, created_at: now, detail: details });
         // No snapshot and no record + timing to show the command changed it: a person's own work (saved
         // outside any hook) may be what the file holds now, so nothing is written (docs/custody-restore.md).
         if (!plan.verified) {
           (report.unverified ??= []).push({ path: plan.path, holder: plan.held.holder });
-          insertEvent(ctx.db, { type: 'unverified', lock_id: plan.held.lockId, scope: view.scope, owner: request.owner, pattern: plan.path, reason: null, created_at: now, detail });
+          recordEvent('unverified', detail);
           continue;
         }
         // What the command left is kept (detail.saved) before it is overwritten or moved; a holder's content git
@@ -128,16 +131,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
         const kept = keepBeforeRestore(repo, plan.path, plan.expected.blob, now, deadline, ahead);
         if (kept.missing) {
           (report.missing ??= []).push({ path: plan.path, holder: plan.held.holder, blob: plan.expected.blob! });
-          insertEvent(ctx.db, {
-            type: 'not_restored',
-            lock_id: plan.held.lockId,
-            scope: view.scope,
-            owner: request.owner,
-            pattern: plan.path,
-            reason: null,
-            created_at: now,
-            detail: { ...detail, why: 'content_missing' },
-          });
+          recordEvent('not_restored', { ...detail, why: 'content_missing' });
           continue;
         }
         Object.assign(detail, kept.detail);
@@ -165,28 +159,10 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
         if (refusal) {
           const text = refusalText(refusal);
           (report.refused ??= []).push({ path: plan.path, holder: plan.held.holder, reason: refusal.reason, at: refusal.at, text });
-          insertEvent(ctx.db, {
-            type: 'restore_refused',
-            lock_id: plan.held.lockId,
-            scope: view.scope,
-            owner: request.owner,
-            pattern: plan.path,
-            reason: refusal.reason,
-            created_at: now,
-            detail: { ...detail, at: refusal.at },
-          });
+          recordEvent('restore_refused', { ...detail, at: refusal.at }, refusal.reason);
           continue;
         }
-        const eventId = insertEvent(ctx.db, {
-          type: plan.expected.blob === null ? 'displaced' : 'restored',
-          lock_id: plan.held.lockId,
-          scope: view.scope,
-          owner: request.owner,
-          pattern: plan.path,
-          reason: null,
-          created_at: now,
-          detail,
-        });
+        const eventId = recordEvent(plan.expected.blob === null ? 'displaced' : 'restored', detail);
         if (kept.detail.saved) (report.saved ??= []).push({ path: plan.path, event: eventId });
       }
       for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
