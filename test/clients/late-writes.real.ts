@@ -1,13 +1,17 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAnthropicMock } from './mock-anthropic.mjs';
 import { prepareClaudeHome, runClaude } from './claude';
+import { startOpenAiMock, type OpenAiRequest } from './mock-openai.mjs';
+import { runCodex, writeCodexConfig } from './codex';
 import { events, ic, makeScratch, type Scratch } from './support';
 
-// Late writes (issue #34, item 5) with the real Claude Code binary: a Bash command past its `timeout` is
-// moved to the background and its PostToolUse fires then; what it writes afterwards to a file another
-// session holds is noticed at the session's next hook: a `late_write` event, and the model is told.
+// Late writes (issue #34, item 5) with the real Claude Code and Codex binaries. Claude: a Bash command past
+// its `timeout` is moved to the background and its PostToolUse fires then; what it writes afterwards to a
+// file another session holds is noticed at the session's next hook: a `late_write` event, and the model is
+// told. Codex: a command past its yield stays open until its late PostToolUse, which puts the file back.
 
 const scratches: Scratch[] = [];
 const closers: (() => Promise<unknown>)[] = [];
@@ -51,4 +55,54 @@ describe('Claude Code, real binary: a command moved to the background at its tim
     expect(after, 'the model was asked again after the second Bash call').toBeDefined();
     expect(after!.body).toContain('a job your shell command left running');
   });
+});
+
+describe('Codex, real binary: a command still running past its yield time', () => {
+  // Codex 0.169 answers an exec_command still running at its yield_time_ms with "Process running with session ID
+  // N"; its PostToolUse comes only once the process has exited and the model polled it with write_stdin.
+  const cases = [
+    { between: 'nothing', title: 'its write to a held file before the model polls it is put back by its late after hook' },
+    { between: 'echo other', title: 'the writer runs another command before polling: its late after hook still puts the file back' },
+  ];
+  for (const { between, title } of cases)
+    it(`${title}; the model is told; coord events has it`, async () => {
+      const s = makeScratch({ 'held.txt': 'the holder’s committed text\n', 'late.py': "import time\ntime.sleep(2)\nopen('held.txt','w').write('written late')\n" });
+      scratches.push(s);
+      const held = join(s.repo, 'held.txt');
+      const sessionOf = (output: string) => Number(/Process running with session ID (\d+)/.exec(output)?.[1] ?? -1);
+      const poll = [{ tool: 'write_stdin', args: (request: OpenAiRequest) => ({ session_id: sessionOf(request.outputs[0]!.output), chars: '', yield_time_ms: 30_000 }) }];
+      let beforeNext = '';
+      // The model's next call waits until the command has written: the write lands while the command is open, with no after hook yet.
+      const afterWrite = (then: unknown) => ({ until: () => (beforeNext = readFileSync(held, 'utf8')) === 'written late', then });
+      const server = await startOpenAiMock({
+        WRITER: [[{ shell: 'python3 late.py', args: { yield_time_ms: 500 } }], ...(between === 'nothing' ? [afterWrite(poll)] : [afterWrite([{ shell: between }]), poll]), 'done'],
+      });
+      closers.push(server.close);
+      writeCodexConfig(s, server.url);
+      expect((await ic(s.repo, ['coord', 'install', '--codex', '--trust'], { CODEX_HOME: s.home })).code).toBe(0);
+      const holder = 'claude-holder-session';
+      expect((await ic(s.repo, ['coord', 'reserve', 'held.txt'], { IC_OWNER: holder, IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() - 30_000).toISOString() })).code).toBe(0);
+      const run = await runCodex(s, 'rewrite held.txt [[WRITER]]');
+      expect(run.code, run.stderr).toBe(0);
+      const writer = server.requests.filter((r) => r.conversation === 'WRITER');
+      expect(writer.map((r) => r.step)).toEqual(between === 'nothing' ? [0, 1, 2] : [0, 1, 2, 3]);
+      expect(writer[1]!.outputs[0]!.output).toMatch(/Process running with session ID \d+/); // yielded before the write
+      expect(beforeNext).toBe('written late');
+      const last = writer.at(-1)!;
+      expect(last.outputs.at(-1)!.output).toContain('Process exited with code 0'); // the poll
+      expect(readFileSync(held, 'utf8')).toBe('the holder’s committed text\n');
+      expect(last.body).toContain('so it was put back');
+      const all = await events(s.repo);
+      expect(all.filter((e) => e.type === 'late_write')).toEqual([]);
+      const restored = all.filter((e) => e.type === 'restored');
+      expect(restored).toHaveLength(1);
+      expect(restored[0]).toMatchObject({
+        owner: `codex-${run.threadId}`,
+        pattern: 'held.txt',
+        detail: { holder, command: 'python3 late.py', call_id: 'call_WRITER_0_0' }, // the exec_command's own after hook
+      });
+      // What the command wrote is kept: one git command gets it back.
+      const saved = (restored[0] as unknown as { detail: { saved: string } }).detail.saved;
+      expect(execFileSync('git', ['-C', s.repo, 'cat-file', 'blob', saved], { encoding: 'utf8' })).toBe('written late');
+    });
 });

@@ -1,8 +1,10 @@
 // A scripted OpenAI Responses API for driving the real Codex offline (127.0.0.1 only). Each conversation
 // is named by a marker `[[NAME]]` in its first user message; the turn to answer is the number of tool
 // outputs (function_call_output / custom_tool_call_output) already in the request's input. A turn is a
-// list of items — {patch} (an apply_patch custom tool call) or {shell} (an exec_command function call) —
-// or a final text, or a function returning a promise of the final text (to hold the session open).
+// list of items — {patch} (an apply_patch custom tool call), {shell} (an exec_command function call, with
+// any further `args` such as yield_time_ms) or {tool, args} (any function call; `args` may be a function of
+// the request, e.g. to poll the session id Codex gave in its last output) — or a final text, or a function
+// returning a promise of the final text (to hold the session open).
 import { startJsonServer } from './mock-server.mjs';
 
 function textOf(content) {
@@ -12,10 +14,11 @@ function textOf(content) {
 }
 
 let counter = 0;
-function item(call, conversation, step, index) {
-  const call_id = `call_${conversation}_${step}_${index}`;
+function item(call, request, index) {
+  const call_id = `call_${request.conversation}_${request.step}_${index}`;
   if (call.patch !== undefined) return { type: 'custom_tool_call', id: `ctc_${++counter}`, status: 'completed', call_id, name: 'apply_patch', input: call.patch };
-  return { type: 'function_call', id: `fc_${++counter}`, status: 'completed', call_id, name: 'exec_command', arguments: JSON.stringify({ cmd: call.shell }) };
+  const [name, args] = call.tool !== undefined ? [call.tool, typeof call.args === 'function' ? call.args(request) : call.args] : ['exec_command', { cmd: call.shell, ...call.args }];
+  return { type: 'function_call', id: `fc_${++counter}`, status: 'completed', call_id, name, arguments: JSON.stringify(args) };
 }
 
 function message(text) {
@@ -68,11 +71,12 @@ export async function startOpenAiMock(scripts) {
       .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
       .map((i) => ({ call_id: i.call_id, output: typeof i.output === 'string' ? i.output : JSON.stringify(i.output) }));
     const step = outputs.length;
-    requests.push({ conversation, step, outputs, body: JSON.stringify(json) });
+    const request = { conversation, step, outputs, body: JSON.stringify(json) };
+    requests.push(request);
     const script = conversation ? scripts[conversation] : undefined;
     const turn = script?.[step] ?? 'done';
     if (typeof turn === 'function') return turn().then((text) => sse(res, [message(text)]));
-    whenReady(turn, requests, (ready) => sse(res, typeof ready === 'string' ? [message(ready)] : ready.map((call, index) => item(call, conversation, step, index))));
+    whenReady(turn, requests, (ready) => sse(res, typeof ready === 'string' ? [message(ready)] : ready.map((call, index) => item(call, request, index))));
   });
   return { url: `${server.origin}/v1`, requests, close: server.close };
 }
