@@ -21,10 +21,21 @@ let builtBeforePack: boolean;
 let install: { exitCode: number; output: string };
 
 // npm's own variables from an outer `npm test` (npm_config_*, npm_lifecycle_*) would configure the inner npm.
+// The machine's global npmrc (`<node prefix>/etc/npmrc`: a registry, a CA file) is the person's too, but
+// `--prefix` moves npm's global config to `<prefix>/etc/npmrc`: it is named outright, so an install that
+// reaches the registry sees the same settings the README's `npm install -g` would.
+const globalNpmrc = join(dirname(dirname(process.execPath)), 'etc', 'npmrc');
 const npmEnv = (extra: Record<string, string> = {}) => {
   const env = cleanEnv();
   for (const name of Object.keys(env)) if (/^npm_/i.test(name)) delete env[name];
-  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+  return {
+    ...env,
+    ...(existsSync(globalNpmrc) ? { npm_config_globalconfig: globalNpmrc } : {}),
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+    ...extra,
+  };
 };
 
 // The files a clone of this checkout would have (tracked, plus new ones not ignored), with its node_modules.
