@@ -101,7 +101,9 @@ describe('Claude Code, real binary', () => {
     const cdResults = server.requests.filter((r) => r.conversation === 'CDOUT').at(-1)!.toolResults;
     expect(deniedByIc(cdResults.at(-1)!.text)).toBe(true);
     // A session started one level up, with ic's hooks installed there too (its project dir and cwd are not the
-    // repository; the file is reached through --add-dir).
+    // repository; the file is reached through --add-dir). Outside git, install needs `ic init` there first.
+    expect((await ic(s.root, ['coord', 'install', '--claude'])).code).toBe(69);
+    expect((await ic(s.root, ['init'])).code).toBe(0);
     expect((await ic(s.root, ['coord', 'install', '--claude'])).code).toBe(0);
     const parent = await runClaude(s, server.url, 'from above [[PARENT]]', { cwd: s.root, args: ['--permission-mode', 'acceptEdits', '--add-dir', s.repo] });
     expect(parent.code).toBe(0);
