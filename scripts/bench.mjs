@@ -634,7 +634,7 @@ function benchCustody() {
   const left = db.prepare('SELECT count(*) AS n FROM custody_commands').get().n;
   db.close();
   if (left !== 0) throw new Error(`bench custody: ${left} commands without their after hook`);
-  // Nor a marker of a command the fast path let run (src/hooks/fast/markers.ts).
+  // Nor a marker of a command the fast path let run (src/store/markers.ts).
   const running = join(small, '.git', 'ic', 'ic.db-running');
   const markers = existsSync(running) ? readdirSync(running).length : 0;
   if (markers !== 0) throw new Error(`bench custody: ${markers} fast-path markers without their after hook`);

@@ -15,5 +15,5 @@ export { WORK_LIMITS } from './core/work-limits';
 // Shell custody (#19): the snapshot a before-command hook takes and the restore after it, for benchmarks and tests.
 export { snapshotBeforeShell } from './hooks/custody/snapshot';
 export { restoreAfterShell, recordHolderWrite } from './hooks/custody/restore';
-export { readIndex } from './hooks/custody/index-file';
-export { writeBlob } from './hooks/custody/git-objects';
+export { readIndex } from './store/git/index-file';
+export { writeBlob } from './store/git/git-objects';

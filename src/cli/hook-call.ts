@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 import { isHookName, readsStdin, runHook, type HookInput } from '../hooks/run';
 import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
-import { startDeadline } from '../hooks/deadline';
+import { startDeadline } from '../store/deadline';
 import { hookSettings } from '../hooks/settings';
 import { shareConnections } from '../store/shared-connections';
 import { limitServerWaits } from '../store/postgres/wait-limit';

@@ -1,7 +1,7 @@
 import { recordedBlobs } from '../store/custody';
 import { findGitInfo, isServerDb } from '../store/discover';
-import { listMarkers } from '../hooks/fast/markers';
-import { dropPins, expiredPins, listPins } from '../hooks/custody/keep';
+import { listMarkers } from '../store/markers';
+import { dropPins, expiredPins, listPins } from '../store/git/keep';
 import { readTransaction, type CoordContext } from './context';
 
 // Records live this long (purgeLatest, purgeCommands): a pin whose blob a younger record names is kept.
@@ -12,7 +12,7 @@ export interface PinSweep {
   kept: number;
 }
 
-// Custody's pins (refs/ic/custody/<day>/<blob>, src/hooks/custody/keep.ts) of the repository sweep runs in:
+// Custody's pins (refs/ic/custody/<day>/<blob>, src/store/git/keep.ts) of the repository sweep runs in:
 // those past the retention (14 days) whose blob no live record (a holder's latest content, a running
 // command's snapshot) still needs are deleted; `git gc` may then prune their blobs. Outside git, nothing.
 export function sweepPins(ctx: CoordContext, dryRun: boolean): PinSweep {

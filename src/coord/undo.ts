@@ -5,11 +5,11 @@ import { findGitInfo } from '../store/discover';
 import { getEvent, insertEvent } from '../store/events';
 import { listLocks } from '../store/locks';
 import { recordLatest } from '../store/custody';
-import { sameLineage } from '../hooks/identity';
-import { fileState, repoAt } from '../hooks/custody/files';
-import { readBlob } from '../hooks/custody/git-objects';
-import { blobPresent, gitModeText, pinBlobs, saveContent, RETENTION_DAYS } from '../hooks/custody/keep';
-import { putBack } from '../hooks/custody/put-back';
+import { sameLineage } from '../core/owner';
+import { fileState, repoAt } from '../store/git/files';
+import { readBlob } from '../store/git/git-objects';
+import { blobPresent, gitModeText, pinBlobs, saveContent, RETENTION_DAYS } from '../store/git/keep';
+import { putBack } from '../store/git/put-back';
 import { ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
 
 export interface UndoResult {

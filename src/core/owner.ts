@@ -30,3 +30,9 @@ export function isRunOwner(owner: string): boolean {
 export function runStarter(owner: string): string {
   return isRunOwner(owner) ? owner.replace(RUN_OWNER, '') : owner;
 }
+
+// A session and its subagents form one lineage: `a` is `b`, or one of them is the other's subagent. The
+// hooks hand locks along a lineage instead of refusing (see README, "Subagents").
+export function sameLineage(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
+}

@@ -2,10 +2,10 @@ import { findGateItems, parseGatePattern, type GatePattern } from '../core/gate-
 import { recentClaims, type HeldClaim } from '../coord/claims';
 import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
-import { sameLineage } from './identity';
+import { sameLineage } from '../core/owner';
 import type { HookInput, HookResult } from './run';
-import { isDeadlineExceeded, type Deadline } from './deadline';
-import { runGitText } from './git-process';
+import { isDeadlineExceeded, type Deadline } from '../store/deadline';
+import { runGitText } from '../store/git/git-process';
 import { ownerOfCommand } from './liveness';
 import { envWithin } from './settings';
 

@@ -2,7 +2,7 @@ import { checkPaths, guardReport } from './git-guard';
 import { git } from './git-index';
 import { ownerOfCommand } from './liveness';
 import { envWithin } from './settings';
-import { isDeadlineExceeded, type Deadline } from './deadline';
+import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 
 // The guard at the ref update (reference-transaction, state `prepared`), for commits that skipped the
 // pre-commit hook (`git commit --no-verify`, a tool that runs no pre-commit): a new commit on the current

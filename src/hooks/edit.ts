@@ -6,7 +6,7 @@ import { createContext, ownScope, resolveProject, writeTransaction, type CoordCo
 import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { markEdits } from '../store/custody';
-import { sameLineage } from './identity';
+import { sameLineage } from '../core/owner';
 import { literalPatterns } from './project-paths';
 
 export interface EditRequest {

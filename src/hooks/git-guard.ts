@@ -3,9 +3,9 @@ import type { Lock } from '../core/lock';
 import { formatTime } from '../core/time';
 import { createContext, resolveProject } from '../coord/context';
 import { activeFileLocks } from '../coord/guard';
-import type { Deadline } from './deadline';
-import { runGit, runGitText } from './git-process';
-import { sameLineage } from './identity';
+import type { Deadline } from '../store/deadline';
+import { runGit, runGitText } from '../store/git/git-process';
+import { sameLineage } from '../core/owner';
 import { toNFC } from '../core/nfc';
 
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { readIndexBase, writeIndexBase } from '../coord/private-index';
-import { isDeadlineExceeded, type Deadline } from './deadline';
-import { runGit } from './git-process';
+import { isDeadlineExceeded, type Deadline } from '../store/deadline';
+import { runGit } from '../store/git/git-process';
 
 // A private staging area (README, "Private staging areas"): one git index file per agent session, so a
 // commit holds exactly what its session staged. Its `.base` sidecar records the HEAD it was built on.

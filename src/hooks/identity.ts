@@ -17,12 +17,6 @@ export function ownerForSession(agent: Agent, sessionId: string, agentId?: strin
   return agentId === undefined ? session : `${session}/${ownerPart(agentId)}`;
 }
 
-// A session and its subagents form one lineage: `a` is `b`, or one of them is the other's subagent. The
-// hooks hand locks along a lineage instead of refusing (see README, "Subagents").
-export function sameLineage(a: string, b: string): boolean {
-  return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
-}
-
 // The session owner a subagent owner belongs to (`claude-S/A` → `claude-S`).
 export function sessionOf(owner: string): string {
   const slash = owner.indexOf('/');

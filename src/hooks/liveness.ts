@@ -5,10 +5,11 @@ import type { OpenRequest } from '../coord/handoff';
 import { actingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
 import { isServerDb, locateDb } from '../store/discover';
-import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identity';
+import { ownerForSession, setLiveOwner, type Agent } from './identity';
+import { sameLineage } from '../core/owner';
 import { parsePayload, stringField, type Payload } from './payload';
 import { envWithin } from './settings';
-import type { Deadline } from './deadline';
+import type { Deadline } from '../store/deadline';
 import type { HookInput } from './run';
 import { shellTimeoutOf } from './shell-timeout';
 

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { hookClient, programOf, thisHost } from '../coord/client-process';
 import type { Agent } from './identity';
 import { stringField, type Payload } from './payload';
-import { readRegularFile } from './regular-file';
+import { readRegularFile } from '../store/regular-file';
 
 // Which client really runs a hook file. A client may run another client's hooks: Copilot CLI (1.0.102)
 // reads .claude/settings.json and .claude/settings.local.json as extra repository config and sends those

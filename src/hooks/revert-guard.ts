@@ -2,7 +2,7 @@ import { readIndexBase } from '../coord/private-index';
 import { git, parseRaw, privateIndexOfHook } from './git-index';
 import { gitTopLevel } from './git-guard';
 import type { HookInput, HookResult } from './run';
-import { isDeadlineExceeded, type Deadline } from './deadline';
+import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { parseRefUpdates, refuseHeldCommit } from './commit-ref-guard';
 
 // git's reference-transaction hook (installed with --git-index and with --git), at the `prepared` state: the last word

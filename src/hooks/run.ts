@@ -14,7 +14,7 @@ import { parsePayload, stringField, type Payload } from './payload';
 import { releaseFailedCalls, releaseRefusedEdit } from './refused';
 import { exportOwner, handBackToSession, releaseSession } from './session';
 import { envWithin, hookSettings } from './settings';
-import { startDeadline, type Deadline } from './deadline';
+import { startDeadline, type Deadline } from '../store/deadline';
 import { deleteSessionIndex, refreshBeforeCommit, runGitIndexPath, runGitIndexStart, runGitPostCommit, runPreBash } from './staging';
 import { runCommitGate } from './commit-gate';
 import { runClaudePreShell, runCodexPreShell } from './shell-hook';
@@ -62,7 +62,7 @@ export function isHookName(name: string): name is HookName {
 
 // One hook invocation, without commander and without touching process state: the CLI (or a fast path in
 // the entry point) reads stdin, calls this, and writes the result. The deadline is made once, at the start
-// of the call (src/hooks/deadline.ts), and every blocking step below gets what is left of it.
+// of the call (src/store/deadline.ts), and every blocking step below gets what is left of it.
 export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd(), deadline: Deadline = startDeadline(hookSettings(hookEnv).timeoutMs)): HookResult {
   const env = withAbsoluteDb(hookEnv, cwd);
   if (input.timedOut) return failedHook(name, deadline.exceeded("reading the hook's input (stdin still open)"), env);

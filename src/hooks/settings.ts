@@ -1,5 +1,5 @@
 import { formatDuration, parseDuration, parseNonNegativeDuration } from '../core/duration';
-import type { Deadline } from './deadline';
+import type { Deadline } from '../store/deadline';
 
 // How hooks behave when ic itself cannot answer, and how long they may take.
 export interface HookSettings {

@@ -8,7 +8,7 @@ import { ownerForSession } from './identity';
 import { preToolUseOutput } from './output';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
 import { envWithin, hookSettings } from './settings';
-import { isDeadlineExceeded, type Deadline } from './deadline';
+import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { hasPrivateIndex, runPreBash, runsGit } from './staging';
 import type { HookInput, HookResult } from './run';
 

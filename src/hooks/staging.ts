@@ -15,8 +15,8 @@ import { runsGit } from './runs-git';
 export { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
 import type { HookInput, HookResult } from './run';
-import { isDeadlineExceeded, type Deadline } from './deadline';
-import { runGitText } from './git-process';
+import { isDeadlineExceeded, type Deadline } from '../store/deadline';
+import { runGitText } from '../store/git/git-process';
 
 // The hooks of private staging areas (README, "Private staging areas"): seed and export a session's index,
 // refresh it lazily before git commands, record commits, delete it at session end.

@@ -3,7 +3,8 @@ import { createContext } from '../coord/context';
 import { recentCommitByOther } from '../coord/commits';
 import { openRequests } from '../coord/handoff';
 import { statusCounts, type StatusCounts } from '../coord/status';
-import { ownerForSession, sameLineage } from './identity';
+import { ownerForSession } from './identity';
+import { sameLineage } from '../core/owner';
 import { objectField, parsePayload, stringField } from './payload';
 
 export interface ProjectStatus extends StatusCounts {

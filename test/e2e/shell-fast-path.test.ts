@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, coord, ic, IC_BIN, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeWrite, payload, write } from '../support/custody';
-import { markerFile } from '../../src/hooks/fast/markers';
+import { markerFile } from '../../src/store/markers';
 
 // The shell hooks' fast path (src/hooks/fast/): a shell command that writes nothing held is answered
 // from the digest beside the database, with no SQLite, and everything custody promises still holds when

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isIcError } from '../../src/core/errors';
-import { answerReserveMs, isDeadlineExceeded, NO_DEADLINE, startDeadline } from '../../src/hooks/deadline';
+import { answerReserveMs, isDeadlineExceeded, NO_DEADLINE, startDeadline } from '../../src/store/deadline';
 
 // The hook's deadline on an injected clock: counted from the process's start, less a reserve for answering.
 function clockAt(start: number, elapsedMs = 0): { now: () => number; elapsedMs: number; advance: (ms: number) => void } {

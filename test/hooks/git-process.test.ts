@@ -1,12 +1,12 @@
 // A git that never answers is killed with everything it started when the hook's deadline runs out
-// (src/hooks/git-process.ts). In-process, with a budget wide enough that the hanging git surely starts and
+// (src/store/git/git-process.ts). In-process, with a budget wide enough that the hanging git surely starts and
 // records itself even on a loaded machine: test/hardening/hook-deadline.test.ts runs the same through the bin.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { isDeadlineExceeded, startDeadline } from '../../src/hooks/deadline';
-import { runGit } from '../../src/hooks/git-process';
+import { isDeadlineExceeded, startDeadline } from '../../src/store/deadline';
+import { runGit } from '../../src/store/git/git-process';
 
 let dir: string;
 beforeEach(() => {

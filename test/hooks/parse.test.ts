@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { claudeEditEvent, codexEditEvent } from '../../src/hooks/edit-events';
-import { ownerForSession, sameLineage } from '../../src/hooks/identity';
+import { ownerForSession } from '../../src/hooks/identity';
+import { sameLineage } from '../../src/core/owner';
 import { isPatch, pathsFromPatch } from '../../src/hooks/patch';
 import { parsePayload } from '../../src/hooks/payload';
 

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { HOOK_NAMES, isHookName, readsStdin, runHook } from '../../hooks/run';
 import { readStdinSync, STDIN_CAP_BYTES } from '../../hooks/stdin';
-import { startDeadline } from '../../hooks/deadline';
+import { startDeadline } from '../../store/deadline';
 import { limitServerWaits } from '../../store/postgres/wait-limit';
 import { hookSettings } from '../../hooks/settings';
 import { withCommonOptions, type CommonOptions } from '../common';

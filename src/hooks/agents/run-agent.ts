@@ -8,7 +8,7 @@ import { ownerForSession } from '../identity';
 import { parsePayload, type Payload } from '../payload';
 import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
-import type { Deadline } from '../deadline';
+import type { Deadline } from '../../store/deadline';
 import { restoreNotice, type AgentAdapter, type AgentReply, type SessionFields } from './adapter';
 
 export type AgentPhase = 'pre-tool' | 'post-tool' | 'session-end';

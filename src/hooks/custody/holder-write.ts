@@ -4,12 +4,12 @@ import { clearEdits, recordLatest, type LatestRow } from '../../store/custody';
 import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
 import { groupByProject } from '../edit';
 import { projectRelative } from '../project-paths';
-import { sameLineage } from '../identity';
+import { sameLineage } from '../../core/owner';
 import { findGitInfo } from '../../store/discover';
 import { createContext } from '../../coord/context';
-import { fileState, repoAt } from './files';
-import { writeBlob } from './git-objects';
-import { pinBlobs } from './keep';
+import { fileState, repoAt } from '../../store/git/files';
+import { writeBlob } from '../../store/git/git-objects';
+import { pinBlobs } from '../../store/git/keep';
 import { isAbsolute, join, normalize } from 'node:path';
 
 // After the holder's own write (its edit tool, an MCP tool that writes, its own shell command): the file's
@@ -48,7 +48,7 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
         return { rows, now };
       });
       // The holder's contents, kept through `git gc --prune=now` while a restore may need them (after the
-      // write lock: in-process ref files, src/hooks/custody/keep.ts).
+      // write lock: in-process ref files, src/store/git/keep.ts).
       if (recorded)
         pinBlobs(
           repo,

@@ -1,8 +1,8 @@
 import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fnv64 } from '../../store/custody-digest';
-import { lstatOrNull, type Repo } from './files';
-import { readIndex, type IndexEntry } from './index-file';
+import { lstatOrNull, type Repo } from '../../store/git/files';
+import { readIndex, type IndexEntry } from '../../store/git/index-file';
 
 // The index as it was before a shell command, for the files of other owners' globs that matched it (the
 // snapshot has no row for those: the index names their blob). A command that changes the index too

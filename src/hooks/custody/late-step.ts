@@ -1,4 +1,4 @@
-import type { Deadline } from '../deadline';
+import type { Deadline } from '../../store/deadline';
 import type { HookInput } from '../run';
 import { parsePayload, stringField } from '../payload';
 import { envWithin } from '../settings';

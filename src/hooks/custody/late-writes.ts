@@ -4,14 +4,14 @@ import { shellQuote } from '../../core/shell';
 import { createContext, resolveProject, writeTransaction, type CoordContext } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
 import { editsFor, latestFor, runningWriters, type FileState } from '../../store/custody';
-import { markedWriters } from '../fast/markers';
+import { markedWriters } from '../../store/markers';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import { insertEvent } from '../../store/events';
-import { sameLineage } from '../identity';
-import { readRegularFile } from '../regular-file';
-import { unlinkQuietly } from '../fast/markers';
+import { sameLineage } from '../../core/owner';
+import { readRegularFile } from '../../store/regular-file';
+import { unlinkQuietly } from '../../store/markers';
 import { lateFile } from '../fast/reach';
-import { fileState, inState, lstatOrNull, repoAt, type Covered, type Repo } from './files';
+import { fileState, inState, lstatOrNull, repoAt, type Covered, type Repo } from '../../store/git/files';
 
 // Late writes (issue #34, item 5): a command that leaves a job behind (`(sleep 2; echo x > f) &`, nohup, a
 // command the client moved to the background at its timeout) may write a held file after its after hook.

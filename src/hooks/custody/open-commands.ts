@@ -3,7 +3,7 @@ import { createContext, resolveProject, writeTransaction } from '../../coord/con
 import { EVERYTHING } from '../../store/connection';
 import { endCommandsOf } from '../../store/custody';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
-import { listMarkers, removeMarker } from '../fast/markers';
+import { listMarkers, removeMarker } from '../../store/markers';
 
 // A shell command is open from its before hook until its after hook. One whose after hook never comes (the
 // person denied or interrupted it at the permission prompt, the client gave up on it) would otherwise count

@@ -3,7 +3,7 @@ import { CLAUDE_EDIT_TOOLS, CODEX_SHELL_TOOLS, claudeEditEvent, codexEditEvent, 
 import { ownerForSession } from '../identity';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
 import { envWithin } from '../settings';
-import type { Deadline } from '../deadline';
+import type { Deadline } from '../../store/deadline';
 import { commandText } from '../shell-patch';
 import { recordHolderWrite } from './restore';
 import { restoreEveryWorkTree } from './every-repo';

@@ -10,7 +10,7 @@ import { canonicalFilePattern } from '../../coord/paths';
 import { recordConflict } from '../../coord/reserve';
 import { findGitInfo } from '../../store/discover';
 import { nearestExistingDir, reserveEdit, type EditOutcome } from '../edit';
-import { sameLineage } from '../identity';
+import { sameLineage } from '../../core/owner';
 import { projectRelative } from '../project-paths';
 import type { ShellRequest } from './types';
 

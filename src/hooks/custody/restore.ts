@@ -17,21 +17,21 @@ import {
   type SnapshotRow,
 } from '../../store/custody';
 import { insertEvent, type EventType } from '../../store/events';
-import { sameLineage } from '../identity';
-import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from './files';
-import { NO_DEADLINE, type Deadline } from '../deadline';
-import { readIndex } from './index-file';
+import { sameLineage } from '../../core/owner';
+import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../../store/git/files';
+import { NO_DEADLINE, type Deadline } from '../../store/deadline';
+import { readIndex } from '../../store/git/index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView, type CustodyView } from './view';
 import { LATE_WATCH_MS, watchLateWrites } from './late-writes';
 import { commandForEvent } from './pre-shell';
-import { markedWriters, readMarker, removeMarker } from '../fast/markers';
+import { markedWriters, readMarker, removeMarker } from '../../store/markers';
 import { refreshDigest } from './digest-refresh';
 import { dropIndexBefore, indexBefore } from './index-before';
-import { runGit } from '../git-process';
-import type { IndexEntry } from './index-file';
+import { runGit } from '../../store/git/git-process';
+import type { IndexEntry } from '../../store/git/index-file';
 import { moveAside, refusalText, writeContent, writtenState, type Refusal } from './safe-write';
-import { keepAhead, keepBeforeRestore, pinBlobs } from './keep';
+import { keepAhead, keepBeforeRestore, pinBlobs } from '../../store/git/keep';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -90,7 +90,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
-    const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/hooks/custody/keep.ts)
+    const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/store/git/keep.ts)
     pinBlobs(
       repo,
       ownWrites.map((row) => row.blob),
@@ -127,7 +127,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           continue;
         }
         // What the command left is kept (detail.saved) before it is overwritten or moved; a holder's content git
-        // no longer has leaves the file as it is, said in an event and to the writer (src/hooks/custody/keep.ts).
+        // no longer has leaves the file as it is, said in an event and to the writer (src/store/git/keep.ts).
         const kept = keepBeforeRestore(repo, plan.path, plan.expected.blob, now, deadline, ahead);
         if (kept.missing) {
           (report.missing ??= []).push({ path: plan.path, holder: plan.held.holder, blob: plan.expected.blob! });

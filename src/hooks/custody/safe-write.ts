@@ -1,10 +1,10 @@
 import { chmodSync, closeSync, copyFileSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, renameSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import type { FileState } from '../../store/custody';
-import type { Deadline } from '../deadline';
-import { copyBlobTo, readBlob } from './git-objects';
-import type { Repo } from './files';
-import { ABSENT, gitMode, isContent, lstatOrNull, signature } from './files';
+import type { Deadline } from '../../store/deadline';
+import { copyBlobTo, readBlob } from '../../store/git/git-objects';
+import type { Repo } from '../../store/git/files';
+import { ABSENT, gitMode, isContent, lstatOrNull, signature } from '../../store/git/files';
 
 // The only place custody writes or moves a user's file, and the checks that keep it where it belongs. Node
 // has no openat, so every path component from the repository root is checked with lstat (never following a

@@ -1,14 +1,14 @@
 import { writeTransaction } from '../../coord/context';
 import { inScopes } from '../../store/connection';
 import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type FileState, type LatestRow, type SnapshotRow } from '../../store/custody';
-import { ABSENT, existenceProbe, fileState, statMatchesIndex } from './files';
+import { ABSENT, existenceProbe, fileState, statMatchesIndex } from '../../store/git/files';
 import type { ShellRequest } from './types';
 import { openView } from './view';
-import { markedWriters, purgeMarkers } from '../fast/markers';
+import { markedWriters, purgeMarkers } from '../../store/markers';
 import { refreshDigest } from './digest-refresh';
 import { keepIndexBefore, purgeIndexBefore } from './index-before';
-import { NO_DEADLINE, type Deadline } from '../deadline';
-import { pinBlobs } from './keep';
+import { NO_DEADLINE, type Deadline } from '../../store/deadline';
+import { pinBlobs } from '../../store/git/keep';
 
 const DAY_MS = 24 * 3_600_000;
 

@@ -2,8 +2,8 @@ import { createContext, readTransaction, resolveProject, type CoordContext } fro
 import { listLocks } from '../../store/locks';
 import { existsSync } from 'node:fs';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
-import { sameLineage } from '../identity';
-import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from './files';
+import { sameLineage } from '../../core/owner';
+import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from '../../store/git/files';
 import { latestPaths } from '../../store/custody';
 import { matchPath } from '../../core/glob';
 

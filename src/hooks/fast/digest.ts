@@ -1,5 +1,5 @@
 import { digestPath } from '../../store/custody-digest';
-import { readRegularFile } from '../regular-file';
+import { readRegularFile } from '../../store/regular-file';
 
 // The digest the shell hooks' fast path reads instead of the database (written by
 // src/hooks/custody/digest-refresh.ts, deleted by any write that could make it say too little: see

@@ -1,6 +1,6 @@
 import { writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDeadline } from '../deadline';
+import { startDeadline } from '../../store/deadline';
 import { hookSettings } from '../settings';
 import { readStdinSync, STDIN_CAP_BYTES, type StdinText } from '../stdin';
 import { fastShellHook } from './shell';

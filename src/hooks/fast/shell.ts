@@ -8,18 +8,18 @@ import { clockFromEnv } from '../../coord/project';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
 import { findGitInfo, projectDb, recordedServer, type GitInfo } from '../../store/discover';
-import { coveredFiles, inState, isContent, lstatOrNull, pathsBelow, repoAt, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../custody/files';
+import { coveredFiles, inState, isContent, lstatOrNull, pathsBelow, repoAt, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../../store/git/files';
 import { NODE_DISK } from '../custody/node-disk';
 
 import { CODEX_SHELL_TOOLS } from '../edit-events';
-import { sameLineage } from '../identity';
+import { sameLineage } from '../../core/owner';
 import { shellTimeoutOf } from '../shell-timeout';
 import { objectField, stringField, type Payload } from '../payload';
 import { runsGit } from '../runs-git';
 import { realClientOf } from '../real-client';
 import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
-import { readMarker, removeMarker, writeMarker } from './markers';
+import { readMarker, removeMarker, writeMarker } from '../../store/markers';
 import { dropIndexBefore, indexEntriesChanged, keepIndexBefore } from '../custody/index-before';
 import { clientBackgrounded, hasLinkedWorktrees, lateWorkPending, mayLeaveJob, mayLeaveWorkTree } from './reach';
 

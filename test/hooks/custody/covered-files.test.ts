@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { coveredFiles, repoAt, type HeldPattern } from '../../../src/hooks/custody/files';
+import { coveredFiles, repoAt, type HeldPattern } from '../../../src/store/git/files';
 import { matchPath } from '../../../src/core/glob';
 import { makeTempRepo, type TempRepo } from '../../support/cli';
 

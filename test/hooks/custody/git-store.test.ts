@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blobId, readBlob, writeBlob } from '../../../src/hooks/custody/git-objects';
-import { readIndex } from '../../../src/hooks/custody/index-file';
+import { blobId, readBlob, writeBlob } from '../../../src/store/git/git-objects';
+import { readIndex } from '../../../src/store/git/index-file';
 import { makeTempRepo, type TempRepo } from '../../support/cli';
 
 // custody reads git's index and writes git's loose objects in-process; git itself is the oracle.

@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { blobId, writeBlob } from '../../../src/hooks/custody/git-objects';
-import { blobPresent, dropPins, expiredPins, listPins, pinBlobs, pinRef, saveContent, RETENTION_MS } from '../../../src/hooks/custody/keep';
+import { blobId, writeBlob } from '../../../src/store/git/git-objects';
+import { blobPresent, dropPins, expiredPins, listPins, pinBlobs, pinRef, saveContent, RETENTION_MS } from '../../../src/store/git/keep';
 import { makeTempRepo, type TempRepo } from '../../support/cli';
 
 const DAY = 86_400_000;

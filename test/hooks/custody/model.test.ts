@@ -21,7 +21,7 @@ import { lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync 
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { startDeadline } from '../../../src/hooks/deadline';
+import { startDeadline } from '../../../src/store/deadline';
 import { runHook, type HookName } from '../../../src/hooks/run';
 import { cleanEnv, makeTempRepo, type TempRepo } from '../../support/cli';
 import { onPostgres } from '../../support/engine';

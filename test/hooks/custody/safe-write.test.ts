@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { copyBlobTo, hashFile, storeFile, writeBlob } from '../../../src/hooks/custody/git-objects';
-import { repoAt, type Repo } from '../../../src/hooks/custody/files';
+import { copyBlobTo, hashFile, storeFile, writeBlob } from '../../../src/store/git/git-objects';
+import { repoAt, type Repo } from '../../../src/store/git/files';
 import { checkTarget, moveAside, writeContent } from '../../../src/hooks/custody/safe-write';
-import { startDeadline } from '../../../src/hooks/deadline';
+import { startDeadline } from '../../../src/store/deadline';
 import { makeTempRepo, type TempRepo } from '../../support/cli';
 
 // The restore's write path against a real work tree, with git as the oracle for the stored objects.

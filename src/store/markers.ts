@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SnapshotRow } from '../../store/custody';
-import { fnv64, runningDir } from '../../store/custody-digest';
-import { readRegularFile } from '../regular-file';
-import { isPostgresUrl } from '../../store/postgres/url';
+import type { SnapshotRow } from './custody';
+import { fnv64, runningDir } from './custody-digest';
+import { readRegularFile } from './regular-file';
+import { isPostgresUrl } from './postgres/url';
 
 // One file per shell command that the fast path let run (beside the database, in <db>-running/): the
 // command's start and what the held files were, as custody_commands and custody_snapshots hold them for

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/scan';
-import type { FileState } from '../../store/custody';
+import type { FileState } from '../custody';
 import { blobId, hashFile, storeFile, STREAM_BYTES, writeBlob } from './git-objects';
 import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex, type IndexEntry } from './index-file';

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NO_DEADLINE, type Deadline } from '../deadline';
-import { runGit, runGitText } from '../git-process';
+import { runGit, runGitText } from './git-process';
 import { STREAM_BYTES, storeFile, writeBlob } from './git-objects';
 
 // Custody keeps every content it records or displaces reachable, so `git gc --prune=now` never takes it:

@@ -1,5 +1,5 @@
-import type { Deadline } from './deadline';
-import { childProcess } from '../lazy-builtins';
+import type { Deadline } from '../deadline';
+import { childProcess } from '../../lazy-builtins';
 
 // Every git process a hook runs: bounded by what is left of the hook's deadline. git may hang where no check
 // can foresee it (a core.fsmonitor hook that never answers, a stuck lock or credential helper), so it runs

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { NO_DEADLINE, type Deadline } from '../deadline';
-import { runGit } from '../git-process';
+import { runGit } from './git-process';
 import { crypto, zlib } from '../../lazy-builtins';
 
 // Git's object store, used as a content-addressed copy store: a file's content is kept as a blob under its
