@@ -7,7 +7,7 @@ import { shellQuote } from '../core/shell';
 import { clockFromEnv, lockDelayFromEnv } from '../coord/context';
 import { explainActingOwner, releaseDeadClients, type ActingOwner } from '../coord/sessions';
 import { clockTime, relativeTime, whenText } from './render';
-import { createContext, resolveProject, type CoordContext, type Project } from '../coord/context';
+import { createContext, resolveProject, resolveWorkspace, type CoordContext, type Project, type Workspace } from '../coord/context';
 import { describeRunConflict, isRunLock } from './run-lease-text';
 
 export interface CommonOptions {
@@ -69,8 +69,10 @@ export function projectFor(options: CommonOptions): Project {
 }
 
 // `write: 'init'` is `ic init`, the one command that may start a database outside git where none is yet.
-export function openContext(options: CommonOptions, write: boolean | 'init', project?: Project): CoordContext {
-  const ctx = createContext({ cwd: process.cwd(), env: process.env, dbFlag: options.db, scopeFlag: options.scope, write: write !== false, init: write === 'init', readsNeedProject: true, project });
+// `project`: the command's project or whole Workspace, when it has found them already.
+export function openContext(options: CommonOptions, write: boolean | 'init', project?: Project | Workspace): CoordContext {
+  const workspace = project && 'cwd' in project ? project : resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope }, project);
+  const ctx = createContext({ workspace, env: process.env, write: write !== false, init: write === 'init', readsNeedProject: true });
   noticeLocation(ctx);
   if (write) releaseDeadClientsQuietly(ctx);
   return ctx;
@@ -96,7 +98,7 @@ function noticeLocation(ctx: CoordContext): void {
 }
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
-export function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T, project?: Project): T {
+export function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T, project?: Project | Workspace): T {
   const ctx = openContext(options, write, project);
   try {
     return work(ctx);

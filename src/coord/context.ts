@@ -1,24 +1,21 @@
+import { existsSync } from 'node:fs';
 import { IcError } from '../core/errors';
 import { checkClock, type Clock } from '../core/time';
 import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
-import { connectTarget, isServerDb, locateDb, type DbLocation } from '../store/discover';
+import { isServerDb, type DbLocation } from '../store/discover';
 import { serverScopeKeys } from './project-key';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
 import type { Connection, WriteScope } from '../store/connection';
 import { monotonicMs, recordTransaction } from './timing';
-import { scopeKey } from './scope-key';
-import { clockFromEnv, resolveProject, TEST_CLOCK_SWITCH, type Project } from './project';
+import { clockFromEnv, resolveWorkspace, scopeKey, TEST_CLOCK_SWITCH, type Project, type Workspace } from './workspace';
 
-export { clockFromEnv, resolveProject, TEST_CLOCK_SWITCH, type Project } from './project';
+export { clockFromEnv, resolveProject, resolveWorkspace, TEST_CLOCK_SWITCH, type Project, type Workspace } from './workspace';
 import { digestGeneration, dropDigest } from '../store/custody-digest';
 
-export interface ContextOptions {
-  cwd: string;
+export type ContextOptions = {
   env: NodeJS.ProcessEnv;
-  dbFlag?: string;
-  scopeFlag?: string;
   /** Writers open (and create) the file; readers of a missing default file see an empty database. */
   write: boolean;
   /** `ic init`: the one writer that may create a database outside git where no `ic init` root is yet. */
@@ -26,22 +23,19 @@ export interface ContextOptions {
   /** The CLI: a read outside every project is refused too (saying how to start one), not read as empty. */
   readsNeedProject?: boolean;
   clock?: Clock;
-  /** The project and scope, when the caller has already resolved them (saves a second walk up the tree). */
-  project?: Project;
-}
+} & ({ /** The call's Workspace, when the caller has resolved it (it is not looked for again). */ workspace: Workspace } | { cwd: string; dbFlag?: string; scopeFlag?: string });
 
-// Everything a use case needs: the open database, the scope it acts in, and one clock.
-export interface CoordContext extends Omit<Project, 'db'> {
+// Everything a use case needs: the call's Workspace, the open database, the scope it acts in, and one clock.
+export interface CoordContext extends Omit<Workspace, 'db'> {
   /** The store's connection (src/store/connection.ts): every SQL statement goes through it. */
   db: Connection;
-  /** The scope directory as reached from here, for file-system work; `scope` is its stored key (see scope-key.ts). */
+  /** The scope directory as reached from here, for file-system work; `scope` is its stored key (see scopeKey in workspace.ts). */
   scopeDir: string;
   dbLocation: DbLocation;
   /** True when a read found no database: it answered from an empty state and created nothing. */
   dbMissing: boolean;
   clock: Clock;
   lockDelayMs: number;
-  cwd: string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -63,32 +57,39 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
 export function createContext(options: ContextOptions): CoordContext {
   const clock = options.clock ?? clockFromEnv(options.env);
   const lockDelayMs = lockDelayFromEnv(options.env);
-  const project = options.project ?? resolveProject(options.cwd, options.scopeFlag);
-  const dbLocation = locateDb({ env: options.env, dbFlag: options.dbFlag, cwd: options.cwd, projectDb: project.db });
-  if ((options.write || options.readsNeedProject) && !options.init) refuseImplicitDb(project, dbLocation);
+  const workspace = 'workspace' in options ? options.workspace : resolveWorkspace(options.cwd, { env: options.env, dbFlag: options.dbFlag, scopeFlag: options.scopeFlag });
+  const { db: dbLocation, ...where } = workspace;
+  if ((options.write || options.readsNeedProject) && !options.init) refuseImplicitDb(workspace, dbLocation);
   const server = isServerDb(dbLocation);
   // On a server, the project's identity is the scope (no path is shared by two clones): known before connecting.
-  const serverKeys = server ? serverScopeKeys(project) : undefined;
-  const opened = openDb(connectTarget(dbLocation), {
+  const serverKeys = server ? serverScopeKeys(workspace) : undefined;
+  const opened = openDb(dbLocation, {
     write: options.write,
     busyTimeoutMs: busyTimeoutFromEnv(options.env),
     now: clock(),
-    explicit: dbLocation.source === '--db' || dbLocation.source === 'IC_DB',
     ...(server ? { env: options.env } : {}),
   });
-  const { db: _default, ...where } = project;
   let keys: { scope: string; claimScope: string };
   try {
-    if (serverKeys) keys = serverKeys;
-    else {
-      const scope = scopeKey(opened.db, project.scope, options.write);
-      keys = { scope, claimScope: project.claimScope === project.scope ? scope : scopeKey(opened.db, project.claimScope, options.write) };
-    }
+    keys = serverKeys ?? fileScopeKeys(opened.db, workspace, options.write);
   } catch (error) {
     opened.db.close();
     throw translateDbError(error, dbLocation.path);
   }
-  return { ...where, ...keys, scopeDir: project.scope, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, cwd: options.cwd, env: options.env };
+  return { ...where, ...keys, scopeDir: workspace.scope, db: opened.db, dbMissing: opened.missing, dbLocation, clock, lockDelayMs, env: options.env };
+}
+
+// The stored keys of a workspace's scopes in a database file: each scope directory's recorded spelling.
+function fileScopeKeys(db: Connection, workspace: Workspace, write: boolean): { scope: string; claimScope: string } {
+  const scope = scopeKey(db, workspace.scope, write);
+  return { scope, claimScope: workspace.claimScope === workspace.scope ? scope : scopeKey(db, workspace.claimScope, write) };
+}
+
+/** A writer's context in the workspace of `dir` (outside git too, unless `inGit`), or undefined where it has no database yet: a hook that only looks creates none. */
+export function existingContext(dir: string, env: NodeJS.ProcessEnv, inGit = false): CoordContext | undefined {
+  const workspace = resolveWorkspace(dir, { env });
+  if ((inGit && !workspace.git) || (!isServerDb(workspace.db) && !existsSync(workspace.db.path))) return undefined;
+  return createContext({ workspace, env, write: true });
 }
 
 // Outside git, a database is created only where someone asked for one (`ic init`, --db, IC_DB): a stray

@@ -24,16 +24,16 @@ function short(text: string, length: number): string {
 // `<git common dir>/ic/index`, beside the database; undefined outside git.
 export function indexDirOf(cwd: string): string | undefined {
   const project = resolveProject(cwd);
-  return project.db.source === 'git' ? privateIndexDir(project.db.path) : undefined;
+  return project.projectDb.source === 'git' ? privateIndexDir(project.projectDb.path) : undefined;
 }
 
 // The index file of one owner's session in the work tree holding `cwd`: `<owner>@<worktree hash>`, the owner
 // kept when it is a plain name, else hashed. Subagents share their session's (one shell environment).
 export function indexFileFor(cwd: string, owner: string): string | undefined {
   const project = resolveProject(cwd);
-  if (project.db.source !== 'git') return undefined;
+  if (project.projectDb.source !== 'git') return undefined;
   const session = owner.split('/')[0]!;
-  return join(privateIndexDir(project.db.path), `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
+  return join(privateIndexDir(project.projectDb.path), `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
 }
 
 export function readIndexBase(index: string): IndexBase | undefined {

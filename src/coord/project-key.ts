@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { findGitInfo } from '../store/discover';
+import { findGitInfo, type GitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
-import type { Project } from './project';
+import type { Project } from './workspace';
 import { childProcess } from '../lazy-builtins';
 
 // On a PostgreSQL server one database serves every clone of a repository, on any host: a scope cannot be a
@@ -64,10 +64,9 @@ function rootsOf(root: string): string[] {
 }
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
-export function projectIdentity(root: string): string {
+export function projectIdentity(root: string, info: GitInfo | null = findGitInfo(root)): string {
   const cached = known.get(root);
   if (cached !== undefined) return cached;
-  const info = findGitInfo(root);
   if (!info) throw notInGit(root);
   // The repository's own file first (no process); else git, which also reads the global config and GIT_CONFIG_* variables.
   const configured = keyFromConfigFile(info.commonDir) || git(root, ['config', '--get', PROJECT_CONFIG_KEY]).out;
@@ -126,8 +125,8 @@ function notInGit(root: string): IcError {
 }
 
 /** The stored keys of a project's scopes on a server database: the project, or `<project>:<dir>` for --scope DIR below the work tree. */
-export function serverScopeKeys(project: Pick<Project, 'projectRoot' | 'scope' | 'claimScope'>): { scope: string; claimScope: string } {
-  const key = projectIdentity(project.projectRoot);
+export function serverScopeKeys(project: Pick<Project, 'git' | 'projectRoot' | 'scope' | 'claimScope'>): { scope: string; claimScope: string } {
+  const key = projectIdentity(project.projectRoot, project.git);
   const scope = scopeUnder(key, project.projectRoot, project.scope);
   return { scope, claimScope: project.claimScope === project.scope ? scope : key };
 }

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
-import { createContext, ownScope, resolveProject, writeTransaction, type CoordContext, type Project } from '../coord/context';
+import { createContext, ownScope, resolveProject, resolveWorkspace, writeTransaction, type CoordContext, type Workspace } from '../coord/context';
 import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { markEdits } from '../store/custody';
@@ -41,14 +41,14 @@ export function editReason(toolUseId: string | undefined): string {
 // `cd` elsewhere or a session started in a parent directory changes nothing. All or none within a
 // repository. Files in no repository and below no `ic init` root are allowed without a database.
 export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditOutcome {
-  const groups = groupByProject(request);
+  const groups = groupByProject(request, env);
   const untrackable: Untrackable = [];
   const granted: string[] = [];
   for (const group of groups) {
-    const { patterns, untrackable: odd } = literalPatterns(group.project, request.cwd, group.paths);
+    const { patterns, untrackable: odd } = literalPatterns(group.workspace, request.cwd, group.paths);
     untrackable.push(...odd);
     if (patterns.length === 0) continue;
-    const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
+    const ctx = createContext({ workspace: group.workspace, env, write: true });
     try {
       const outcome = reserveInLineage(
         ctx,
@@ -109,15 +109,15 @@ class LineageHandOver extends Error {
 }
 
 export interface ProjectGroup {
-  project: Project;
-  startDir: string;
+  /** Resolved from the nearest existing directory of the group's first file. */
+  workspace: Workspace;
   paths: string[];
 }
 
 // Each path goes to the project that contains it, found from its nearest existing directory: its git
 // repository, else the nearest `ic init` root above the file (never the session's working directory, so
 // sessions started in /srv and /srv/proj meet on /srv/proj/x). A file in neither has nothing to coordinate.
-export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>): ProjectGroup[] {
+export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>, env: NodeJS.ProcessEnv): ProjectGroup[] {
   const groups = new Map<string, ProjectGroup>();
   for (const path of request.paths) {
     const absolute = normalize(isAbsolute(path) ? path : join(request.cwd, path));
@@ -125,7 +125,7 @@ export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>): Pro
     const project = resolveProject(startDir);
     if (project.unmarked) continue;
     const key = `${project.projectRoot}\0${project.scope}`;
-    const group = groups.get(key) ?? { project, startDir, paths: [] };
+    const group = groups.get(key) ?? { workspace: resolveWorkspace(startDir, { env }, project), paths: [] };
     group.paths.push(absolute);
     groups.set(key, group);
   }

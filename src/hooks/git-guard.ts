@@ -1,7 +1,7 @@
 import { matchPath } from '../core/glob';
 import type { Lock } from '../core/lock';
 import { formatTime } from '../core/time';
-import { createContext, resolveProject } from '../coord/context';
+import { createContext } from '../coord/context';
 import { activeFileLocks } from '../coord/guard';
 import type { Deadline } from '../store/deadline';
 import { runGit, runGitText } from '../store/git/git-process';
@@ -55,7 +55,7 @@ export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, 
 // Which of these paths (read only when there is a database) do other owners hold right now? The guard's
 // question for staged paths, and the ref-update check's for the paths a new commit changes.
 export function checkPaths(top: string, env: NodeJS.ProcessEnv, owner: string, pathsOf: () => string[]): GuardResult {
-  const ctx = createContext({ cwd: top, env, write: false, project: resolveProject(top) });
+  const ctx = createContext({ cwd: top, env, write: false });
   try {
     if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
     const paths = pathsOf();

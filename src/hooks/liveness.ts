@@ -1,10 +1,8 @@
-import { existsSync } from 'node:fs';
 import { hookClient } from '../coord/client-process';
-import { createContext, resolveProject, type CoordContext } from '../coord/context';
+import { existingContext, type CoordContext } from '../coord/context';
 import type { OpenRequest } from '../coord/handoff';
 import { actingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
-import { isServerDb, locateDb } from '../store/discover';
 import { ownerForSession, setLiveOwner, type Agent } from './identity';
 import { sameLineage } from '../core/owner';
 import { parsePayload, stringField, type Payload } from './payload';
@@ -60,7 +58,7 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
   const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   let ctx: CoordContext | undefined;
   try {
-    ctx = openExisting(dir, envWithin(env, deadline, 1_000));
+    ctx = existingContext(dir, envWithin(env, deadline, 1_000));
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
     const eventName = stringField(parsed.value, 'hook_event_name');
     const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
@@ -78,13 +76,6 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
 function shellCover(name: string, payload: Payload, env: NodeJS.ProcessEnv): { shellTimeoutMs?: number } {
   const timeout = shellTimeoutOf(name, payload, env);
   return timeout === undefined ? {} : { shellTimeoutMs: timeout };
-}
-
-function openExisting(dir: string, env: NodeJS.ProcessEnv): CoordContext | undefined {
-  const project = resolveProject(dir);
-  const location = locateDb({ env, cwd: dir, projectDb: project.db });
-  if (!isServerDb(location) && !existsSync(location.path)) return undefined;
-  return createContext({ cwd: dir, env, write: true, project });
 }
 
 const MAX_TOLD = 5;
@@ -124,7 +115,7 @@ export function withContext(stdout: string, step: SessionStep | undefined): stri
 export function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
   let ctx: CoordContext | undefined;
   try {
-    ctx = openExisting(cwd, env);
+    ctx = existingContext(cwd, env);
     if (ctx === undefined) return env.IC_OWNER || undefined;
     releaseDeadClients(ctx);
     return actingOwner(ctx, env.IC_OWNER);

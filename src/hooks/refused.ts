@@ -10,10 +10,10 @@ import { literalPatterns } from './project-paths';
 export function releaseRefusedEdit(request: EditRequest & { toolUseId: string }, env: NodeJS.ProcessEnv): number {
   const reason = editReason(request.toolUseId);
   let released = 0;
-  for (const group of groupByProject(request)) {
-    const patterns = new Set(literalPatterns(group.project, request.cwd, group.paths).patterns.map((p) => p.pattern));
+  for (const group of groupByProject(request, env)) {
+    const patterns = new Set(literalPatterns(group.workspace, request.cwd, group.paths).patterns.map((p) => p.pattern));
     if (patterns.size === 0) continue;
-    const ctx = createContext({ cwd: group.startDir, env, write: false, project: group.project });
+    const ctx = createContext({ workspace: group.workspace, env, write: false });
     try {
       const ids = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, owner: request.owner, type: 'file', activeAt: now }))
         .filter((lock) => lock.reason === reason && patterns.has(lock.pattern))

@@ -27,7 +27,7 @@ const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
 function topOf(dir: string): string | undefined {
   try {
     const project = resolveProject(dir);
-    return project.db.source === 'git' ? project.projectRoot : undefined;
+    return project.projectDb.source === 'git' ? project.projectRoot : undefined;
   } catch {
     return undefined;
   }

@@ -85,12 +85,6 @@ function isDirectory(path: string): boolean {
   }
 }
 
-// The default database of a project: inside git, in the common dir (never in a work tree, so no git
-// command stages, stashes or cleans it, and every worktree shares it); outside git, <root>/.ic/ic.db.
-export function defaultDbPath(git: GitInfo | null, root: string): string {
-  return git ? join(git.commonDir, GIT_DB_DIR, DB_FILE) : join(root, DB_DIR, DB_FILE);
-}
-
 // Where ic 0.1 kept the database inside git: `<work tree root>/.ic/ic.db`. Reported, never used.
 export function legacyDbPath(git: GitInfo | null): string | null {
   if (!git) return null;
@@ -107,26 +101,22 @@ export interface DbLocation {
   source: '--db' | 'IC_DB' | 'ic.db' | 'git' | 'project';
 }
 
-// The project's own database when nothing explicit names one.
+// The default database of a project: inside git, in the common dir (never in a work tree, so no git
+// command stages, stashes or cleans it, and every worktree shares it); outside git, <root>/.ic/ic.db.
 export function projectDb(git: GitInfo | null, root: string): DbLocation {
-  return { path: defaultDbPath(git, root), source: git ? 'git' : 'project' };
+  return git ? { path: join(git.commonDir, GIT_DB_DIR, DB_FILE), source: 'git' } : { path: join(root, DB_DIR, DB_FILE), source: 'project' };
 }
 
 // docs/reference.md, "Database": --db, else $IC_DB, else the server the clone records (`git config ic.db`,
-// set by `ic init --db URL`), else the project's default (found from `cwd` unless the caller already knows
-// it). A clone that records a server never falls back to a local file. Explicit paths are read from the
-// working directory; their directory must already exist (open.ts refuses otherwise).
-export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; projectDb?: DbLocation }): DbLocation {
+// set by `ic init --db URL`), else the project's default. A clone that records a server never falls back to
+// a local file. Explicit paths are read from the working directory; their directory must already exist
+// (open.ts refuses otherwise). The project (its git dirs, its default) is found by the caller, once.
+export function locateDb(options: { env: NodeJS.ProcessEnv; dbFlag?: string; cwd: string; git: GitInfo | null; projectDb: DbLocation }): DbLocation {
   if (options.dbFlag) return explicitDb(options.dbFlag, '--db', options);
   if (options.env.IC_DB) return explicitDb(options.env.IC_DB, 'IC_DB', options);
-  const given = options.projectDb;
-  // The project's default inside git is <common dir>/ic/ic.db: its common dir needs no second search.
-  const git = given === undefined ? findGitInfo(options.cwd) : undefined;
-  const commonDir = given?.source === 'git' ? dirname(dirname(given.path)) : git?.commonDir;
-  const recorded = commonDir === undefined ? undefined : recordedServer(commonDir);
+  const recorded = options.git ? recordedServer(options.git.commonDir) : undefined;
   if (recorded !== undefined) return { path: shownUrl(recorded, options.env), url: recorded, source: 'ic.db' };
-  if (given) return given;
-  return projectDb(git ?? null, git ? git.root : (findIcRoot(options.cwd) ?? canonicalDir(options.cwd)));
+  return options.projectDb;
 }
 
 /** The git config key where `ic init --db URL` records a clone's server. */
@@ -185,9 +175,4 @@ function explicitDb(named: string, source: '--db' | 'IC_DB', options: { env: Nod
 /** The database lives on a PostgreSQL server (no file, nothing beside it). */
 export function isServerDb(location: DbLocation): boolean {
   return location.url !== undefined;
-}
-
-/** What to connect to: the file, or the server's URL as given. */
-export function connectTarget(location: DbLocation): string {
-  return location.url ?? location.path;
 }

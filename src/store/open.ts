@@ -13,7 +13,7 @@ import { classifyDbFile, oddSidecar, walHasFrames, type DbFileKind } from './db-
 import { keepShared, sharedConnection } from './shared-connections';
 import type { Connection } from './connection';
 import { SqliteConnection } from './sqlite-connection';
-import { isPostgresUrl } from './postgres/url';
+import type { DbLocation } from './discover';
 import { openPostgres } from './postgres/open';
 
 export interface OpenOptions {
@@ -21,8 +21,6 @@ export interface OpenOptions {
   write: boolean;
   busyTimeoutMs: number;
   now: number;
-  /** Named by --db or $IC_DB: its directory must exist already (a typo must not start a second database). */
-  explicit?: boolean;
   /** Where IC_ALLOW_NETWORK_FS and IC_MOUNTINFO are read from (default: process.env). */
   env?: NodeJS.ProcessEnv;
 }
@@ -37,9 +35,13 @@ export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
 // Opens the project database with the pragmas every invocation relies on, migrated to the latest schema.
 // Only writers create, convert or migrate; a file that is not ic's is refused before SQLite touches it.
-// `path` may be a PostgreSQL URL (postgres:// or postgresql://, named by --db or IC_DB): docs/postgres.md.
-export function openDb(path: string, options: OpenOptions): OpenedDb {
-  if (isPostgresUrl(path)) return { db: openPostgres(path, { write: options.write, busyTimeoutMs: options.busyTimeoutMs, now: options.now, env: options.env ?? process.env }), missing: false };
+// The engine is the location's (a server's URL: PostgreSQL, docs/postgres.md). A file named by --db or $IC_DB
+// must have its directory already (a typo must not start a second database).
+export function openDb(location: DbLocation, options: OpenOptions): OpenedDb {
+  if (location.url !== undefined)
+    return { db: openPostgres(location.url, { write: options.write, busyTimeoutMs: options.busyTimeoutMs, now: options.now, env: options.env ?? process.env }), missing: false };
+  const path = location.path;
+  const explicit = location.source === '--db' || location.source === 'IC_DB';
   const shared = sharedConnection(path, options.write);
   if (shared) {
     shared.setLockWait(options.busyTimeoutMs);
@@ -50,13 +52,13 @@ export function openDb(path: string, options: OpenOptions): OpenedDb {
     refuseUnusable(file, path);
     refuseOddSidecar(path);
     if (!options.write) {
-      if (file.kind === 'missing' && options.explicit === true) throw missingExplicitDb(path);
+      if (file.kind === 'missing' && explicit) throw missingExplicitDb(path);
       if (file.kind === 'missing' || (file.kind === 'blank' && !walHasFrames(path))) return { db: openEmpty(options.now), missing: true };
       if (file.kind === 'blank') probeReadOnly(path, options); // its schema may be in the WAL: ic's, or someone else's
       return { db: keepShared(path, false, new SqliteConnection(openExisting(path, options, false, file.kind === 'ic'), path)), missing: false };
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
-    if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), options.explicit === true);
+    if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), explicit);
     else if (file.kind === 'blank') probeReadOnly(path, options); // a foreign WAL file must not be checkpointed by our close
     return { db: keepShared(path, true, new SqliteConnection(openExisting(path, options, true, file.kind === 'ic'), path)), missing: false };
   } catch (error) {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { directoryIdentity, scopeKey } from '../../src/coord/scope-key';
+import { directoryIdentity, scopeKey } from '../../src/coord/workspace';
 import { openDb } from '../../src/store/open';
 import type { Connection } from '../../src/store/connection';
 
@@ -11,7 +11,7 @@ let dir: string;
 let db: Connection;
 beforeEach(() => {
   dir = realpathSync(mkdtempSync(join(tmpdir(), 'ic-scope-key-')));
-  db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1_000, now: Date.now(), explicit: true }).db;
+  db = openDb({ path: join(dir, 'ic.db'), source: '--db' }, { write: true, busyTimeoutMs: 1_000, now: Date.now() }).db;
 });
 afterEach(() => {
   db.close();

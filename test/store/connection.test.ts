@@ -34,7 +34,7 @@ describe('SqliteConnection', () => {
   let db: Connection;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ic-connection-'));
-    db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1_000, now: Date.now(), env: {} }).db;
+    db = openDb({ path: join(dir, 'ic.db'), source: 'git' }, { write: true, busyTimeoutMs: 1_000, now: Date.now(), env: {} }).db;
   });
   afterEach(() => {
     db.close();

@@ -13,7 +13,7 @@ let dir: string;
 let db: Connection;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ic-events-'));
-  db = openDb(join(dir, 'ic.db'), { write: true, busyTimeoutMs: 1000, now: Date.now(), env: {} }).db;
+  db = openDb({ path: join(dir, 'ic.db'), source: 'git' }, { write: true, busyTimeoutMs: 1000, now: Date.now(), env: {} }).db;
 });
 afterAll(() => {
   db.close();

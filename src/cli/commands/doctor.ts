@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { countOf } from '../../core/plural';
-import { clockFromEnv, resolveProject } from '../../coord/context';
+import { clockFromEnv, resolveWorkspace } from '../../coord/context';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
-import { canonicalDir, DB_DIR, isServerDb, locateDb } from '../../store/discover';
+import { canonicalDir, DB_DIR, isServerDb } from '../../store/discover';
 import { diagnosePostgres } from '../../store/postgres/health';
 import { diagnose, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
@@ -40,8 +40,8 @@ function runRepairClock(options: DoctorOptions): Reply {
 // ok stays true); 69 ic cannot use the database (ok false, error DB_UNAVAILABLE, with the full report).
 // Doctor never creates, migrates or converts the database.
 function runDoctor(options: CommonOptions): Reply {
-  const project = resolveProject(process.cwd(), options.scope);
-  const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
+  const project = resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope });
+  const location = project.db;
   const report = isServerDb(location) ? diagnosePostgres(location, process.env, clockFromEnv(process.env)) : diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
   if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
   if (location.source === 'project' && !project.unmarked) addChecks(report, strayRootChecks(project.projectRoot, canonicalDir(homedir())));

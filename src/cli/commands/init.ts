@@ -3,9 +3,9 @@ import { countOf } from '../../core/plural';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { viewLock } from '../../core/lock';
-import { clockFromEnv, resolveProject, type CoordContext } from '../../coord/context';
+import { clockFromEnv, resolveProject, resolveWorkspace, type CoordContext, type Project } from '../../coord/context';
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
-import { DB_CONFIG_KEY, DB_DIR, isServerDb, locateDb, type DbLocation } from '../../store/discover';
+import { DB_CONFIG_KEY, DB_DIR, isServerDb, type DbLocation } from '../../store/discover';
 import { withoutPassword } from '../../store/postgres/url';
 import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
 import { recordProjectName } from '../../coord/project-names';
@@ -36,14 +36,13 @@ function markProjectRoot(ctx: CoordContext): void {
 
 function runInit(options: InitOptions): Reply {
   const cwd = process.cwd();
-  const project = resolveProject(cwd, options.scope, { init: true });
+  const project = resolveWorkspace(cwd, { env: process.env, dbFlag: options.db, scopeFlag: options.scope, init: true });
   // The source is read and every row checked before the database is opened: a refused import creates nothing.
   let from: string | undefined;
   let rows: ImportRow[] = [];
   if (options.import !== undefined) {
     from = resolve(cwd, options.import);
-    const location = locateDb({ env: process.env, dbFlag: options.db, cwd, projectDb: project.db });
-    rows = readImport(project, from, location.path, clockFromEnv(process.env)());
+    rows = readImport(project, from, project.db.path, clockFromEnv(process.env)());
   }
   const restoreProject = options.project === undefined ? undefined : nameProject(project.projectRoot, validateProjectKey(options.project));
   try {
@@ -109,8 +108,8 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
 // `ic init --db URL` inside git binds the clone to that server: the URL, without any password, goes to the
 // clone's git config (ic.db), which every later command, hook and git hook reads when --db and IC_DB are
 // unset (src/store/discover.ts). Returns what was recorded.
-function recordServer(location: DbLocation, project: ReturnType<typeof resolveProject>): string | undefined {
-  if (location.source !== '--db' || location.url === undefined || project.db.source !== 'git') return undefined;
+function recordServer(location: DbLocation, project: Project): string | undefined {
+  if (location.source !== '--db' || location.url === undefined || project.projectDb.source !== 'git') return undefined;
   const recorded = withoutPassword(location.url);
   execFileSync('git', ['-C', project.projectRoot, 'config', DB_CONFIG_KEY, recorded], { stdio: 'ignore' });
   return recorded;

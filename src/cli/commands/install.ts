@@ -4,8 +4,7 @@ import { existsSync, readdirSync, readSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ALL_TARGETS, detectTargets, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
 import { list } from '../../coord/list';
-import { locateDb } from '../../store/discover';
-import { resolveProject } from '../../coord/context';
+import { resolveProject, resolveWorkspace } from '../../coord/context';
 import { escapeForDisplay } from '../../core/names';
 import { IcError } from '../../core/errors';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
@@ -119,10 +118,10 @@ export function uninstallCommand(emit: (reply: Reply) => void): Command {
 // The database and its -wal/-shm files, and its directory when nothing else is in it. Live locks are listed
 // on stderr first: whoever holds them loses them.
 function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
-  const project = resolveProject(process.cwd(), options.scope);
-  const db = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db }).path;
+  const workspace = resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope });
+  const db = workspace.db.path;
   if (!existsSync(db)) return [];
-  const ctx = openContext(options, false, project);
+  const ctx = openContext(options, false, workspace);
   const live = list(ctx, { active: true, allScopes: true });
   ctx.db.close();
   if (live.length > 0) {

@@ -5,7 +5,6 @@ import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
 import { groupByProject } from '../edit';
 import { projectRelative } from '../project-paths';
 import { sameLineage } from '../../core/owner';
-import { findGitInfo } from '../../store/discover';
 import { createContext } from '../../coord/context';
 import { fileState, repoAt } from '../../store/git/files';
 import { writeBlob } from '../../store/git/git-objects';
@@ -19,11 +18,11 @@ import { isAbsolute, join, normalize } from 'node:path';
 // `written`: the whole content the tool wrote, when its input says (Claude's Write): recorded as given, so a
 // write by someone else between the tool and this hook is not taken for the holder's.
 export function recordHolderWrite(owner: string, paths: readonly string[], cwd: string, env: NodeJS.ProcessEnv, written?: { path: string; content: string }): void {
-  for (const group of groupByProject({ cwd, paths: [...paths] })) {
-    const git = findGitInfo(group.startDir);
+  for (const group of groupByProject({ cwd, paths: [...paths] }, env)) {
+    const git = group.workspace.git;
     if (!git) continue;
     const repo = repoAt(git.root, git.commonDir);
-    const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
+    const ctx = createContext({ workspace: group.workspace, env, write: true });
     try {
       const recorded = writeTransaction(ctx, ownScope(ctx), (now) => {
         const mine = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).filter((lock) => sameLineage(lock.owner, owner));

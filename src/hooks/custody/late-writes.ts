@@ -1,11 +1,11 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
-import { createContext, resolveProject, writeTransaction, type CoordContext } from '../../coord/context';
+import { createContext, resolveWorkspace, writeTransaction, type CoordContext } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
 import { editsFor, latestFor, runningWriters, type FileState } from '../../store/custody';
 import { markedWriters } from '../../store/markers';
-import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
+import { findGitInfo, isServerDb } from '../../store/discover';
 import { insertEvent } from '../../store/events';
 import { sameLineage } from '../../core/owner';
 import { readRegularFile } from '../../store/regular-file';
@@ -78,12 +78,10 @@ export function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, 
 // At any agent hook: looks at every watched file (a stat each), records what was written late, and returns
 // what this session's model is to be told (the notices for its lineage), if the hook can carry it.
 export function noticeLateWrites(dir: string, owner: string, env: NodeJS.ProcessEnv, tell: boolean): string | undefined {
-  const git = findGitInfo(dir);
-  if (!git) return undefined;
-  const project = resolveProject(dir);
-  const location = locateDb({ env, cwd: dir, projectDb: project.db });
-  if (isServerDb(location) || !existsSync(lateFile(location.path))) return undefined;
-  const ctx = createContext({ cwd: dir, env, write: true, project });
+  const workspace = resolveWorkspace(dir, { env });
+  if (!workspace.git) return undefined;
+  if (isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
+  const ctx = createContext({ workspace, env, write: true });
   try {
     return writeTransaction(ctx, EVERYTHING, (now) => {
       const file = readLate(ctx.dbLocation.path);

@@ -1,8 +1,7 @@
-import { existsSync } from 'node:fs';
-import { createContext, resolveProject, writeTransaction } from '../../coord/context';
+import { existingContext, writeTransaction } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
 import { endCommandsOf } from '../../store/custody';
-import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
+import { isServerDb } from '../../store/discover';
 import { listMarkers, removeMarker } from '../../store/markers';
 
 // A shell command is open from its before hook until its after hook. One whose after hook never comes (the
@@ -13,12 +12,9 @@ import { listMarkers, removeMarker } from '../../store/markers';
 // prompt (UserPromptSubmit) end every command the session itself still has open. Subagents' commands are
 // left to their own lineage (SubagentStop ends a subagent's turn).
 export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessEnv): number {
-  const git = findGitInfo(dir);
-  if (!git) return 0;
-  const project = resolveProject(dir);
-  const location = locateDb({ env, cwd: dir, projectDb: project.db });
-  if (!isServerDb(location) && !existsSync(location.path)) return 0;
-  const ctx = createContext({ cwd: dir, env, write: true, project });
+  const ctx = existingContext(dir, env, true);
+  if (!ctx) return 0;
+  const location = ctx.dbLocation;
   try {
     const ended = writeTransaction(ctx, EVERYTHING, () => endCommandsOf(ctx.db, [owner]));
     let markers = 0;

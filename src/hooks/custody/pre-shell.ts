@@ -5,10 +5,9 @@ import { escapeLiteralPath } from '../../core/glob';
 import { shellWrites, type ShellTarget } from '../../core/shell/index';
 import { NODE_DISK } from './node-disk';
 import { check } from '../../coord/check';
-import { createContext, ownScope, resolveProject, writeTransaction, type Project } from '../../coord/context';
+import { createContext, ownScope, resolveProject, resolveWorkspace, writeTransaction, type Workspace } from '../../coord/context';
 import { canonicalFilePattern } from '../../coord/paths';
 import { recordConflict } from '../../coord/reserve';
-import { findGitInfo } from '../../store/discover';
 import { nearestExistingDir, reserveEdit, type EditOutcome } from '../edit';
 import { sameLineage } from '../../core/owner';
 import { projectRelative } from '../project-paths';
@@ -66,20 +65,20 @@ function checkPatterns(
   conflictDetail: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
 ): { conflicts: Conflict[]; now: number } | undefined {
-  const groups = new Map<string, { project: Project; startDir: string; patterns: string[] }>();
+  const groups = new Map<string, { workspace: Workspace; patterns: string[] }>();
   for (const target of targets) {
     const startDir = nearestExistingDir(target.dir);
-    const project = findGitInfo(startDir) ? resolveProject(startDir) : undefined;
-    if (project === undefined) continue; // files outside every repository: no lock can name them
+    const project = resolveProject(startDir);
+    if (!project.git) continue; // files outside every repository: no lock can name them
     const pattern = icPattern(project, target);
     if (pattern === undefined) continue;
     const key = `${project.projectRoot}\0${project.scope}`;
-    const group = groups.get(key) ?? { project, startDir, patterns: [] };
+    const group = groups.get(key) ?? { workspace: resolveWorkspace(startDir, { env }, project), patterns: [] };
     if (!group.patterns.includes(pattern)) group.patterns.push(pattern);
     groups.set(key, group);
   }
   for (const group of groups.values()) {
-    const ctx = createContext({ cwd: group.startDir, env, write: true, project: group.project });
+    const ctx = createContext({ workspace: group.workspace, env, write: true });
     try {
       const canonical = group.patterns.flatMap((pattern) => {
         try {
@@ -106,7 +105,7 @@ function checkPatterns(
 
 // The target as an ic pattern relative to the project's scope: the whole scope for a repository-wide
 // write (or a directory above the scope), the directory's path plus the glob otherwise.
-function icPattern(project: Project, target: Extract<ShellTarget, { kind: 'pattern' }>): string | undefined {
+function icPattern(project: Pick<Workspace, 'scope'>, target: Extract<ShellTarget, { kind: 'pattern' }>): string | undefined {
   if (target.repo) return '**';
   const dir = normalize(isAbsolute(target.dir) ? target.dir : join(project.scope, target.dir));
   // A name inside the directory, so the scope itself reads as '' (projectRelative answers paths inside it).

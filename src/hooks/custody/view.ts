@@ -1,7 +1,5 @@
-import { createContext, readTransaction, resolveProject, type CoordContext } from '../../coord/context';
+import { existingContext, readTransaction, type CoordContext } from '../../coord/context';
 import { listLocks } from '../../store/locks';
-import { existsSync } from 'node:fs';
-import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import { sameLineage } from '../../core/owner';
 import { coveredFiles, pathsBelow, repoAt, type Covered, type HeldPattern, type Repo } from '../../store/git/files';
 import { latestPaths } from '../../store/custody';
@@ -21,12 +19,9 @@ export interface CustodyView {
 
 // Undefined outside git (custody keeps contents in git's object store) or when no database exists yet.
 export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): CustodyView | undefined {
-  const git = findGitInfo(cwd);
-  if (!git) return undefined;
-  const project = resolveProject(cwd);
-  const location = locateDb({ env, cwd, projectDb: project.db });
-  if (!isServerDb(location) && !existsSync(location.path)) return undefined; // no database: nobody holds anything, and none is created
-  const ctx = createContext({ cwd, env, write: true, project });
+  const ctx = existingContext(cwd, env, true); // no database: nobody holds anything, and none is created
+  const git = ctx?.git;
+  if (!ctx || !git) return undefined;
   try {
     const repo = repoAt(git.root, git.commonDir);
     const { others, own, now } = readTransaction(ctx, (now) => {

@@ -4,7 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import type { ShellWrites, ReadOptions } from '../../core/shell/index';
 import { mayWriteVisibly } from '../../core/shell/programs';
 import { hookClient, thisHost } from '../../coord/client-process';
-import { clockFromEnv } from '../../coord/project';
+import { clockFromEnv } from '../../coord/workspace';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from '../../coord/liveness-times';
 import type { SnapshotRow } from '../../store/custody';
 import { findGitInfo, projectDb, recordedServer, type GitInfo } from '../../store/discover';
