@@ -204,6 +204,19 @@ describe("docs/agents.md's hook tables are what install writes", () => {
   });
 });
 
+describe('the client versions the docs name are the pinned ones (test/clients/versions.json)', () => {
+  const pinned = JSON.parse(read('test/clients/versions.json')) as Record<Client, { package: string; version: string }>;
+
+  it("docs/agents.md's table: each client's package and tested version", () => {
+    expect(tableRows(AGENTS).map((row) => [codes(row[0]!)[0], row[1]])).toEqual(CLIENTS.map((client) => [pinned[client].package, pinned[client].version]));
+  });
+
+  it("README's and the guide's tested versions (README: the five adapted clients; the guide: Claude Code and Codex)", () => {
+    const named = `${/tested with ([^)]*)\)/.exec(README)![1]} ${/Tested versions: (.*?), pinned in/s.exec(GUIDE)![1]}`;
+    expect(CLIENTS.filter((client) => !named.includes(pinned[client].version))).toEqual([]);
+  });
+});
+
 describe('the files README and the reference name per install flag are the ones install writes', () => {
   it('README: `ic coord install --CLIENT  # FILE`', () => {
     const lines = [...README.matchAll(/^ic coord install --([a-z]+)[^#\n]*# (\.[^\s;,]+)/gm)];
