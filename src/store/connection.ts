@@ -1,4 +1,4 @@
-// The store's one boundary with a database engine (docs/architecture.md, "The store interface"): every
+// The store's one boundary with a database engine (docs/design/architecture.md, "The store interface"): every
 // store function takes a Connection, and coord, core and hooks see nothing else of the engine. SQLite is
 // the embedded default (sqlite-connection.ts); a PostgreSQL engine implements the same interface.
 
@@ -12,7 +12,7 @@ export interface DialectSql {
 
 const dialectStatements: DialectSql[] = [];
 
-/** A statement whose text differs by engine: declared once, at module level, and listed for the conformance test and docs/architecture.md. */
+/** A statement whose text differs by engine: declared once, at module level, and listed for the conformance test and docs/design/architecture.md. */
 export function dialect(sql: DialectSql): DialectSql {
   const frozen = Object.freeze({ sqlite: sql.sqlite, postgres: sql.postgres });
   dialectStatements.push(frozen);
