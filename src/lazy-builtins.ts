@@ -11,10 +11,6 @@ export function childProcess(): typeof import('node:child_process') {
   return require('node:child_process') as typeof import('node:child_process');
 }
 
-export function net(): typeof import('node:net') {
-  return require('node:net') as typeof import('node:net');
-}
-
 export function os(): typeof import('node:os') {
   return require('node:os') as typeof import('node:os');
 }
