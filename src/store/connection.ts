@@ -84,8 +84,3 @@ export interface Connection {
    */
   newestEventRead?(): number | null | undefined;
 }
-
-/** The statement text an engine runs. */
-export function sqlFor(engine: Engine, sql: Sql): string {
-  return typeof sql === 'string' ? sql : sql[engine];
-}
