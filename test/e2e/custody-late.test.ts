@@ -118,6 +118,31 @@ describe.skipIf(onPostgres)('custody beyond one command in one work tree (issue 
       expect(read(repo.dir, 'src/a.ts')).toBe('A work\n');
     });
 
+    it('row "a person denies the holder’s Bash call at the prompt", Codex (no PostToolUse): the command stops counting at the holder’s Stop', async () => {
+      await thirdHolds();
+      const H = 'codex-thread-h';
+      expect((await coord(repo, ['reserve', 'src/a.ts'], { env: { IC_OWNER: `codex-${H}` } })).exitCode).toBe(0);
+      const codexPre = await hook(repo, 'codex-pre-shell', repo.dir, H, {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: python('src/a.ts', 'H would write') },
+        tool_use_id: 'h-denied',
+      });
+      expect(codexPre.stdout).not.toContain('"deny"');
+      expect(openCommands(repo)).toBe(1);
+      // Denied at Codex's approval prompt: no PostToolUse. While it counts as running, B's write is "left".
+      const left = await shellCall(repo, repo.dir, B, 'b-1', python('src/a.ts', 'B one'));
+      expect(contextOf(left.stdout)).toContain('own command was running');
+      write(repo, 'src/a.ts', 'v0\n');
+      const stop = await hook(repo, 'codex-turn-end', repo.dir, H, { hook_event_name: 'Stop', turn_id: 't1', stop_hook_active: false });
+      expect(stop.exitCode).toBe(0);
+      expect(stop.stdout).toBe(''); // the denied command changed nothing: nothing to say
+      expect(openCommands(repo)).toBe(0);
+      const back = await shellCall(repo, repo.dir, B, 'b-2', python('src/a.ts', 'B two'));
+      expect(contextOf(back.stdout)).toContain(`"src/a.ts" is held by codex-${H}`);
+      expect(read(repo.dir, 'src/a.ts')).toBe('v0\n');
+    });
+
     it('a new prompt (UserPromptSubmit) ends the session’s commands that never got their after hook, and only that session’s', async () => {
       await thirdHolds();
       await claudeWrite(repo, A, 'src/a.ts', 'A work\n');

@@ -100,6 +100,16 @@ export function noticeLateWrites(dir: string, owner: string, env: NodeJS.Process
   }
 }
 
+// A notice for an owner's model, handed over at its next hook that can carry one (noticeLateWrites).
+export function tellLater(ctx: CoordContext, to: string, text: string): void {
+  if (isServerDb(ctx.dbLocation)) return;
+  writeTransaction(ctx, EVERYTHING, (now) => {
+    const file = readLate(ctx.dbLocation.path);
+    file.notices.push({ to, text, at: now });
+    writeLate(ctx.dbLocation.path, file);
+  });
+}
+
 function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number): void {
   const repo = repoFor(watch.root);
   if (repo === undefined) return;
