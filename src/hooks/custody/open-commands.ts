@@ -17,14 +17,15 @@ import type { RestoreReport } from './types';
 const OPEN_AT_TURN_END = '(a shell command still open at the end of its turn)';
 
 // A shell command is open from its before hook until its after hook. One whose after hook has not come by
-// the turn's end (Stop) or the next prompt (UserPromptSubmit) is ended there, as its after hook would end
-// it: what it changed in files other owners hold is put back by its snapshot, and its writer is told at its
-// next hook. For Claude Code that is a command denied or interrupted at the prompt (it would otherwise count
-// as running for a day, leaving every other agent's write to its writer's files). For Codex it is also a
-// command past its yield that the model never polled (Codex sends its PostToolUse only once polled): it may
-// still be running (`lingers`), so what it writes later is watched as a late write (late-writes.ts).
+// the turn's end (Stop) or the next prompt (UserPromptSubmit) stops counting as running there (else, for a
+// day, every other agent's write to its writer's held files would be "left"). For Claude Code that is a
+// command denied or interrupted at the prompt: it wrote nothing, or was stopped by the person there, so it
+// only ends (a change to a held file meanwhile may be a person's save). For Codex it may also be a command
+// past its yield that the model never polled (Codex sends its PostToolUse only once polled): it is ended as
+// its after hook would end it (`mayStillRun`): what it changed in files other owners hold is put back by its
+// snapshot, its writer is told at its next hook, and what it writes later is watched (late-writes.ts).
 // Subagents' commands are left to their own lineage (SubagentStop ends a subagent's turn).
-export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, lingers: boolean): string | undefined {
+export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, mayStillRun: boolean): string | undefined {
   if (!findGitInfo(dir)) return undefined;
   const project = resolveProject(dir);
   const location = locateDb({ env, cwd: dir, projectDb: project.db });
@@ -41,9 +42,9 @@ export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessE
   };
   const calls = open();
   if (calls.length === 0) return undefined;
+  // Codex's open commands end as their after hook would; Claude's only end (below).
   const report: RestoreReport = { restored: [], displaced: [] };
-  for (const callId of calls)
-    addReport(report, restoreEveryWorkTree({ owner, cwd: dir, projectDir: dir, command: '', label: OPEN_AT_TURN_END, callId, ...(lingers ? { lingers: {} } : {}) }, env, deadline));
+  if (mayStillRun) for (const callId of calls) addReport(report, restoreEveryWorkTree({ owner, cwd: dir, projectDir: dir, command: '', label: OPEN_AT_TURN_END, callId, lingers: {} }, env, deadline));
   const message = restoreMessage(report);
   const ctx = createContext({ cwd: dir, env, write: true, project });
   try {
@@ -59,9 +60,9 @@ export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessE
 
 // The hook's stdout: what was put back, for the person (the model reads it at its next hook). A failure
 // here leaves the commands to the day-long purge; the turn ends all the same.
-export function endTurnOutput(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, lingers: boolean): string {
+export function endTurnOutput(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, mayStillRun: boolean): string {
   try {
-    const message = endTurnCommands(dir, owner, env, deadline, lingers);
+    const message = endTurnCommands(dir, owner, env, deadline, mayStillRun);
     return message === undefined ? '' : `${JSON.stringify({ systemMessage: message })}\n`;
   } catch (error) {
     return `${JSON.stringify({ systemMessage: `ic: the open shell commands of ${owner} were not checked: ${error instanceof Error ? error.message : String(error)}` })}\n`;
