@@ -181,10 +181,13 @@ describe.skipIf(onPostgres)('custody beyond one command in one work tree (issue 
       expect(told).toContain(`"src/a.ts", which you (${owner(A)}) hold, was changed after ${owner(B)}'s shell command had ended`);
       const [event] = await events(repo, 'late_write');
       expect(event).toMatchObject({ owner: owner(B), pattern: 'src/a.ts', detail: { holder: owner(A), call_id: 'b-bg' } });
-      expect(told).toContain(`event ${event.id}`);
-      // The holder's content before it is recoverable with the command the message gives.
-      const recover = /`(git -C .* cat-file blob [0-9a-f]{40} > .*)`/.exec(told)![1]!;
-      bash(repo.dir, recover);
+      // The holder's content before it comes back with the one line the message gives; the late content is kept too.
+      expect(told).toContain(`\`ic coord undo ${event.id}\``);
+      expect(told).not.toContain('cat-file');
+      git(repo.dir, 'gc', '--prune=now', '--quiet'); // both contents are pinned
+      expect(git(repo.dir, 'cat-file', '-p', event.detail.found)).toBe('B background');
+      const undone = await coord(repo, ['undo', String(event.id)], { env: { IC_OWNER: owner(A) } });
+      expect(undone.exitCode).toBe(0);
       expect(read(repo.dir, 'src/a.ts')).toBe('A work\n');
       // The writer is told at its own next hook, once.
       expect(contextOf((await pre(repo, repo.dir, B, 'b-next', 'ls')).stdout)).toContain('a job your shell command left running');
