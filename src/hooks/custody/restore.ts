@@ -115,7 +115,12 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           (report.editing ??= []).push({ path: plan.path, holder: plan.held.holder });
           continue;
         }
-        const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
+        const detail: Record<string, unknown> = {
+          holder: plan.held.holder,
+          command: request.label ?? request.command,
+          ...(request.callId ? { call_id: request.callId } : {}),
+          blob: plan.expected.blob,
+        };
         // Every outcome for this file is one event: the writer's, on the holder's lock, naming the path.
         const recordEvent = (type: EventType, details: Record<string, unknown>, reason: string | null = null) =>
           insertEvent(ctx.db, { type, lock_id: plan.held.lockId, scope: view.scope, owner: request.owner, pattern: plan.path, reason, created_at: now, detail: details });
@@ -230,7 +235,7 @@ function watchQuietly(view: CustodyView, request: ShellRequest): void {
     watchLateWrites(view.ctx, view.repo, view.others, {
       writer: request.owner,
       call_id: request.callId ?? '',
-      command: commandForEvent(request.command),
+      command: request.label ?? commandForEvent(request.command),
       since: now,
       until: now + LATE_WATCH_MS,
       ...(request.lingers?.pgid !== undefined ? { pgid: request.lingers.pgid } : {}),

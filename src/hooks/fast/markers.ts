@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { removeStale } from '../stale-files';
 import { join } from 'node:path';
 import type { SnapshotRow } from '../../store/custody';
 import { fnv64, runningDir } from '../../store/custody-digest';
@@ -69,13 +70,7 @@ export function markedWriters(dbPath: string, scope: string, since: number): str
 
 // Markers of commands whose after hook never came (killed, timed out), once older than the cutoff.
 export function purgeMarkers(dbPath: string, startedBefore: number): void {
-  const { dir, names } = markerFiles(dbPath);
-  for (const name of names) {
-    const file = join(dir, name);
-    const marker = name.endsWith('.json') ? parseMarker(file) : undefined;
-    const stale = marker !== undefined ? marker.started_at < startedBefore : (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 86_400_000;
-    if (stale) unlinkQuietly(file);
-  }
+  if (!isPostgresUrl(dbPath)) removeStale(runningDir(dbPath), startedBefore, { ageOf: (path, name) => (name.endsWith('.json') ? parseMarker(path)?.started_at : undefined) });
 }
 
 export function listMarkers(dbPath: string): CommandMarker[] {
