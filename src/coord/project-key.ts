@@ -53,7 +53,8 @@ export function rootCommitOf(root: string): string | undefined {
   return rootsOf(root)[0];
 }
 
-function rootsOf(root: string): string[] {
+/** Every root commit of the repository's history from HEAD (none before the first commit). */
+export function rootsOf(root: string): string[] {
   const listed = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
   return listed.ok
     ? listed.out

@@ -344,7 +344,7 @@ describe('the scope is the project', () => {
     expect((await coord(forkClone, ['reserve', 'src/a.ts', '--owner', 'carol'], { env })).json.error.code).toBe('CONFLICT');
   });
 
-  it('a key is recorded on the database: another repository cannot take it (65, its git config untouched), and a clone is told the key on init', async () => {
+  it('a key is recorded on the database: another repository cannot take it (69, its git config untouched), and a clone is told the key on init', async () => {
     const repo = repoWithCommit();
     const unrelated = repoWithCommit();
     const env = { IC_DB: freshDatabaseUrl() };
@@ -353,8 +353,8 @@ describe('the scope is the project', () => {
     expect(rows).toEqual([{ project: 'team/app', root_commit: rootCommit(repo.dir) }]);
 
     const taken = await ic(unrelated, ['init', '--project', 'team/app'], { env });
-    expect(taken.exitCode).toBe(65);
-    expect(taken.json.error.message).toContain('already names another repository');
+    expect(taken.exitCode).toBe(69);
+    expect(taken.json.error.message).toContain('is bound on this server to another repository');
     expect(() => execFileSync('git', ['-C', unrelated.dir, 'config', 'ic.project'], { stdio: 'ignore' })).toThrow();
 
     const clone = cloneOf(repo); // a new host: no key in its git config yet
