@@ -1,7 +1,9 @@
 import { recordedBlobs } from '../store/custody';
 import { findGitInfo, isServerDb } from '../store/discover';
 import { listMarkers } from '../hooks/fast/markers';
-import { dropPins, expiredPins, listPins } from '../hooks/custody/keep';
+import { dropPins, expiredPins, listPins, RETENTION_MS } from '../hooks/custody/keep';
+import { sweepServerBlobs } from '../store/postgres/custody-blobs';
+import type { PgConnection } from '../store/postgres/pg-connection';
 import { readTransaction, type CoordContext } from './context';
 
 // Records live this long (purgeLatest, purgeCommands): a pin whose blob a younger record names is kept.
@@ -16,6 +18,8 @@ export interface PinSweep {
 // those past the retention (14 days) whose blob no live record (a holder's latest content, a running
 // command's snapshot) still needs are deleted; `git gc` may then prune their blobs. Outside git, nothing.
 export function sweepPins(ctx: CoordContext, dryRun: boolean): PinSweep {
+  // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
+  if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, ctx.db.now(ctx.clock) - RETENTION_MS);
   const git = findGitInfo(ctx.cwd);
   if (!git) return { dropped: 0, kept: 0 };
   const repo = { commonDir: git.commonDir };
