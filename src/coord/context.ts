@@ -2,7 +2,9 @@ import { IcError } from '../core/errors';
 import { checkClock, type Clock } from '../core/time';
 import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
 import { connectTarget, isServerDb, locateDb, type DbLocation } from '../store/discover';
-import { serverScopeKeys } from './project-key';
+import { projectIdentity, serverScopeKeys } from './project-key';
+import { checkProjectBinding } from './project-binding';
+import type { PgConnection } from '../store/postgres/pg-connection';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
@@ -79,8 +81,11 @@ export function createContext(options: ContextOptions): CoordContext {
   const { db: _default, ...where } = project;
   let keys: { scope: string; claimScope: string };
   try {
-    if (serverKeys) keys = serverKeys;
-    else {
+    if (serverKeys) {
+      keys = serverKeys;
+      // Before anything is read or written under the key: is it this repository's? (project-binding.ts)
+      if (!opened.missing) checkProjectBinding((opened.db as PgConnection).pg, dbLocation.path, project.projectRoot, projectIdentity(project.projectRoot));
+    } else {
       const scope = scopeKey(opened.db, project.scope, options.write);
       keys = { scope, claimScope: project.claimScope === project.scope ? scope : scopeKey(opened.db, project.claimScope, options.write) };
     }

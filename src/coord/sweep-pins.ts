@@ -4,6 +4,8 @@ import { listMarkers } from '../hooks/fast/markers';
 import { join } from 'node:path';
 import { dropPins, expiredPins, listPins, RETENTION_MS } from '../hooks/custody/keep';
 import { removeStale } from '../hooks/stale-files';
+import { sweepServerBlobs } from '../store/postgres/custody-blobs';
+import type { PgConnection } from '../store/postgres/pg-connection';
 import { readTransaction, type CoordContext } from './context';
 
 // Records live this long (purgeLatest, purgeCommands): a pin whose blob a younger record names is kept.
@@ -22,6 +24,8 @@ export interface PinSweep {
 // Files moved aside are kept as pinned blobs too (the displaced event's detail.saved): their copies under
 // <git common dir>/ic/displaced/ go after the same retention.
 export function sweepPins(ctx: CoordContext, dryRun: boolean): PinSweep {
+  // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
+  if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, ctx.db.now(ctx.clock) - RETENTION_MS);
   const git = findGitInfo(ctx.cwd);
   if (!git) return { dropped: 0, kept: 0, displaced: 0 };
   const repo = { commonDir: git.commonDir };

@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ALL_TARGETS, detectTargets, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
 import { list } from '../../coord/list';
-import { locateDb } from '../../store/discover';
+import { isServerDb, locateDb } from '../../store/discover';
+import { planServerPurge, type ServerPurge } from './server-purge';
 import { resolveProject } from '../../coord/context';
 import { escapeForDisplay } from '../../core/names';
 import { IcError } from '../../core/errors';
@@ -111,9 +112,24 @@ export function uninstallCommand(emit: (reply: Reply) => void): Command {
     .action((options: InstallOptions) => {
       const dryRun = Boolean(options.dryRun);
       const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
-      if (options.purge) changes.push(...planPurge(options, dryRun));
-      emit(applyPlan(changes, dryRun, 'uninstalled'));
+      const server = options.purge ? serverOf(options) : undefined;
+      if (server) changes.push(...server.changes);
+      else if (options.purge) changes.push(...planPurge(options, dryRun));
+      const reply = applyPlan(changes, dryRun, 'uninstalled');
+      emit(server ? withKeptOnServer(reply, server.kept) : reply);
     });
+}
+
+// A server's data is never dropped by one clone's purge (server-purge.ts): only what ic recorded in the clone.
+function serverOf(options: InstallOptions): ServerPurge | undefined {
+  const project = resolveProject(process.cwd(), options.scope);
+  const location = locateDb({ env: process.env, dbFlag: options.db, cwd: process.cwd(), projectDb: project.db });
+  return isServerDb(location) ? planServerPurge(location.path, project.projectRoot) : undefined;
+}
+
+function withKeptOnServer(reply: Reply, kept: ServerPurge['kept']): Reply {
+  const what = `kept on the server ${kept.db}: ${kept.project === null ? 'its data' : `the project ${kept.project}'s locks, events and custody records`} (other clones use them; ic never drops a server's data)`;
+  return { ...reply, json: { ...reply.json, kept_on_server: kept }, human: () => `${String(reply.human())}\n${what}` };
 }
 
 // The database and its -wal/-shm files, and its directory when nothing else is in it. Live locks are listed

@@ -10,6 +10,7 @@ import { createContext } from '../../coord/context';
 import { fileState, repoAt } from './files';
 import { writeBlob } from './git-objects';
 import { pinBlobs } from './keep';
+import { shareBlobs } from './shared-blobs';
 import { isAbsolute, join, normalize } from 'node:path';
 
 // After the holder's own write (its edit tool, an MCP tool that writes, its own shell command): the file's
@@ -55,6 +56,12 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
           recorded.rows.map((row) => row.blob),
           recorded.now,
         );
+      if (recorded)
+        shareBlobs(
+          ctx,
+          repo,
+          recorded.rows.map((row) => row.blob),
+        ); // for restores in other clones on a server
     } finally {
       ctx.db.close();
     }

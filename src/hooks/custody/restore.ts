@@ -32,6 +32,7 @@ import { runGit } from '../git-process';
 import type { IndexEntry } from './index-file';
 import { moveAside, refusalText, writeContent, writtenState, type Refusal } from './safe-write';
 import { keepAhead, keepBeforeRestore, pinBlobs } from './keep';
+import { fetchSharedBlobs, shareBlobs } from './shared-blobs';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -90,6 +91,12 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
+    fetchSharedBlobs(
+      ctx,
+      repo,
+      plans.map((plan) => plan.expected.blob),
+      deadline,
+    ); // on a server, what another clone recorded
     const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/hooks/custody/keep.ts)
     pinBlobs(
       repo,
@@ -176,6 +183,11 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
       clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     rowLeft = false;
+    shareBlobs(
+      ctx,
+      repo,
+      ownWrites.map((row) => row.blob),
+    ); // on a server, for restores in other clones
     if (indexBack.length > 0) restoreIndexEntries(repo, indexBack, report, deadline);
     return report;
   } finally {
