@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { createContext, resolveProject, writeTransaction } from '../../coord/context';
-import { EVERYTHING } from '../../store/connection';
 import { endCommandsOf } from '../../store/custody';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import { listMarkers, removeMarker } from '../fast/markers';
@@ -20,7 +19,8 @@ export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessE
   if (!isServerDb(location) && !existsSync(location.path)) return 0;
   const ctx = createContext({ cwd: dir, env, write: true, project });
   try {
-    const ended = writeTransaction(ctx, EVERYTHING, () => endCommandsOf(ctx.db, [owner]));
+    // Its commands in any scope, named by their writer: no grant decides by them, so no scope is locked.
+    const ended = writeTransaction(ctx, { scopes: [], owners: [owner] }, () => endCommandsOf(ctx.db, [owner]));
     let markers = 0;
     if (!isServerDb(location))
       for (const marker of listMarkers(ctx.dbLocation.path))
