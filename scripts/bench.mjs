@@ -7,6 +7,7 @@
 //   npm run bench -- --as-is      # keep NODE_EXTRA_CA_CERTS (by default it is unset: it inflates every start)
 //   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk | custody | postgres
 //   npm run bench -- --only postgres --db postgres://…  # the hook on that server (without --db: a throwaway server of its own)
+//   npm run bench -- --only team [--team-rounds 1] [--team-inflight 8]  # 8 hosts × 8 agents on one server, +0/+2 ms, beside SQLite (scripts/bench-team.mjs)
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
 // the named baseline; the target column says what the ratio must be and whether it is met.
@@ -746,11 +747,12 @@ const groups = {
   bulk: benchBulk,
   custody: benchCustody,
   postgres: benchPostgres,
+  team: async () => (await import('./bench-team.mjs')).benchTeam({ ic: IC, rows, rounds: Number(flag('team-rounds', '1')), inflight: Number(flag('team-inflight', '8')), db: flag('db', '') }),
 };
 for (const [name, fn] of Object.entries(groups)) {
   if (ONLY && ONLY !== name) continue;
   // PostgreSQL needs a server and the native driver: asked for by name or by --db, not part of a plain run.
-  if (name === 'postgres' && !ONLY && !flag('db', '')) continue;
+  if ((name === 'postgres' || name === 'team') && !ONLY && !flag('db', '')) continue;
   process.stderr.write(`bench: ${name}…\n`);
   await fn();
 }
