@@ -714,12 +714,21 @@ async function benchPostgres() {
     cleanups.push(() => rmSync(sqliteDir, { recursive: true, force: true }));
     seed(sqliteDir, 1000);
     checkAllowed(sqliteDir, 'app/editing.ts');
-    const [floor, hook, fresh, reserve, sqlite] = measureInterleaved([
+    // With a throwaway server: the same hook over TLS by host name (verify-full) and behind PgBouncer.
+    const extras = server ? await import('./postgres-extras.mjs') : undefined;
+    const tls = extras?.enableTls(server);
+    if (tls) cleanups.push(tls.cleanup);
+    const bouncer = await extras?.startPgBouncer(server);
+    if (bouncer) cleanups.push(bouncer.stop);
+    const more = [tls && ['over TLS by host name (verify-full)', tls.url], bouncer && ['behind PgBouncer (transaction mode)', bouncer.url]].filter(Boolean);
+    for (const [, url] of more) checkAllowed(dir, 'app/editing.ts', { IC_DB: url });
+    const [floor, hook, fresh, reserve, sqlite, ...others] = measureInterleaved([
       { cmd: nodeFloor },
       { cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', env), verify: hookReserved },
       { cmd: () => hookCmd(dir, SESSION, `app/fresh/file${freshFiles++}.ts`, env), verify: hookReserved },
       { cmd: () => [IC, ['coord', 'reserve', 'app/cli-editing.ts'], { cwd: dir, env: { ...process.env, ...env, IC_OWNER: 'bench-cli' } }], verify: cliReserved },
       { cmd: () => hookCmd(sqliteDir, SESSION, 'app/editing.ts'), verify: hookReserved },
+      ...more.map(([, url]) => ({ cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', { IC_DB: url }), verify: hookReserved })),
     ]);
     checkAllowed(dir, 'app/fresh/file0.ts', env);
     const budget = { max: 2.0, text: '≤ 2.00×' };
@@ -728,6 +737,7 @@ async function benchPostgres() {
     report('hook claude-pre-edit on PostgreSQL, 1,000 locks (new lock)', fresh, 'node -e 0', floor, budget);
     report('coord reserve on PostgreSQL (CLI, renewing), 1,000 locks', reserve, 'node -e 0', floor);
     report('  the renew-path hook on SQLite, 1,000 locks, this run', sqlite, 'node -e 0', floor);
+    more.forEach(([how], i) => report(`hook claude-pre-edit on PostgreSQL ${how} (renew path)`, others[i], 'node -e 0', floor, how.startsWith('over TLS') ? { max: 3.0, text: '≤ 3.00×' } : undefined));
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const cleanup of cleanups) cleanup();
