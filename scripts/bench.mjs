@@ -7,6 +7,7 @@
 //   npm run bench -- --as-is      # keep NODE_EXTRA_CA_CERTS (by default it is unset: it inflates every start; the hook group unsets it always)
 //   npm run bench -- --only hook  # one group: hook | pre-shell | scale | throughput | concurrent | glob | writelock | bulk | custody | postgres
 //   npm run bench -- --only postgres --db postgres://…  # the hook on that server (without --db: a throwaway server of its own)
+//   npm run bench -- --only team [--team-rounds 1] [--team-inflight 8]  # 8 hosts × 8 agents on one server, +0/+2 ms, beside SQLite (scripts/bench-team.mjs)
 //
 // Reading it: each row prints median / min / max in milliseconds and the ratio of the medians against
 // the named baseline; the target column says what the ratio must be and whether it is met.
@@ -804,12 +805,21 @@ async function benchPostgres() {
     cleanups.push(() => rmSync(sqliteDir, { recursive: true, force: true }));
     seed(sqliteDir, 1000);
     checkAllowed(sqliteDir, 'app/editing.ts');
-    const [floor, hook, fresh, reserve, sqlite] = measureInterleaved([
+    // With a throwaway server: the same hook over TLS by host name (verify-full) and behind PgBouncer.
+    const extras = server ? await import('./postgres-extras.mjs') : undefined;
+    const tls = extras?.enableTls(server);
+    if (tls) cleanups.push(tls.cleanup);
+    const bouncer = await extras?.startPgBouncer(server);
+    if (bouncer) cleanups.push(bouncer.stop);
+    const more = [tls && ['over TLS by host name (verify-full)', tls.url], bouncer && ['behind PgBouncer (transaction mode)', bouncer.url]].filter(Boolean);
+    for (const [, url] of more) checkAllowed(dir, 'app/editing.ts', { IC_DB: url });
+    const [floor, hook, fresh, reserve, sqlite, ...others] = measureInterleaved([
       { cmd: nodeFloor },
       { cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', env), verify: hookReserved },
       { cmd: () => hookCmd(dir, SESSION, `app/fresh/file${freshFiles++}.ts`, env), verify: hookReserved },
       { cmd: () => [IC, ['coord', 'reserve', 'app/cli-editing.ts'], { cwd: dir, env: { ...process.env, ...env, IC_OWNER: 'bench-cli' } }], verify: cliReserved },
       { cmd: () => hookCmd(sqliteDir, SESSION, 'app/editing.ts'), verify: hookReserved },
+      ...more.map(([, url]) => ({ cmd: () => hookCmd(dir, SESSION, 'app/editing.ts', { IC_DB: url }), verify: hookReserved })),
     ]);
     checkAllowed(dir, 'app/fresh/file0.ts', env);
     const budget = { max: 2.0, text: '≤ 2.00×' };
@@ -818,6 +828,7 @@ async function benchPostgres() {
     report('hook claude-pre-edit on PostgreSQL, 1,000 locks (new lock)', fresh, 'node -e 0', floor, budget);
     report('coord reserve on PostgreSQL (CLI, renewing), 1,000 locks', reserve, 'node -e 0', floor);
     report('  the renew-path hook on SQLite, 1,000 locks, this run', sqlite, 'node -e 0', floor);
+    more.forEach(([how], i) => report(`hook claude-pre-edit on PostgreSQL ${how} (renew path)`, others[i], 'node -e 0', floor, how.startsWith('over TLS') ? { max: 3.0, text: '≤ 3.00×' } : undefined));
   } finally {
     rmSync(dir, { recursive: true, force: true });
     for (const cleanup of cleanups) cleanup();
@@ -837,11 +848,12 @@ const groups = {
   bulk: benchBulk,
   custody: benchCustody,
   postgres: benchPostgres,
+  team: async () => (await import('./bench-team.mjs')).benchTeam({ ic: IC, rows, rounds: Number(flag('team-rounds', '1')), inflight: Number(flag('team-inflight', '8')), db: flag('db', '') }),
 };
 for (const [name, fn] of Object.entries(groups)) {
   if (ONLY && ONLY !== name) continue;
   // PostgreSQL needs a server and the native driver: asked for by name or by --db, not part of a plain run.
-  if (name === 'postgres' && !ONLY && !flag('db', '')) continue;
+  if ((name === 'postgres' || name === 'team') && !ONLY && !flag('db', '')) continue;
   process.stderr.write(`bench: ${name}…\n`);
   await fn();
 }

@@ -45,11 +45,12 @@ export interface Statement {
 /**
  * What a write transaction may change: the scopes (stored scope keys) whose rows it reads to decide and
  * writes, or everything. SQLite ignores it (BEGIN IMMEDIATE locks the whole file); PostgreSQL takes one
- * lock per scope, so writers in different scopes run in parallel. A write that touches rows of scopes
- * it cannot name beforehand (an owner's locks in every scope, a sweep, an import, the clock, settings)
- * says `everything`.
+ * lock per scope, so writers in different scopes run in parallel. `owners`: rows of these owners that no
+ * grant decides by (their sessions, their open commands) in any scope; writers naming one owner run one at a
+ * time. A write that touches rows of scopes it cannot name beforehand (a sweep, an import, the clock,
+ * settings) says `everything`.
  */
-export type WriteScope = { readonly scopes: readonly string[] } | { readonly everything: true };
+export type WriteScope = { readonly scopes: readonly string[]; readonly owners?: readonly string[] } | { readonly everything: true };
 
 export const EVERYTHING: WriteScope = Object.freeze({ everything: true as const });
 

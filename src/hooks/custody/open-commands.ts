@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { createContext, resolveProject, writeTransaction } from '../../coord/context';
-import { EVERYTHING } from '../../store/connection';
 import { endCommandsOf, openCommandsOf } from '../../store/custody';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import type { Deadline } from '../deadline';
@@ -48,8 +47,9 @@ export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessE
   const message = restoreMessage(report);
   const ctx = createContext({ cwd: dir, env, write: true, project });
   try {
-    // What no restore above reached (a scope of another work tree) ends all the same.
-    writeTransaction(ctx, EVERYTHING, () => endCommandsOf(ctx.db, [owner]));
+    // What no restore above reached (a scope of another work tree) ends all the same: its commands in any
+    // scope, named by their writer (no grant decides by them, so no scope is locked).
+    writeTransaction(ctx, { scopes: [], owners: [owner] }, () => endCommandsOf(ctx.db, [owner]));
     if (!isServerDb(location)) for (const marker of listMarkers(ctx.dbLocation.path)) if (marker.writer === owner) removeMarker(ctx.dbLocation.path, marker.scope, marker.writer, marker.call_id);
     if (message !== undefined) tellLater(ctx, owner, message);
   } finally {
