@@ -2,7 +2,7 @@
 //
 //   node scripts/edit-walk.mjs [--from reserveEdit|runHook] [--json]
 //
-// How it is measured (docs/architecture.md, "The edit walk"): src/ is transpiled file by file (no bundle) into
+// How it is measured (docs/design/architecture.md, "The edit walk"): src/ is transpiled file by file (no bundle) into
 // a temp directory, and every src module's exported functions are wrapped as they are imported. A temp git
 // repository gets one `claude-pre-edit` hook call (it creates the database), then, in a fresh process, the
 // call that is measured: an Edit of another file, with the session already known. At each call of a wrapped

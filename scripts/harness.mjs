@@ -10,8 +10,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const repoPath = (path) => join(root, path);
 
 // The harness is TypeScript shared with npm test: bundle it next to node_modules so better-sqlite3 resolves.
+// One file per process: a second run beside this one (another clone or worktree sharing node_modules) never
+// loads a bundle this one is writing.
 export async function loadHarness(entry) {
-  const outfile = repoPath(`node_modules/.cache/ic-reliability/${entry.replace(/\W+/g, '-')}.cjs`);
+  const outfile = repoPath(`node_modules/.cache/ic-reliability/${entry.replace(/\W+/g, '-')}-${process.pid}.cjs`);
+  process.on('exit', () => rmSync(outfile, { force: true }));
   await build({ entryPoints: [repoPath(entry)], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['better-sqlite3'], logLevel: 'warning' });
   return createRequire(import.meta.url)(outfile);
 }

@@ -3,7 +3,7 @@
 // into a cache outside the repository ($IC_CLIENTS_DIR, else ~/.cache/ic-real-clients): up to about 400 MB
 // each, so they are not devDependencies and `npm ci` stays light. A version already there is reused.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,39 @@ import { fileURLToPath } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const versions = JSON.parse(readFileSync(join(root, 'test', 'clients', 'versions.json'), 'utf8'));
 const cache = process.env.IC_CLIENTS_DIR || join(homedir(), '.cache', 'ic-real-clients');
+
+// One installer at a time in the shared cache: a run beside this one (another clone or worktree) waits for it
+// instead of npm-installing into the same directories at once. The lock is a directory naming its holder; a
+// holder that is gone (killed) leaves a lock the next run takes over.
+const lock = join(cache, '.install-lock');
+mkdirSync(cache, { recursive: true });
+for (let told = false; ;) {
+  try {
+    mkdirSync(lock);
+    writeFileSync(join(lock, 'pid'), String(process.pid));
+    break;
+  } catch (error) {
+    if (error.code !== 'EEXIST') throw error;
+  }
+  const holder = Number(existsSync(join(lock, 'pid')) ? readFileSync(join(lock, 'pid'), 'utf8') : 0);
+  if (holder > 0 && !alive(holder)) {
+    rmSync(lock, { recursive: true, force: true });
+    continue;
+  }
+  if (!told) console.log(`waiting for the installer running beside this one (${holder > 0 ? `pid ${holder}` : 'starting'}, ${lock})`);
+  told = true;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+}
+process.on('exit', () => rmSync(lock, { recursive: true, force: true }));
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
 
 for (const { package: name, version } of Object.values(versions)) {
   const prefix = join(cache, `${name.split('/').pop()}@${version}`);

@@ -11,14 +11,6 @@ export function childProcess(): typeof import('node:child_process') {
   return require('node:child_process') as typeof import('node:child_process');
 }
 
-export function net(): typeof import('node:net') {
-  return require('node:net') as typeof import('node:net');
-}
-
-export function os(): typeof import('node:os') {
-  return require('node:os') as typeof import('node:os');
-}
-
 export function zlib(): typeof import('node:zlib') {
   return require('node:zlib') as typeof import('node:zlib');
 }

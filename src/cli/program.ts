@@ -86,7 +86,7 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
 // `coord --db X list` means `coord list --db X`: the value given before the subcommand is handed to it, and
 // one given after the subcommand wins (commander parses the subcommand's own flags after this hook).
 function acceptBeforeSubcommand(parent: Command, names: readonly ('db' | 'scope')[]): void {
-  parent.option('--db <path>', 'database file, for the command that follows').option('--scope <dir>', 'scope directory, for the command that follows');
+  parent.option('--db <path>', 'database file or postgres:// URL, for the command that follows').option('--scope <dir>', 'scope directory, for the command that follows');
   parent.hook('preSubcommand', (_parent, sub) => {
     for (const name of names) {
       const value: unknown = parent.getOptionValue(name);

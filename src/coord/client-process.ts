@@ -1,6 +1,6 @@
 import { readFileSync, readlinkSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type { ClientProcess } from '../store/sessions';
-import { os } from '../lazy-builtins';
 
 // The agent client process behind a hook or a command, read from /proc (Linux): cheap (one small file per
 // ancestor), and no process is started. Elsewhere there is no /proc: no client is identified, and owners
@@ -61,19 +61,9 @@ let machine: { host: string; boot: string } | null | undefined;
 // seconds, so a row from before a reboot can never pass for this one.
 export function thisHost(): string | undefined {
   try {
-    return `${hostName()}/${readlinkSync('/proc/self/ns/pid')}`;
+    return `${hostname()}/${readlinkSync('/proc/self/ns/pid')}`;
   } catch {
     return undefined;
-  }
-}
-
-// The host name as the kernel gives os.hostname() (the UTS node name), read from /proc: a quarter of the cost
-// of loading node:os, which every hook paid for this one call. node:os only where /proc does not say.
-function hostName(): string {
-  try {
-    return readFileSync('/proc/sys/kernel/hostname', 'utf8').trim();
-  } catch {
-    return os().hostname();
   }
 }
 
@@ -82,7 +72,7 @@ export function thisMachine(): { host: string; boot: string } | undefined {
   if (machine !== undefined) return machine ?? undefined;
   try {
     const ns = readlinkSync('/proc/self/ns/pid');
-    machine = { host: `${hostName()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
+    machine = { host: `${hostname()}/${ns}`, boot: readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() };
   } catch {
     machine = null;
   }

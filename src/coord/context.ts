@@ -3,7 +3,9 @@ import { IcError } from '../core/errors';
 import { checkClock, type Clock } from '../core/time';
 import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
 import { isServerDb, type DbLocation } from '../store/discover';
-import { serverScopeKeys } from './project-key';
+import { projectIdentity, serverScopeKeys } from './project-key';
+import { checkProjectBinding } from './project-binding';
+import type { PgConnection } from '../store/postgres/pg-connection';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
 import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
@@ -72,6 +74,11 @@ export function createContext(options: ContextOptions): CoordContext {
   let keys: { scope: string; claimScope: string };
   try {
     keys = serverKeys ?? fileScopeKeys(opened.db, workspace, options.write);
+    // Before anything is read or written under the key: is it this repository's? (project-binding.ts)
+    if (serverKeys && !opened.missing) {
+      const { projectRoot, git } = workspace;
+      checkProjectBinding((opened.db as PgConnection).pg, dbLocation.path, projectRoot, projectIdentity(projectRoot, git), { record: true }, git);
+    }
   } catch (error) {
     opened.db.close();
     throw translateDbError(error, dbLocation.path);

@@ -9,12 +9,13 @@ import { childProcess } from '../lazy-builtins';
 // path there (two clones never share one). It is the project's identity instead (docs/postgres.md, "The
 // scope"): `git config ic.project` when set (`ic init --project KEY`), else the repository's root commit,
 // which every clone has (and which the first call records as the clone's ic.project). SQLite keeps its path
-// scopes (scope-key.ts).
+// scopes (scopeKey, workspace.ts).
 
 export const PROJECT_CONFIG_KEY = 'ic.project';
 const MAX_PROJECT_KEY = 200;
 
 const known = new Map<string, string>();
+const rootsKnown = new Map<string, string[]>();
 
 function git(root: string, args: string[]): { ok: boolean; out: string } {
   try {
@@ -53,14 +54,19 @@ export function rootCommitOf(root: string): string | undefined {
   return rootsOf(root)[0];
 }
 
-function rootsOf(root: string): string[] {
+/** Every root commit of the repository's history from HEAD (none before the first commit). */
+export function rootsOf(root: string): string[] {
+  const cached = rootsKnown.get(root);
+  if (cached !== undefined) return cached;
   const listed = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
-  return listed.ok
+  const roots = listed.ok
     ? listed.out
         .split('\n')
         .map((line) => line.trim())
         .filter((line) => line !== '')
     : [];
+  rootsKnown.set(root, roots); // asked by the key and by its binding in one call: one walk of the history
+  return roots;
 }
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */

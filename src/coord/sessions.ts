@@ -5,6 +5,7 @@ import {
   extendLineageLocks,
   extendLineageUntil,
   lineageLockEndsBefore,
+  lineageFamilyScopes,
   lineageLockIds,
   putSession,
   sessionByOwner,
@@ -16,7 +17,6 @@ import {
 } from '../store/sessions';
 import { ancestors, clientState, thisMachine } from './client-process';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
-import { EVERYTHING } from '../store/connection';
 import { release } from './release';
 
 // Session truth (docs/sessions.md): which live agent an owner is, how its activity keeps its locks, and
@@ -46,16 +46,19 @@ export interface Liveness {
 // Every agent hook: find (or register) the live owner of the session and renew its locks and claims.
 // Reads only, unless the owner was not seen for LIVENESS_WRITE_MS, is new, or a shell command needs cover.
 export function recordActivity(ctx: CoordContext, activity: Activity): Liveness {
-  const known = readTransaction(ctx, (now) => freshSession(ctx, activity, now)?.owner);
-  if (known !== undefined) return { owner: known, renewed: 0, wrote: false };
-  // Every scope: the lineage's locks may lie in any of them.
-  return writeTransaction(ctx, EVERYTHING, (now) => {
+  const seen = readTransaction(ctx, (now) => ({ known: freshSession(ctx, activity, now)?.owner, scopes: lineageFamilyScopes(ctx.db, activity.base, now) }));
+  if (seen.known !== undefined) return { owner: seen.known, renewed: 0, wrote: false };
+  // The scopes the lineage's locks lie in (read above) and the session's name: never the whole database, so
+  // agents of other projects do not wait for this (docs/design/postgres.md, "Writes that cross scopes"). A
+  // lock granted since that read is fresh; it is renewed by the next step.
+  const scopes = [...new Set([ctx.scope, ...seen.scopes])];
+  return writeTransaction(ctx, { scopes, owners: [activity.base] }, (now) => {
     const owner = liveOwnerFor(ctx, activity, now);
-    let renewed = extendLineageLocks(ctx.db, owner, now);
+    let renewed = extendLineageLocks(ctx.db, owner, now, scopes);
     let until: number | undefined;
     if (activity.shellTimeoutMs !== undefined) {
       until = now + activity.shellTimeoutMs + SHELL_GRACE_MS;
-      renewed += extendLineageUntil(ctx.db, owner, now, until);
+      renewed += extendLineageUntil(ctx.db, owner, now, until, scopes);
     }
     markSeen(ctx.db, owner, now);
     const detail = { renewed, interval_ms: LIVENESS_WRITE_MS, ...(until !== undefined ? { until, shell_timeout_ms: activity.shellTimeoutMs } : {}) };
@@ -140,15 +143,19 @@ export function hostToLookOver(ctx: CoordContext): string | undefined {
 export function releaseGoneClients(ctx: CoordContext, onHost: readonly SessionRow[]): number {
   const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
-  return writeTransaction(ctx, EVERYTHING, (now) => {
+  // The scopes of their locks and their names, not the whole database (as recordActivity).
+  const scopes = readTransaction(ctx, (now) => dead.flatMap((row) => lineageLockIds(ctx.db, row.owner, now).map((lock) => lock.scope)));
+  return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, (now) => {
     let released = 0;
     for (const row of dead) {
       const byOwner = new Map<string, string[]>();
-      for (const lock of lineageLockIds(ctx.db, row.owner, now)) byOwner.set(lock.owner, [...(byOwner.get(lock.owner) ?? []), lock.id]);
+      const locks = lineageLockIds(ctx.db, row.owner, now);
+      for (const lock of locks) if (scopes.includes(lock.scope)) byOwner.set(lock.owner, [...(byOwner.get(lock.owner) ?? []), lock.id]);
       for (const [owner, ids] of byOwner) {
         released += release(ctx, { ids, owner, all: false, force: false, reason: `the client process (pid ${row.pid}) of ${row.owner} ended`, releaseReason: 'client_gone' }).released.length;
       }
-      deleteSession(ctx.db, row.owner);
+      // A lock taken since the read above (in a scope this write does not hold) keeps the row for the next call.
+      if (locks.every((lock) => scopes.includes(lock.scope))) deleteSession(ctx.db, row.owner);
     }
     return released;
   });
@@ -201,9 +208,14 @@ export function explainActingOwner(ctx: CoordContext, envOwner: string | undefin
 // the end hook, else the row of that owner. Nothing is created when there is no database.
 export function forgetSession(ctx: CoordContext, owner: string, client: ClientProcess | undefined): boolean {
   if (ctx.dbMissing) return false;
-  const base = owner.replace(/~\d+$/, '');
+  const base = baseOf(owner);
   const row = readTransaction(ctx, () => (client ? sessionOfProcess(ctx.db, client, base) : undefined) ?? sessionByOwner(ctx.db, owner));
   if (!row) return false;
-  writeTransaction(ctx, EVERYTHING, () => deleteSession(ctx.db, row.owner));
+  writeTransaction(ctx, { scopes: [], owners: [base] }, () => deleteSession(ctx.db, row.owner));
   return true;
+}
+
+// The session name an owner runs as: `base~<pid>` → `base` (recordActivity's writes are serialised on it).
+function baseOf(owner: string): string {
+  return owner.replace(/~\d+$/, '');
 }

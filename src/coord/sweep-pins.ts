@@ -1,7 +1,11 @@
 import { recordedBlobs } from '../store/custody';
 import { findGitInfo, isServerDb } from '../store/discover';
 import { listMarkers } from '../store/markers';
-import { dropPins, expiredPins, listPins } from '../store/git/keep';
+import { join } from 'node:path';
+import { dropPins, expiredPins, listPins, RETENTION_MS } from '../store/git/keep';
+import { removeStale } from '../store/stale-files';
+import { sweepServerBlobs } from '../store/postgres/custody-blobs';
+import type { PgConnection } from '../store/postgres/pg-connection';
 import { readTransaction, type CoordContext } from './context';
 
 // Records live this long (purgeLatest, purgeCommands): a pin whose blob a younger record names is kept.
@@ -10,20 +14,33 @@ const RECORD_LIFE_MS = 24 * 3_600_000;
 export interface PinSweep {
   dropped: number;
   kept: number;
+  /** Directories of files moved aside (<git common dir>/ic/displaced/<time>/) past the retention, deleted. */
+  displaced: number;
 }
 
 // Custody's pins (refs/ic/custody/<day>/<blob>, src/store/git/keep.ts) of the repository sweep runs in:
 // those past the retention (14 days) whose blob no live record (a holder's latest content, a running
 // command's snapshot) still needs are deleted; `git gc` may then prune their blobs. Outside git, nothing.
+// Files moved aside are kept as pinned blobs too (the displaced event's detail.saved): their copies under
+// <git common dir>/ic/displaced/ go after the same retention.
 export function sweepPins(ctx: CoordContext, dryRun: boolean): PinSweep {
+  // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
+  if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, ctx.db.now(ctx.clock) - RETENTION_MS);
   const git = findGitInfo(ctx.cwd);
-  if (!git) return { dropped: 0, kept: 0 };
+  if (!git) return { dropped: 0, kept: 0, displaced: 0 };
   const repo = { commonDir: git.commonDir };
-  const pins = listPins(repo);
-  if (pins.length === 0) return { dropped: 0, kept: 0 };
   const { needed, now } = readTransaction(ctx, (now) => ({ needed: recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));
+  const displaced = removeStale(join(git.commonDir, 'ic', 'displaced'), now - RETENTION_MS, { ageOf: (_, name) => displacedTime(name), dryRun });
+  const pins = listPins(repo);
+  if (pins.length === 0) return { dropped: 0, kept: 0, displaced };
   if (!isServerDb(ctx.dbLocation)) for (const marker of listMarkers(ctx.dbLocation.path)) for (const row of marker.rows) if (row.blob !== null) needed.add(row.blob);
   const expired = expiredPins(pins, needed, now);
   if (!dryRun) dropPins(repo, expired);
-  return { dropped: expired.length, kept: pins.length - expired.length };
+  return { dropped: expired.length, kept: pins.length - expired.length, displaced };
+}
+
+// A displaced directory's name is the restore's time, ':' spelled '-' (restore.ts, displacedDir).
+function displacedTime(name: string): number | undefined {
+  const time = Date.parse(name.replace(/T(\d\d)-(\d\d)-(\d\d)/, 'T$1:$2:$3'));
+  return Number.isNaN(time) ? undefined : time;
 }

@@ -18,6 +18,8 @@ export interface SweepResult {
   dropped_pins: number;
   /** Custody's kept contents still within their 14 days, or still needed. */
   kept_pins: number;
+  /** Directories of files custody moved aside (<git common dir>/ic/displaced/<time>/) past the same 14 days, deleted. */
+  displaced_dirs: number;
   dry_run: boolean;
 }
 
@@ -39,7 +41,7 @@ export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: 
   const purgedEvents = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
   const indexFiles = readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
   const pins = sweepPins(ctx, false);
-  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dropped_pins: pins.dropped, kept_pins: pins.kept, dry_run: false };
+  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dropped_pins: pins.dropped, kept_pins: pins.kept, displaced_dirs: pins.displaced, dry_run: false };
 }
 
 // What the real run would change, read from one snapshot. Expiring locks writes events, so with any to
@@ -62,6 +64,7 @@ function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult
       index_files: sweepIndexes(ctx, now, true),
       dropped_pins: pins.dropped,
       kept_pins: pins.kept,
+      displaced_dirs: pins.displaced,
       dry_run: true,
     };
   });

@@ -34,7 +34,7 @@ export function undo(ctx: CoordContext, input: { eventId: number; owner: string 
   const detail = parseDetail(event.detail);
   const saved = typeof detail.saved === 'string' ? detail.saved : undefined;
   if (saved === undefined || event.pattern === null)
-    throw new IcError('INVALID_INPUT', `event ${event.id} (${event.type}) kept no content: nothing to undo (restored, displaced and undone events with detail.saved can be undone)`, {
+    throw new IcError('INVALID_INPUT', `event ${event.id} (${event.type}) kept no content: nothing to undo (restored, displaced, late_write and undone events with detail.saved can be undone)`, {
       event: event.id,
     });
   if (event.scope !== ctx.scope) throw new IcError('OUTSIDE_SCOPE', `event ${event.id} is of another scope (${event.scope}): run coord undo there`, { event: event.id, scope: event.scope });

@@ -35,11 +35,6 @@ export const DEFAULT_TTL_MS: Record<LockType, number> = {
   named: 5 * 60_000,
 };
 
-// A lock past expires_at is not active, even before a sweep marks it.
-export function isActive(lock: Pick<Lock, 'released_at' | 'expires_at'>, now: number): boolean {
-  return lock.released_at === null && lock.expires_at > now;
-}
-
 // Names every field, so storage-only columns never leak into the output contract.
 export function viewLock(lock: Lock): LockView {
   return {

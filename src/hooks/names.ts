@@ -11,6 +11,9 @@ export const HOOK_NAMES = [
   'claude-prompt',
   'codex-pre-edit',
   'codex-session-end',
+  // Codex's Stop and UserPromptSubmit: the turn's open shell commands end (src/hooks/custody/open-commands.ts).
+  'codex-turn-end',
+  'codex-prompt',
   'git-pre-commit',
   // Private staging areas (install --git-index) and the commit-message gate (install --commit-gate).
   'claude-git-index',

@@ -1,4 +1,4 @@
-import { endTurnCommands } from './custody/open-commands';
+import { endTurnOutput, runCodexTurnEnd } from './custody/open-commands';
 import { lateNotices, withLateNotices } from './custody/late-step';
 import { isPostgresUrl } from '../store/postgres/url';
 import { isAbsolute, resolve } from 'node:path';
@@ -109,6 +109,9 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
         return runPromptSubmit(input, env, cwd, deadline); // the liveness step in runHook, and the turn's commands end
       case 'codex-session-end':
         return runSessionEnd(input, env, cwd, 'codex', deadline);
+      case 'codex-turn-end':
+      case 'codex-prompt':
+        return runCodexTurnEnd(input.text, input.truncated, env, cwd, deadline); // the turn's open commands end
       case 'git-pre-commit':
         return runGitPreCommit(env, cwd, deadline);
       case 'claude-git-index':
@@ -278,26 +281,16 @@ function runTurnEnd(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadl
   if (sessionId === undefined || transcript === undefined) return { stdout: '', stderr: '', exitCode: 0 };
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
   releaseFailedCalls(dir, [ownerForSession('claude', sessionId)], transcript, envWithin(env, deadline, 1_000));
-  endTurnCommandsQuietly(dir, ownerForSession('claude', sessionId), env, deadline);
-  return { stdout: '', stderr: '', exitCode: 0 };
+  return { stdout: endTurnOutput(dir, ownerForSession('claude', sessionId), envWithin(env, deadline, 1_000), deadline, false), stderr: '', exitCode: 0 };
 }
 
 // UserPromptSubmit: a new turn; whatever shell command of the last one never got its after hook is over.
 function runPromptSubmit(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   const sessionId = parsed.ok ? stringField(parsed.value, 'session_id') : undefined;
-  if (parsed.ok && sessionId !== undefined) endTurnCommandsQuietly(env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd, ownerForSession('claude', sessionId), env, deadline);
-  return { stdout: '', stderr: '', exitCode: 0 };
-}
-
-// A shell command denied or interrupted at the prompt stops counting as running at its turn's end
-// (src/hooks/custody/open-commands.ts); a failure here only leaves it to the day-long purge.
-function endTurnCommandsQuietly(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline): void {
-  try {
-    endTurnCommands(dir, owner, envWithin(env, deadline, 1_000));
-  } catch {
-    // the turn ends all the same
-  }
+  if (!parsed.ok || sessionId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
+  return { stdout: endTurnOutput(dir, ownerForSession('claude', sessionId), envWithin(env, deadline, 1_000), deadline, false), stderr: '', exitCode: 0 };
 }
 
 // git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.

@@ -1,4 +1,4 @@
-// The store's one boundary with a database engine (docs/architecture.md, "The store interface"): every
+// The store's one boundary with a database engine (docs/design/architecture.md, "The store interface"): every
 // store function takes a Connection, and coord, core and hooks see nothing else of the engine. SQLite is
 // the embedded default (sqlite-connection.ts); a PostgreSQL engine implements the same interface.
 
@@ -12,7 +12,7 @@ export interface DialectSql {
 
 const dialectStatements: DialectSql[] = [];
 
-/** A statement whose text differs by engine: declared once, at module level, and listed for the conformance test and docs/architecture.md. */
+/** A statement whose text differs by engine: declared once, at module level, and listed for the conformance test and docs/design/architecture.md. */
 export function dialect(sql: DialectSql): DialectSql {
   const frozen = Object.freeze({ sqlite: sql.sqlite, postgres: sql.postgres });
   dialectStatements.push(frozen);
@@ -45,11 +45,12 @@ export interface Statement {
 /**
  * What a write transaction may change: the scopes (stored scope keys) whose rows it reads to decide and
  * writes, or everything. SQLite ignores it (BEGIN IMMEDIATE locks the whole file); PostgreSQL takes one
- * lock per scope, so writers in different scopes run in parallel. A write that touches rows of scopes
- * it cannot name beforehand (an owner's locks in every scope, a sweep, an import, the clock, settings)
- * says `everything`.
+ * lock per scope, so writers in different scopes run in parallel. `owners`: rows of these owners that no
+ * grant decides by (their sessions, their open commands) in any scope; writers naming one owner run one at a
+ * time. A write that touches rows of scopes it cannot name beforehand (a sweep, an import, the clock,
+ * settings) says `everything`.
  */
-export type WriteScope = { readonly scopes: readonly string[] } | { readonly everything: true };
+export type WriteScope = { readonly scopes: readonly string[]; readonly owners?: readonly string[] } | { readonly everything: true };
 
 export const EVERYTHING: WriteScope = Object.freeze({ everything: true as const });
 
@@ -83,9 +84,4 @@ export interface Connection {
    * write's lock (PostgreSQL, in the same round trip as the scope's lock), once; undefined otherwise.
    */
   newestEventRead?(): number | null | undefined;
-}
-
-/** The statement text an engine runs. */
-export function sqlFor(engine: Engine, sql: Sql): string {
-  return typeof sql === 'string' ? sql : sql[engine];
 }

@@ -151,9 +151,13 @@ export function clearEditsBy(db: Connection, scope: string, owner: string): void
 export function endCommandsOf(db: Connection, writers: readonly string[]): number {
   let ended = 0;
   for (const writer of writers) {
-    const open = statement(db, 'SELECT scope, call_id FROM custody_commands WHERE writer = ?').all(writer) as { scope: string; call_id: string }[];
+    const open = openCommandsOf(db, writer);
     for (const c of open) endCommand(db, c.scope, writer, c.call_id);
     ended += open.length;
   }
   return ended;
+}
+
+export function openCommandsOf(db: Connection, writer: string): { scope: string; call_id: string }[] {
+  return statement(db, 'SELECT scope, call_id FROM custody_commands WHERE writer = ?').all(writer) as { scope: string; call_id: string }[];
 }

@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { removeStale } from './stale-files';
 import { join } from 'node:path';
 import type { SnapshotRow } from './custody';
 import { fnv64, runningDir } from './custody-digest';
@@ -69,35 +70,25 @@ export function markedWriters(dbPath: string, scope: string, since: number): str
 
 // Markers of commands whose after hook never came (killed, timed out), once older than the cutoff.
 export function purgeMarkers(dbPath: string, startedBefore: number): void {
-  if (isPostgresUrl(dbPath)) return;
-  const dir = runningDir(dbPath);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const file = join(dir, name);
-    const marker = name.endsWith('.json') ? parseMarker(file) : undefined;
-    const stale = marker !== undefined ? marker.started_at < startedBefore : (statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < Date.now() - 86_400_000;
-    if (stale) unlinkQuietly(file);
-  }
+  if (!isPostgresUrl(dbPath)) removeStale(runningDir(dbPath), startedBefore, { ageOf: (path, name) => (name.endsWith('.json') ? parseMarker(path)?.started_at : undefined) });
 }
 
 export function listMarkers(dbPath: string): CommandMarker[] {
-  if (isPostgresUrl(dbPath)) return [];
-  const dir = runningDir(dbPath);
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
+  const { dir, names } = markerFiles(dbPath);
   return names.flatMap((name) => {
     const marker = name.endsWith('.json') ? parseMarker(join(dir, name)) : undefined;
     return marker ? [marker] : [];
   });
+}
+
+// The directory of the database's markers and the names in it (none on a server, or before the first marker).
+function markerFiles(dbPath: string): { dir: string; names: string[] } {
+  const dir = runningDir(dbPath);
+  try {
+    return { dir, names: isPostgresUrl(dbPath) ? [] : readdirSync(dir) };
+  } catch {
+    return { dir, names: [] };
+  }
 }
 
 function parseMarker(file: string): CommandMarker | undefined {

@@ -76,13 +76,41 @@ export function deleteSession(db: Connection, owner: string): void {
 }
 
 // Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
-export function lineageLockIds(db: Connection, owner: string, now: number): { id: string; owner: string }[] {
-  return statement(db, `SELECT id, owner FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner)) as { id: string; owner: string }[];
+export function lineageLockIds(db: Connection, owner: string, now: number): { id: string; owner: string; scope: string }[] {
+  return statement(db, `SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner)) as {
+    id: string;
+    owner: string;
+    scope: string;
+  }[];
 }
 
-// Pushes the expiry of an owner's (and its subagents') active locks out to at least `until`; never shortens one.
-export function extendLineageUntil(db: Connection, owner: string, now: number, until: number): number {
-  return statement(db, `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}`).run(until, now, until, ...lineageOf(owner)).changes;
+// The scopes of the active locks of the sessions named `base` (`base`, `base~<pid>`) and their subagents: what
+// a renewal of the session's lineage must hold (a lock's expiry is decided on under its scope's lock).
+export function lineageFamilyScopes(db: Connection, base: string, now: number): string[] {
+  const rows = statement(db, 'SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))').all(
+    now,
+    base,
+    base.length + 1,
+    `${base}/`,
+    `${base}~`,
+  ) as { scope: string }[];
+  return rows.map((row) => row.scope);
+}
+
+// `AND scope IN (…)`: a renewal touches only locks of the scopes its write holds.
+function inScopeList(scopes: readonly string[]): string {
+  return scopes.length === 0 ? ' AND false' : ` AND scope IN (${scopes.map(() => '?').join(', ')})`;
+}
+
+// Pushes the expiry of an owner's (and its subagents') active locks in `scopes` out to at least `until`; never shortens one.
+export function extendLineageUntil(db: Connection, owner: string, now: number, until: number, scopes: readonly string[]): number {
+  return statement(db, `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`).run(
+    until,
+    now,
+    until,
+    ...lineageOf(owner),
+    ...scopes,
+  ).changes;
 }
 
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
@@ -93,8 +121,13 @@ export function lineageLockEndsBefore(db: Connection, owner: string, now: number
   );
 }
 
-// The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents.
-export function extendLineageLocks(db: Connection, owner: string, now: number): number {
-  return statement(db, `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}`).run(now, now, now, ...lineageOf(owner))
-    .changes;
+// The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents, in `scopes`.
+export function extendLineageLocks(db: Connection, owner: string, now: number, scopes: readonly string[]): number {
+  return statement(db, `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`).run(
+    now,
+    now,
+    now,
+    ...lineageOf(owner),
+    ...scopes,
+  ).changes;
 }

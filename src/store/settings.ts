@@ -10,7 +10,3 @@ export function readSetting(db: Connection, name: string): string | undefined {
 export function writeSetting(db: Connection, name: string, value: string, now: number): void {
   statement(db, 'INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(name, value, now);
 }
-
-export function allSettings(db: Connection): { name: string; value: string; updated_at: number }[] {
-  return statement(db, 'SELECT name, value, updated_at FROM settings ORDER BY name').all() as { name: string; value: string; updated_at: number }[];
-}

@@ -43,6 +43,14 @@ export async function runCodex(scratch: Scratch, prompt: string, env: Record<str
   return { ...result, threadId: started ? (JSON.parse(started).thread_id as string) : undefined };
 }
 
+// The session's next turn: `codex exec resume <thread id> <prompt>`.
+export async function resumeCodex(scratch: Scratch, threadId: string, prompt: string): Promise<Run> {
+  return run(CODEX.command, [...CODEX.prefix, 'exec', '--json', '--skip-git-repo-check', 'resume', threadId, prompt], {
+    cwd: scratch.repo,
+    env: baseEnv(scratch.home, { CODEX_HOME: scratch.home, MOCK_API_KEY: 'x' }),
+  });
+}
+
 // Codex's own view of the project's hooks (`codex app-server`, JSON-RPC hooks/list): key, currentHash,
 // trustStatus for each. The independent oracle for ic's trust hash.
 export async function codexHookList(scratch: Scratch): Promise<{ key: string; currentHash: string; trustStatus: string; command: string }[]> {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAnthropicMock } from './mock-anthropic.mjs';
 import { prepareClaudeHome, runClaude } from './claude';
 import { startOpenAiMock, type OpenAiRequest } from './mock-openai.mjs';
-import { runCodex, writeCodexConfig } from './codex';
+import { resumeCodex, runCodex, writeCodexConfig } from './codex';
 import { events, ic, makeScratch, type Scratch } from './support';
 
 // Late writes (issue #34, item 5) with the real Claude Code and Codex binaries. Claude: a Bash command past
@@ -105,4 +105,38 @@ describe('Codex, real binary: a command still running past its yield time', () =
       const saved = (restored[0] as unknown as { detail: { saved: string } }).detail.saved;
       expect(execFileSync('git', ['-C', s.repo, 'cat-file', 'blob', saved], { encoding: 'utf8' })).toBe('written late');
     });
+
+  it('a command the model never polls: its write is put back at the turn’s end (Stop), and the model is told at its next turn', async () => {
+    const s = makeScratch({ 'held.txt': 'the holder’s committed text\n', 'late.py': "import time\ntime.sleep(2)\nopen('held.txt','w').write('written late')\n" });
+    scratches.push(s);
+    const held = join(s.repo, 'held.txt');
+    let wrote = false;
+    // The model ends its turn once the command has written, without polling it: no PostToolUse ever comes.
+    const server = await startOpenAiMock({
+      WRITER: [[{ shell: 'python3 late.py', args: { yield_time_ms: 500 } }], { until: () => wrote || (wrote = readFileSync(held, 'utf8') === 'written late'), then: 'done' }],
+    });
+    closers.push(server.close);
+    writeCodexConfig(s, server.url);
+    expect((await ic(s.repo, ['coord', 'install', '--codex', '--trust'], { CODEX_HOME: s.home })).code).toBe(0);
+    const holder = 'claude-holder-session';
+    expect((await ic(s.repo, ['coord', 'reserve', 'held.txt'], { IC_OWNER: holder, IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() - 30_000).toISOString() })).code).toBe(0);
+    const run = await runCodex(s, 'rewrite held.txt [[WRITER]]');
+    expect(run.code, run.stderr).toBe(0);
+    expect(wrote).toBe(true);
+    const first = server.requests.filter((r) => r.conversation === 'WRITER');
+    expect(first.map((r) => r.step)).toEqual([0, 1]);
+    expect(first[1]!.outputs[0]!.output).toMatch(/Process running with session ID \d+/); // never polled
+    expect(readFileSync(held, 'utf8')).toBe('the holder’s committed text\n');
+    const restored = (await events(s.repo)).filter((e) => e.type === 'restored');
+    expect(restored).toHaveLength(1);
+    expect(restored[0]).toMatchObject({ owner: `codex-${run.threadId}`, pattern: 'held.txt', detail: { holder, call_id: 'call_WRITER_0_0' } });
+    const saved = (restored[0] as unknown as { detail: { saved: string } }).detail.saved;
+    expect(execFileSync('git', ['-C', s.repo, 'cat-file', 'blob', saved], { encoding: 'utf8' })).toBe('written late');
+    // The session's next turn (codex exec resume): its UserPromptSubmit hands the model what happened.
+    const next = await resumeCodex(s, run.threadId!, 'go on');
+    expect(next.code, next.stderr).toBe(0);
+    const resumed = server.requests.filter((r) => r.conversation === 'WRITER').slice(first.length);
+    expect(resumed.length).toBeGreaterThan(0);
+    expect(resumed[0]!.body).toContain('\\"held.txt\\" is held by claude-holder-session: your command changed it, so it was put back');
+  });
 });

@@ -1,4 +1,4 @@
-// The stored key of a scope directory (src/coord/scope-key.ts): the first spelling written for its identity.
+// The stored key of a scope directory (scopeKey, src/coord/workspace.ts): the first spelling written for its identity.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -13,7 +13,7 @@ describe('sweep', () => {
     grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts'], { ttlMs: 1_000 });
     grant(store.ctx, 'bob', ['docs/**']);
     store.now += 1_000;
-    expect(sweep(store.ctx, { dryRun: false })).toEqual({ expired: 2, purged_locks: 0, purged_events: 0, dry_run: false, index_files: 0, dropped_pins: 0, kept_pins: 0 });
+    expect(sweep(store.ctx, { dryRun: false })).toEqual({ expired: 2, purged_locks: 0, purged_events: 0, dry_run: false, index_files: 0, dropped_pins: 0, kept_pins: 0, displaced_dirs: 0 });
     expect(sweep(store.ctx, { dryRun: false }).expired).toBe(0);
     expect(types().filter((t) => t === 'expired')).toHaveLength(2);
   });

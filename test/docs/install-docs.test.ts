@@ -4,59 +4,16 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program';
 import { groupedHelp } from '../../src/cli/help/groups';
 import { manPage } from '../../src/cli/help/man';
-import { claudeEntries, codexEntries, type IcCommand } from '../../src/hooks/install/entries';
 import { CLIENT_NAMES } from '../../src/hooks/install/clients';
-import { mergeHookEntries } from '../../src/hooks/install/json-hooks';
+import type { Engine } from '../../src/store/connection';
 
-// What the docs show of the installer and of doctor is checked against the code that writes and checks it, so
-// neither can drift: the guide's hook JSON against what `ic coord install` writes, the help and the manual
-// against the clients install knows, the reference's doctor check names against the checks in the code.
+// What the help, the manual and the reference say of the installer and of doctor is checked against the code,
+// so neither can drift: the help and the manual against the clients install knows and the engines the store
+// has, the reference's doctor check names against the checks in the code. The hook JSON and tables of the
+// guide and docs/agents.md are checked against a real install in test/e2e/install-docs.test.ts.
 
 const ROOT = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-const IC: IcCommand = { kind: 'path', bin: '/opt/ic/bin/ic' }; // the guide's "/opt/ic stands for where ic lives"
-
-// The first ```json block after a heading of the guide.
-function jsonAfter(markdown: string, heading: string): unknown {
-  const start = markdown.indexOf(`\n${heading}\n`);
-  expect(start, `no heading "${heading}"`).toBeGreaterThan(-1);
-  const block = /```json\n([\s\S]*?)\n```/.exec(markdown.slice(start));
-  expect(block, `no json block after "${heading}"`).not.toBeNull();
-  return JSON.parse(block![1]!);
-}
-
-interface Handler {
-  type: string;
-  command: string;
-  timeout: number;
-}
-type HooksFile = { hooks: Record<string, { matcher?: string; hooks: Handler[] }[]> };
-
-// An installed command is `'/opt/ic/bin/ic' coord hook NAME || { …what to say when ic is gone… }`; the guide
-// shows its first part, so each is compared by that part.
-function shown(file: HooksFile): HooksFile {
-  const hooks = Object.fromEntries(
-    Object.entries(file.hooks).map(([event, groups]) => [
-      event,
-      groups.map((group) => ({ ...group, hooks: group.hooks.map((handler) => ({ ...handler, command: handler.command.split(' || ')[0]! })) })),
-    ]),
-  );
-  return { hooks };
-}
-
-describe('docs/guide.md shows what install writes', () => {
-  const guide = read('docs/guide.md');
-
-  it('the Claude Code hooks (install --claude, shell custody on)', () => {
-    const written = JSON.parse(mergeHookEntries(undefined, claudeEntries(IC), '.claude/settings.local.json')) as HooksFile;
-    expect(jsonAfter(guide, '### Claude Code')).toEqual(shown(written));
-  });
-
-  it('the Codex hooks (install --codex, shell custody on)', () => {
-    const written = JSON.parse(mergeHookEntries(undefined, codexEntries(IC), '.codex/hooks.json')) as HooksFile;
-    expect(jsonAfter(guide, '### Codex')).toEqual(shown(written));
-  });
-});
 
 describe('the help and the manual name every client install wires in', () => {
   const program = buildProgram(() => {});
@@ -65,6 +22,29 @@ describe('the help and the manual name every client install wires in', () => {
     it(where, () => {
       expect(Object.values(CLIENT_NAMES).filter((name) => !text.includes(name))).toEqual([]);
     });
+});
+
+describe('the manual says what the database is and names every command', () => {
+  const man = manPage(
+    buildProgram(() => {}),
+    '0.0.0',
+  ).replace(/\\-/g, '-');
+  // Typed by the store's engines: a new engine does not compile until the manual's wording is checked for it.
+  const ENGINE_NAMES: Record<Engine, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+
+  it('DESCRIPTION names each engine the store has, not "one SQLite file" only', () => {
+    const description = man.slice(man.indexOf('.SH DESCRIPTION'), man.indexOf('.SH', man.indexOf('.SH DESCRIPTION') + 1));
+    expect(Object.values(ENGINE_NAMES).filter((name) => !description.includes(name))).toEqual([]);
+    expect(description).not.toMatch(/one SQLite file per repository/);
+  });
+
+  it('SYNOPSIS names every top-level command that is not hidden', () => {
+    const synopsis = man.slice(man.indexOf('.SH SYNOPSIS'), man.indexOf('.SH DESCRIPTION'));
+    const commands = buildProgram(() => {})
+      .commands.filter((command) => !(command as unknown as { _hidden: boolean })._hidden)
+      .map((command) => command.aliases()[0] ?? command.name());
+    expect(commands.filter((name) => !new RegExp(`[\\[|] ${name} [|\\]]`).test(synopsis))).toEqual([]);
+  });
 });
 
 describe('docs/reference.md lists every check of ic doctor', () => {

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// docs/architecture.md: core < store < coord < hooks < cli. A module imports only from its own layer or below
+// docs/design/architecture.md: core < store < coord < hooks < cli. A module imports only from its own layer or below
 // (src/*.ts, the shared helpers, sit below core; src/api.ts, an entry like the CLI, at the top), so no lower layer reaches up for what a higher one knows.
 const SRC = resolve(__dirname, '../../src');
 const LAYERS = ['core', 'store', 'coord', 'hooks', 'cli'];

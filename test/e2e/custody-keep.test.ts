@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeWrite, payload, write } from '../support/custody';
@@ -108,6 +108,22 @@ describe('custody keeps what it records and displaces (issue #34, item 1)', () =
     expect(readFileSync(displaced.detail.moved_to, 'utf8')).toBe('created by B\n');
     git(repo, 'gc', '--prune=now', '--quiet');
     expect(git(repo, 'cat-file', '-p', displaced.detail.saved)).toBe('created by B\n');
+  });
+
+  it('coord sweep deletes the moved-aside copies (<git common dir>/ic/displaced/<time>/) after the same 14 days as the pins', async () => {
+    const at = (days: number) => ({ IC_TEST_CLOCK: '1', IC_NOW: new Date(Date.now() + days * 86_400_000).toISOString() });
+    seed(repo, { 'gen/keep.ts': 'keep\n' });
+    expect((await coord(repo, ['reserve', 'gen/**'], { env: { IC_OWNER: 'generator', ...at(-15.001) } })).exitCode).toBe(0);
+    await bashCall(repo, 'gen-1', nodeWrite('gen/new.ts', 'created by B\n'), at(-15));
+    const [displaced] = await events(repo, 'displaced');
+    const timeDir = dirname(dirname(displaced.detail.moved_to));
+    expect(dirname(timeDir)).toBe(join(repo.dir, '.git', 'ic', 'displaced'));
+    expect((await coord(repo, ['sweep'], { env: at(-2) })).json).toMatchObject({ displaced_dirs: 0 }); // 13 days on: kept
+    expect(readFileSync(displaced.detail.moved_to, 'utf8')).toBe('created by B\n');
+    expect((await coord(repo, ['sweep', '--dry-run'])).json).toMatchObject({ displaced_dirs: 1, dry_run: true });
+    expect(existsSync(timeDir)).toBe(true);
+    expect((await coord(repo, ['sweep'])).json).toMatchObject({ displaced_dirs: 1, dry_run: false });
+    expect(existsSync(timeDir)).toBe(false);
   });
 
   it('coord undo puts the overwritten content back once the path is free, keeps what it replaces, and is itself undoable', async () => {

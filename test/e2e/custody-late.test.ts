@@ -118,6 +118,31 @@ describe.skipIf(onPostgres)('custody beyond one command in one work tree (issue 
       expect(read(repo.dir, 'src/a.ts')).toBe('A work\n');
     });
 
+    it('row "a person denies the holder’s Bash call at the prompt", Codex (no PostToolUse): the command stops counting at the holder’s Stop', async () => {
+      await thirdHolds();
+      const H = 'codex-thread-h';
+      expect((await coord(repo, ['reserve', 'src/a.ts'], { env: { IC_OWNER: `codex-${H}` } })).exitCode).toBe(0);
+      const codexPre = await hook(repo, 'codex-pre-shell', repo.dir, H, {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: python('src/a.ts', 'H would write') },
+        tool_use_id: 'h-denied',
+      });
+      expect(codexPre.stdout).not.toContain('"deny"');
+      expect(openCommands(repo)).toBe(1);
+      // Denied at Codex's approval prompt: no PostToolUse. While it counts as running, B's write is "left".
+      const left = await shellCall(repo, repo.dir, B, 'b-1', python('src/a.ts', 'B one'));
+      expect(contextOf(left.stdout)).toContain('own command was running');
+      write(repo, 'src/a.ts', 'v0\n');
+      const stop = await hook(repo, 'codex-turn-end', repo.dir, H, { hook_event_name: 'Stop', turn_id: 't1', stop_hook_active: false });
+      expect(stop.exitCode).toBe(0);
+      expect(stop.stdout).toBe(''); // the denied command changed nothing: nothing to say
+      expect(openCommands(repo)).toBe(0);
+      const back = await shellCall(repo, repo.dir, B, 'b-2', python('src/a.ts', 'B two'));
+      expect(contextOf(back.stdout)).toContain(`"src/a.ts" is held by codex-${H}`);
+      expect(read(repo.dir, 'src/a.ts')).toBe('v0\n');
+    });
+
     it('a new prompt (UserPromptSubmit) ends the session’s commands that never got their after hook, and only that session’s', async () => {
       await thirdHolds();
       await claudeWrite(repo, A, 'src/a.ts', 'A work\n');
@@ -156,10 +181,13 @@ describe.skipIf(onPostgres)('custody beyond one command in one work tree (issue 
       expect(told).toContain(`"src/a.ts", which you (${owner(A)}) hold, was changed after ${owner(B)}'s shell command had ended`);
       const [event] = await events(repo, 'late_write');
       expect(event).toMatchObject({ owner: owner(B), pattern: 'src/a.ts', detail: { holder: owner(A), call_id: 'b-bg' } });
-      expect(told).toContain(`event ${event.id}`);
-      // The holder's content before it is recoverable with the command the message gives.
-      const recover = /`(git -C .* cat-file blob [0-9a-f]{40} > .*)`/.exec(told)![1]!;
-      bash(repo.dir, recover);
+      // The holder's content before it comes back with the one line the message gives; the late content is kept too.
+      expect(told).toContain(`\`ic coord undo ${event.id}\``);
+      expect(told).not.toContain('cat-file');
+      git(repo.dir, 'gc', '--prune=now', '--quiet'); // both contents are pinned
+      expect(git(repo.dir, 'cat-file', '-p', event.detail.found)).toBe('B background');
+      const undone = await coord(repo, ['undo', String(event.id)], { env: { IC_OWNER: owner(A) } });
+      expect(undone.exitCode).toBe(0);
       expect(read(repo.dir, 'src/a.ts')).toBe('A work\n');
       // The writer is told at its own next hook, once.
       expect(contextOf((await pre(repo, repo.dir, B, 'b-next', 'ls')).stdout)).toContain('a job your shell command left running');

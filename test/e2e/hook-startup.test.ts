@@ -11,7 +11,7 @@ import { parameterOf, withParameter } from '../../src/store/postgres/url';
 // thousands of times a day (docs/performance.md). The ones below cost a short-lived process 2–7 ms each and
 // only a server connection, a password login or a git process needs them: a hook on SQLite that loads one
 // at start-up (a top-level import in a module the hook bundle carries) is a regression no other test sees.
-const LOADED_ONLY_WHEN_NEEDED = ['net', 'crypto', 'child_process', 'perf_hooks', 'stream', 'tls', 'worker_threads', 'os'];
+const LOADED_ONLY_WHEN_NEEDED = ['net', 'crypto', 'child_process', 'perf_hooks', 'stream', 'tls', 'worker_threads'];
 // What a hook on a server loads to reach the driver's worker thread (node:worker_threads and what it brings).
 const SERVER_BRIDGE = ['net', 'stream', 'worker_threads'];
 

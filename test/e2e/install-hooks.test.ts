@@ -85,6 +85,8 @@ describe('ic coord install / uninstall', () => {
         ],
         SessionEnd: [{ hooks: [{ type: 'command', command: cmd('codex-session-end'), timeout: 3 }] }],
         PostToolUse: [{ matcher: 'Bash|exec_command|shell|local_shell|apply_patch|mcp__.*', hooks: [{ type: 'command', command: cmd('codex-post-tool'), timeout: 10 }] }],
+        Stop: [{ hooks: [{ type: 'command', command: cmd('codex-turn-end'), timeout: 10 }] }],
+        UserPromptSubmit: [{ hooks: [{ type: 'command', command: cmd('codex-prompt'), timeout: 10 }] }],
       },
     });
     const template = readFileSync(join(REPO_ROOT, 'scripts', 'git-pre-commit.sh'), 'utf8');

@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COORD_BIN, cleanEnv, coord, makeTempRepo, type TempRepo } from '../support/cli';
+import { COORD_BIN, cleanEnv, coord, makeTempRepo, runBin, type TempRepo } from '../support/cli';
 import { onPostgres } from '../support/engine';
 
 let repo: TempRepo;
@@ -157,19 +157,21 @@ describe('named locks', () => {
 
   it('passes stdin through and keeps renewing its lease while the command runs', async () => {
     const marker = join(repo.dir, 'seen');
-    const script = `cat > "${marker}"; sleep 4`;
-    const run = coord(repo, ['lock', 'tests', '--ttl', '5s', '--', 'sh', '-c', script], { env: { IC_OWNER: 'alice' }, input: 'hello' });
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const go = join(repo.dir, 'go');
+    // The command runs until the test has seen what it waits for: no guess at how long a loaded machine takes.
+    const script = `cat > "${marker}"; while [ ! -e "${go}" ]; do sleep 0.05; done`;
+    const run = runBin(COORD_BIN, ['lock', 'tests', '--ttl', '5s', '--', 'sh', '-c', script], { cwd: repo.dir, env: { IC_OWNER: 'alice' }, input: 'hello', timeout: 90_000 });
+    await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'hello');
     const during = await coord(repo, ['lock', 'tests'], as('bob'));
     expect(during.exitCode).toBe(1);
-    expect((await run).exitCode).toBe(0);
-    expect(readFileSync(marker, 'utf8')).toBe('hello');
-    // A 5s lease is renewed every third of it: at least twice in 4s.
+    // A 5s lease is renewed every third of it while the command runs.
     const lockId = during.json.error.conflicts[0].held.id;
-    const renewals = (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'renewed' && e.lock_id === lockId);
-    expect(renewals.length).toBeGreaterThanOrEqual(2);
+    const renewals = async () => (await coord(repo, ['events'])).json.events.filter((e: any) => e.type === 'renewed' && e.lock_id === lockId).length;
+    while ((await renewals()) < 2) await new Promise((resolve) => setTimeout(resolve, 200));
+    writeFileSync(go, '');
+    expect((await run).exitCode).toBe(0);
     expect((await coord(repo, ['lock', 'tests'], as('bob'))).exitCode).toBe(0);
-  });
+  }, 90_000);
 
   it('frees the lock when the command is SIGKILLed', async () => {
     const pidFile = join(repo.dir, 'pid');
@@ -308,11 +310,14 @@ describe('events', () => {
   });
 
   it('follows new events as JSON lines until SIGINT', async () => {
-    const follower = execa(COORD_BIN, ['events', '--follow'], { cwd: repo.dir, env: cleanEnv({ IC_POLL_MS: '50' }), extendEnv: false, reject: false });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // From the start of the (empty) log, so a follower that starts late on a loaded machine still sees both;
+    // that a bare --follow starts at now is the next test's.
+    const follower = execa(COORD_BIN, ['events', '--follow', '--since', '0'], { cwd: repo.dir, env: cleanEnv({ IC_POLL_MS: '50' }), extendEnv: false, reject: false });
+    let out = '';
+    follower.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await coord(repo, ['reserve', 'x'], as('alice'));
     await coord(repo, ['reserve', 'y'], as('alice'));
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await waitFor(() => out.includes('"y"'));
     follower.kill('SIGINT');
     const result = await follower;
     expect(result.exitCode).toBe(0);

@@ -71,13 +71,16 @@ describe('coord lock NAME -- CMD', () => {
 
   it('waits by default, saying at once on stderr whom it waits for', async () => {
     expect((await coord(repo, ['lock', 'tests', '--reason', 'running the suite'], as('alice'))).exitCode).toBe(0);
-    const waiter = coord(repo, ['lock', 'tests', '--', 'echo', 'ran'], as('bob'));
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const waiter = spawnRun('bob', ['lock', 'tests', '--', 'echo', 'ran']);
+    let said = '';
+    waiter.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    // Unlocked once bob says it waits: no guess at how long its start takes on a loaded machine.
+    await waitFor(() => said.includes('waiting for'));
     expect((await coord(repo, ['unlock', 'tests'], as('alice'))).exitCode).toBe(0);
     const result = await waiter;
     expect(result.exitCode).toBe(0);
-    expect(result.stdout).toBe('ran');
-    expect(result.stderr).toMatch(/^ic: waiting for tests \(held by alice since \d{4}-\d\d-\d\dT[\d:.]+Z, reason: running the suite\)$/m);
+    expect(String(result.stdout).trim()).toBe('ran');
+    expect(String(result.stderr)).toMatch(/^ic: waiting for tests \(held by alice since \d{4}-\d\d-\d\dT[\d:.]+Z, reason: running the suite\)$/m);
   });
 
   it('gives up with the conflict exit code: 75 by default, -E to choose, at once with -n', async () => {

@@ -3,7 +3,7 @@
 // IC_HOOK_TIMEOUT. The real bin in real temp git repositories; every run has a 15 s bound, far above the answers.
 import { execFileSync } from 'node:child_process';
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { constants, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeEdit } from '../hooks/fixtures';
@@ -120,7 +120,14 @@ describe('sweep skips what it does not recognise in its own directory', () => {
 describe('signals and settings on the hook path', () => {
   it('SIGUSR1 to a hook opens no inspector and causes no EINTR stack trace', async () => {
     const child = execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], { cwd: repo.dir, env: cleanEnv({}), extendEnv: false, reject: false, stdin: 'pipe' });
-    await new Promise((resolve) => setTimeout(resolve, 700)); // it is reading stdin, which stays open
+    // Signalled once it reads its stdin (which stays open): ic then has made its stdin descriptor non-blocking
+    // (src/hooks/stdin.ts). A fixed sleep sent the signal before Node ran a line of ic on a loaded machine (that
+    // point came at 0.75 s on an idle one), where nothing can keep Node from opening its inspector.
+    const reading = () => /^flags:\s+(\d+)/m.exec(readFileSync(`/proc/${child.pid}/fdinfo/0`, 'utf8'))![1]!;
+    for (const started = Date.now(); (parseInt(reading(), 8) & constants.O_NONBLOCK) === 0;) {
+      if (Date.now() - started > 20_000) throw new Error('the hook never read its stdin');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     child.kill('SIGUSR1');
     await new Promise((resolve) => setTimeout(resolve, 200));
     child.stdin!.end(claudeEdit(repo.dir, SESSION, join(repo.dir, 'a.ts')));

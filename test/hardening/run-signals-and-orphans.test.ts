@@ -121,7 +121,11 @@ describe('an orphaned run keeps its lock', () => {
     await waitFor(() => hasPid(pidFile) && hasPid(bgFile));
     const leader = readPid(pidFile);
     groups.push(leader);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the record is written right after the spawn
+    // Killed once the run's command is on record (written right after the spawn; a fixed 300 ms wait could be
+    // too short on a loaded machine): past the lease, `list` shows the lock by its command's process group.
+    const pastLease = { IC_OWNER: 'bob', IC_NOW: new Date(Date.now() + 60_000).toISOString() };
+    const recorded = async () => (await coord(repo, ['list', '--active'], { env: pastLease })).json.locks.some((lock: any) => lock.command_pid === leader);
+    for (const started = Date.now(); !(await recorded()); await new Promise((resolve) => setTimeout(resolve, 50))) if (Date.now() - started > 15_000) throw new Error('the run was never recorded');
     process.kill(holder.pid!, 'SIGKILL');
     await holder;
     process.kill(leader, 'SIGKILL'); // the leader goes too; its background child lives on in the group

@@ -93,6 +93,32 @@ describe('ic init --db URL binds the clone to the server', () => {
     expect(existsSync(localFile(repo))).toBe(false);
   });
 
+  it('uninstall --purge removes what ic recorded in the clone and says what stays on the server, which keeps it', async () => {
+    const repo = repoWithCommit();
+    const url = freshDatabaseUrl();
+    expect((await ic(repo, ['init', '--db', url])).exitCode).toBe(0);
+    expect((await coord(repo, ['install', '--git'])).exitCode).toBe(0);
+    expect((await coord(repo, ['reserve', 'src/a.ts', '--owner', 'alice'])).exitCode).toBe(0);
+    const project = execFileSync('git', ['-C', repo.dir, 'config', '--get', 'ic.project'], { encoding: 'utf8' }).trim();
+
+    const dry = await coord(repo, ['uninstall', '--purge', '--dry-run']);
+    expect(dry.json.kept_on_server).toEqual({ db: url, project });
+    expect(configDb(repo)).toBe(url); // a dry run writes nothing
+
+    const purged = await coord(repo, ['uninstall', '--purge']);
+    expect(purged.exitCode, purged.stderr).toBe(0);
+    expect(purged.json.kept_on_server).toEqual({ db: url, project });
+    expect(purged.json.changed).toContainEqual({ file: join(repo.dir, '.git', 'config'), action: 'updated' });
+    expect(configDb(repo)).toBe('');
+    expect(() => execFileSync('git', ['-C', repo.dir, 'config', '--get', 'ic.project'], { stdio: 'ignore' })).toThrow();
+    expect(existsSync(join(repo.dir, '.git', 'ic-bound-projects'))).toBe(false); // the binding cache
+    expect(existsSync(join(repo.dir, '.git', 'hooks', 'pre-commit'))).toBe(false);
+
+    // The server still has the clone's lock: another clone of the repository meets it.
+    const listed = await coord(repo, ['list', '--db', url]);
+    expect(listed.json.locks.map((lock: { pattern: string }) => lock.pattern)).toEqual(['src/a.ts']);
+  });
+
   it('a recorded value that is not a server URL is refused, not read as no server', async () => {
     const repo = repoWithCommit();
     execFileSync('git', ['-C', repo.dir, 'config', 'ic.db', '/tmp/somewhere.db']);

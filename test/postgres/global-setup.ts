@@ -2,7 +2,7 @@
 // processes; the returned teardown stops the cluster. The process-exit hook stops it too when vitest is
 // interrupted (Ctrl-C, a crash in a worker), so no server outlives a run.
 import { build } from 'esbuild';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 // @ts-expect-error -- a plain .mjs script without type declarations
@@ -21,9 +21,11 @@ const root = new URL('../..', import.meta.url).pathname;
 
 export default async function setup(project: TestProject): Promise<() => void> {
   // The worker process runs ic's store from a bundle of its own; the driver's thread comes from dist/pg-worker.cjs.
+  // One bundle per run: a second run beside this one (another clone or worktree sharing node_modules) never
+  // starts a worker from a file this one is writing.
   const outDir = join(root, 'node_modules', '.cache', 'ic-postgres-tests');
   mkdirSync(outDir, { recursive: true });
-  const worker = join(outDir, 'worker.cjs');
+  const worker = join(outDir, `worker-${process.pid}.cjs`);
   await build({
     entryPoints: [join(root, 'test', 'postgres', 'worker.ts')],
     outfile: worker,
@@ -41,6 +43,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     if (stopped) return;
     stopped = true;
     stopPostgres(server.dir);
+    rmSync(worker, { force: true });
   };
   process.once('exit', stop);
   project.provide('pgUrl', server.url);

@@ -107,6 +107,10 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
     // hooks names a temp CODEX_HOME, and one that forgets fails here instead of writing to the real home.
     CODEX_HOME: '/dev/null/ic-test-set-CODEX_HOME',
     NO_COLOR: '1',
+    // The hooks' budget (5 s by default) is a promise to the client, not a property of the code under test: on a
+    // loaded machine (a second copy of the suite beside it) a hook can pass it and fail open. Tests of the budget
+    // itself name their own IC_HOOK_TIMEOUT; every other test gets a budget no load reaches.
+    IC_HOOK_TIMEOUT: '120s',
   };
   // A test that moves the clock turns on the switch that lets IC_NOW do so (on PostgreSQL, instead of the server's clock: engine.ts).
   const clock = extra.IC_NOW !== undefined && !('IC_TEST_CLOCK' in extra) ? { IC_TEST_CLOCK: '1' } : {};

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
 import { canonicalDir, DB_DIR, isServerDb } from '../../store/discover';
 import { diagnosePostgres } from '../../store/postgres/health';
+import { projectBindingCheck } from '../../coord/project-binding';
 import { diagnose, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
@@ -42,7 +43,9 @@ function runRepairClock(options: DoctorOptions): Reply {
 function runDoctor(options: CommonOptions): Reply {
   const project = resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope });
   const location = project.db;
-  const report = isServerDb(location) ? diagnosePostgres(location, process.env, clockFromEnv(process.env)) : diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
+  const report = isServerDb(location)
+    ? diagnosePostgres(location, process.env, clockFromEnv(process.env), project.unmarked ? undefined : projectBindingCheck(location.path, project.projectRoot, project.git))
+    : diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
   if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
   if (location.source === 'project' && !project.unmarked) addChecks(report, strayRootChecks(project.projectRoot, canonicalDir(homedir())));
   addChecks(report, hookChecks(project.projectRoot, process.env));

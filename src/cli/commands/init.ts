@@ -8,7 +8,7 @@ import { importLocks, readImport, type ImportRow } from '../../coord/import';
 import { DB_CONFIG_KEY, DB_DIR, isServerDb, type DbLocation } from '../../store/discover';
 import { withoutPassword } from '../../store/postgres/url';
 import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
-import { recordProjectName } from '../../coord/project-names';
+import { otherProjectNames } from '../../coord/project-names';
 import type { PgConnection } from '../../store/postgres/pg-connection';
 import { execFileSync } from 'node:child_process';
 import { storeSchemaVersion } from '../../store/migrate';
@@ -79,7 +79,7 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
     (ctx) => {
       markProjectRoot(ctx);
       const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
-      const alsoNamed = ctx.db.engine === 'postgres' ? recordProjectName(ctx.db as PgConnection, ctx.projectRoot, named.project!, options.project).alsoNamed : [];
+      const alsoNamed = ctx.db.engine === 'postgres' ? otherProjectNames(ctx.db as PgConnection, ctx.projectRoot, named.project!) : [];
       const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
       const recorded = recordServer(ctx.dbLocation, project);
       const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also, ...(recorded ? { db_recorded: recorded } : {}) };

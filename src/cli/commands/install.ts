@@ -4,7 +4,9 @@ import { existsSync, readdirSync, readSync, rmdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ALL_TARGETS, detectTargets, planInstall, planUninstall, type Change, type Target } from '../../hooks/install';
 import { list } from '../../coord/list';
-import { resolveProject, resolveWorkspace } from '../../coord/context';
+import { isServerDb } from '../../store/discover';
+import { planServerPurge, type ServerPurge } from './server-purge';
+import { resolveProject, resolveWorkspace, type Workspace } from '../../coord/context';
 import { escapeForDisplay } from '../../core/names';
 import { IcError } from '../../core/errors';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
@@ -110,15 +112,28 @@ export function uninstallCommand(emit: (reply: Reply) => void): Command {
     .action((options: InstallOptions) => {
       const dryRun = Boolean(options.dryRun);
       const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
-      if (options.purge) changes.push(...planPurge(options, dryRun));
-      emit(applyPlan(changes, dryRun, 'uninstalled'));
+      const workspace = options.purge ? resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope }) : undefined;
+      const server = workspace ? serverOf(workspace) : undefined;
+      if (server) changes.push(...server.changes);
+      else if (workspace) changes.push(...planPurge(options, dryRun, workspace));
+      const reply = applyPlan(changes, dryRun, 'uninstalled');
+      emit(server ? withKeptOnServer(reply, server.kept) : reply);
     });
+}
+
+// A server's data is never dropped by one clone's purge (server-purge.ts): only what ic recorded in the clone.
+function serverOf(workspace: Workspace): ServerPurge | undefined {
+  return isServerDb(workspace.db) ? planServerPurge(workspace.db.path, workspace.projectRoot, workspace.git) : undefined;
+}
+
+function withKeptOnServer(reply: Reply, kept: ServerPurge['kept']): Reply {
+  const what = `kept on the server ${kept.db}: ${kept.project === null ? 'its data' : `the project ${kept.project}'s locks, events and custody records`} (other clones use them; ic never drops a server's data)`;
+  return { ...reply, json: { ...reply.json, kept_on_server: kept }, human: () => `${String(reply.human())}\n${what}` };
 }
 
 // The database and its -wal/-shm files, and its directory when nothing else is in it. Live locks are listed
 // on stderr first: whoever holds them loses them.
-function planPurge(options: InstallOptions, dryRun: boolean): Change[] {
-  const workspace = resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope });
+function planPurge(options: InstallOptions, dryRun: boolean, workspace: Workspace): Change[] {
   const db = workspace.db.path;
   if (!existsSync(db)) return [];
   const ctx = openContext(options, false, workspace);

@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { clientList } from '../../hooks/install/clients';
 
 export interface Example {
@@ -173,9 +172,4 @@ export function examplesText(name: string): string {
   const entry = EXAMPLES[name];
   if (!entry) return '';
   return `\nExamples:\n${entry.examples.map((example) => `  # ${example.says}\n  $ ${example.run}`).join('\n\n')}\n`;
-}
-
-// Adds the command's examples under its help.
-export function withExamples(command: Command): Command {
-  return command.addHelpText('after', () => examplesText(command.name()));
 }

@@ -48,7 +48,7 @@ export function groupedHelp(program: Command, version: string): string {
     '',
     ...sections.flatMap((section) => [section, '']),
     'OPTIONS OF EVERY COMMAND',
-    '  --db PATH  --scope DIR  --format table|json  --json',
+    '  --db PATH|URL  --scope DIR  --format table|json  --json',
     '',
     'FLAGS',
     '  -v, --version   print the version',

@@ -55,11 +55,11 @@ export function manPage(program: Command, version: string): string {
     '[options]',
     '.br',
     '.B ic',
-    '.RB [ coord | init | doctor | completion | help ]',
+    '.RB [ coord | init | doctor | config | whoami | completion | help ]',
     '[options]',
     '.SH DESCRIPTION',
     roff(
-      'ic keeps agents from editing the same files, running the tests over each other or taking the same task: exclusive and shared glob reservations, named locks and work-item claims, decided in one SQLite file per repository. There is no daemon; every call opens the database, decides in one transaction and exits. On a terminal the answer is a table, on a pipe one JSON document.',
+      'ic keeps agents from editing the same files, running the tests over each other or taking the same task: exclusive and shared glob reservations, named locks and work-item claims, decided in one database per repository: a SQLite file in its git directory by default, or a PostgreSQL server shared by agents on several machines (ic init --db postgresql://…). There is no daemon; every call opens the database, decides in one transaction and exits. On a terminal the answer is a table, on a pipe one JSON document.',
     ),
     '.PP',
     roff(`Get started: cd into your repository and run ic coord install (hooks for the agents found there: ${clientList()}; and the git guard); coord list --active shows who holds what.`),

@@ -1,7 +1,7 @@
 import type { CompiledPattern } from './compile';
 import type { Segment } from './expand';
 
-// The segment-level automaton of a whole pattern (docs/overlap.md, sections 2-3): its brace readings merged
+// The segment-level automaton of a whole pattern (docs/design/overlap.md, sections 2-3): its brace readings merged
 // into a minimal DAG (shared prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as
 // `a/x/**`.
 // Positions: 2n is DAG node n; 2n+1 is "inside a `**` that leads to node n" (loops on any segment).

@@ -2,7 +2,7 @@ import { type CompiledPattern, compilePattern, weightOf } from './compile';
 import type { Segment } from './expand';
 import { isLiteralPair, segmentWitness } from './segment';
 
-// The glob core's only mutable state, in one explicit object (docs/overlap.md, section 6): compiled patterns
+// The glob core's only mutable state, in one explicit object (docs/design/overlap.md, section 6): compiled patterns
 // and the segment pairs already decided. Each part is bounded and simply emptied when full.
 const MAX_PATTERNS = 4096;
 const MAX_PATTERN_ITEMS = 1 << 18; // items summed over cached patterns: a few MB, however large each pattern is

@@ -1,5 +1,5 @@
 // The glob module's public surface: normalise, bound, match and intersect `file` patterns (README, "Patterns: what
-// overlaps"; why overlap is exact: docs/overlap.md).
+// overlaps"; why overlap is exact: docs/design/overlap.md).
 export { GlobCache } from './cache';
 export { LIMITS, validateComplexity } from './limits';
 export { type NormalizeOptions, normalizePattern } from './normalize';

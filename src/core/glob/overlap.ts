@@ -3,7 +3,7 @@ import { type GlobCache, SHARED_CACHE } from './cache';
 import { basesDiverge, isLiteral, literalBase } from './scan';
 
 // Exact overlap of two normalized patterns. The argument (a path intersection is a product over segment
-// pairs, decided one pair at a time by segment.ts): docs/overlap.md.
+// pairs, decided one pair at a time by segment.ts): docs/design/overlap.md.
 
 export interface Overlap {
   overlap: boolean;
@@ -14,7 +14,7 @@ const UNDECIDED = undefined;
 const NO_NAME = null;
 
 // Decides exactly whether some valid path matches both normalized patterns, with a short example when so.
-// Breadth-first search over the product of the two segment automata (automaton.ts, docs/overlap.md section
+// Breadth-first search over the product of the two segment automata (automaton.ts, docs/design/overlap.md section
 // 3); each step consumes one name both segments match, found by the cache's segment decider and kept per call
 // in a flat array by segment ids, so the example is those names joined along the path found.
 export function overlaps(a: string, b: string, cache: GlobCache = SHARED_CACHE): Overlap {

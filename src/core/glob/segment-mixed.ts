@@ -2,7 +2,7 @@ import type { CharSet } from './charset';
 import type { Item } from './expand';
 import { type Chunk, type Shape, anyChar, chunksOf, commonChar, itemsMeet, setOf } from './segment-shape';
 
-// Case 4.3 of docs/overlap.md: a star-free segment against a starred one, by leftmost placement of the starred
+// Case 4.3 of docs/design/overlap.md: a star-free segment against a starred one, by leftmost placement of the starred
 // side's chunks (exact because whether a chunk fits a position depends on that position alone).
 
 type SetItem = Extract<Item, { kind: 'set' }>;

@@ -1,7 +1,7 @@
 import { type CharSet, DOT, UNIVERSE, contains, intersect, meets, pickWitness } from './charset';
 import type { Item } from './expand';
 
-// What the segment decider (segment.ts, docs/overlap.md section 4) reads of one side, and how it picks code
+// What the segment decider (segment.ts, docs/design/overlap.md section 4) reads of one side, and how it picks code
 // points.
 
 // The facts of one side, worked out once per segment (kept on the compiled segment) rather than once per pair:

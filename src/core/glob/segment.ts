@@ -5,7 +5,7 @@ import { ANY_NAME, type Shape, commonChar, itemsMeet, setOf, shapeOf, spelledPar
 
 // The one segment decider: a name two segments both match, or undefined when there is none. Exact for every
 // length; the dot rule (a name is never "", "." or "..") is applied here and nowhere else. The case split and
-// why each case is exact: docs/overlap.md, section 4 (case 4.3 in segment-mixed.ts, per-side facts in
+// why each case is exact: docs/design/overlap.md, section 4 (case 4.3 in segment-mixed.ts, per-side facts in
 // segment-shape.ts).
 
 type SetItem = Extract<Item, { kind: 'set' }>;

@@ -47,19 +47,17 @@ export function restoreEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessE
   const report: RestoreReport = primary !== undefined ? restoreAfterShell(request, env, deadline) : { restored: [], displaced: [] };
   for (const root of others) {
     const part = restoreAfterShell({ ...request, cwd: root }, env, deadline, { onlyWithSnapshot: true });
-    // Paths of another work tree are said from the command's cwd, so the message names the right file.
-    const named = <T extends { path: string }>(rows: readonly T[] | undefined): T[] => (rows ?? []).map((row) => ({ ...row, path: relative(request.cwd, join(root, row.path)) }));
-    report.restored.push(...named(part.restored));
-    report.displaced.push(...named(part.displaced));
-    if (part.left) (report.left ??= []).push(...named(part.left));
-    if (part.editing) (report.editing ??= []).push(...named(part.editing));
-    if (part.unverified) (report.unverified ??= []).push(...named(part.unverified));
-    if (part.refused) (report.refused ??= []).push(...named(part.refused));
-    if (part.indexLeft) (report.indexLeft ??= []).push(...named(part.indexLeft));
-    if (part.missing) (report.missing ??= []).push(...named(part.missing));
-    if (part.saved) (report.saved ??= []).push(...named(part.saved));
+    addReport(report, part, (path) => relative(request.cwd, join(root, path))); // said from the command's cwd, so the message names the right file
   }
   return report;
+}
+
+// One report's rows added to another's, each path renamed by `name`.
+export function addReport(report: RestoreReport, part: RestoreReport, name: (path: string) => string = (path) => path): void {
+  for (const key of Object.keys(part) as (keyof RestoreReport)[]) {
+    const rows = (part[key] ?? []) as { path: string }[];
+    if (rows.length > 0) ((report[key] ??= []) as { path: string }[]).push(...rows.map((row) => ({ ...row, path: name(row.path) })));
+  }
 }
 
 // Repositories right below a directory that is in none (a session started in ~/projects): one readdir and

@@ -9,6 +9,7 @@ import { createContext } from '../../coord/context';
 import { fileState, repoAt } from '../../store/git/files';
 import { writeBlob } from '../../store/git/git-objects';
 import { pinBlobs } from '../../store/git/keep';
+import { shareBlobs } from './shared-blobs';
 import { isAbsolute, join, normalize } from 'node:path';
 
 // After the holder's own write (its edit tool, an MCP tool that writes, its own shell command): the file's
@@ -54,6 +55,12 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
           recorded.rows.map((row) => row.blob),
           recorded.now,
         );
+      if (recorded)
+        shareBlobs(
+          ctx,
+          repo,
+          recorded.rows.map((row) => row.blob),
+        ); // for restores in other clones on a server
     } finally {
       ctx.db.close();
     }

@@ -1,4 +1,5 @@
-import { linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { linkSync, mkdirSync, unlinkSync } from 'node:fs';
+import { removeStale } from '../../store/stale-files';
 import { join } from 'node:path';
 import { fnv64 } from '../../store/custody-digest';
 import { lstatOrNull, type Repo } from '../../store/git/files';
@@ -74,18 +75,5 @@ export function dropIndexBefore(repo: Repo, scope: string, writer: string, callI
 
 // Links of commands whose after hook never came (killed, denied): removed after a day.
 export function purgeIndexBefore(repo: Repo, before: number): void {
-  const dir = join(repo.gitDir, 'ic', 'index-before');
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    try {
-      if (statSync(join(dir, name)).ctimeMs < before) unlinkSync(join(dir, name));
-    } catch {
-      // gone meanwhile
-    }
-  }
+  removeStale(join(repo.gitDir, 'ic', 'index-before'), before);
 }

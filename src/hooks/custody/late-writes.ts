@@ -12,6 +12,7 @@ import { readRegularFile } from '../../store/regular-file';
 import { unlinkQuietly } from '../../store/markers';
 import { lateFile } from '../fast/reach';
 import { fileState, inState, lstatOrNull, repoAt, type Covered, type Repo } from '../../store/git/files';
+import { gitModeText, pinBlobs } from '../../store/git/keep';
 
 // Late writes (issue #34, item 5): a command that leaves a job behind (`(sleep 2; echo x > f) &`, nohup, a
 // command the client moved to the background at its timeout) may write a held file after its after hook.
@@ -21,7 +22,8 @@ import { fileState, inState, lstatOrNull, repoAt, type Covered, type Repo } from
 // already had nor the holder's own recorded content — was written late: ic cannot tell that write from a
 // person's save in an editor, so it does not put it back; it records a `late_write` event naming the file,
 // the writer, the holder's content before (`detail.blob`, kept in git's object store) and the content found
-// (`detail.found`), and tells the holder's model and the writer's at their next hook.
+// (`detail.found`), both pinned (keep.ts), and tells the holder's model and the writer's at their next hook;
+// `coord undo EVENT_ID` puts the holder's content back (`detail.saved`).
 
 export interface LateWatch {
   scope: string;
@@ -67,6 +69,11 @@ export function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, 
     const state = fileState(repo, path, [latest.get(path)], true); // stored: the holder's content stays recoverable
     return [path, others.files.get(path)!.holder, state.blob, state.mode, state.stat];
   });
+  pinBlobs(
+    repo,
+    rows.map((row) => row[2]),
+    watch.since,
+  );
   writeTransaction(ctx, EVERYTHING, () => {
     const file = readLate(ctx.dbLocation.path);
     file.watches = file.watches.filter((w) => !(w.scope === ctx.scope && w.writer === watch.writer && w.call_id === watch.call_id));
@@ -98,6 +105,16 @@ export function noticeLateWrites(dir: string, owner: string, env: NodeJS.Process
   }
 }
 
+// A notice for an owner's model, handed over at its next hook that can carry one (noticeLateWrites).
+export function tellLater(ctx: CoordContext, to: string, text: string): void {
+  if (isServerDb(ctx.dbLocation)) return;
+  writeTransaction(ctx, EVERYTHING, (now) => {
+    const file = readLate(ctx.dbLocation.path);
+    file.notices.push({ to, text, at: now });
+    writeLate(ctx.dbLocation.path, file);
+  });
+}
+
 function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number): void {
   const repo = repoFor(watch.root);
   if (repo === undefined) return;
@@ -123,6 +140,7 @@ function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number
     if ((mark && sameLineage(mark.owner, holder)) || [...running].some((writer) => sameLineage(writer, holder))) continue;
     const record = latest.get(path);
     const found = fileState(repo, path, [record], true); // stored: the late content stays recoverable too
+    pinBlobs(repo, [blob, found.blob], now);
     row[2] = found.blob;
     row[3] = found.mode;
     row[4] = found.stat;
@@ -137,7 +155,15 @@ function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number
       pattern: path,
       reason: null,
       created_at: now,
-      detail: { holder, command: watch.command, ...(watch.call_id ? { call_id: watch.call_id } : {}), blob, found: found.blob },
+      // saved: what `coord undo` puts back (the holder's content before the late write).
+      detail: {
+        holder,
+        command: watch.command,
+        ...(watch.call_id ? { call_id: watch.call_id } : {}),
+        blob,
+        found: found.blob,
+        ...(blob !== null ? { saved: blob, saved_mode: gitModeText(mode) } : {}),
+      },
     });
     row[5] = blob;
     file.notices.push({ to: holder, text: holderNotice(path, holder, watch, blob, repo.root, id), at: now });
@@ -145,12 +171,12 @@ function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number
   }
 }
 
-// One line per fact, so a line with `coord undo EVENT_ID` can follow the recovery line.
+// One line per fact; the last one is the way back.
 function holderNotice(path: string, holder: string, watch: LateWatch, blob: string | null, root: string, id: number): string {
   const recover =
     blob === null
       ? `Before it the file did not exist; the content found is kept in git's object store (event ${id}, detail.found).`
-      : `Your content before it is kept in git's object store: \`git -C ${shellQuote(root)} cat-file blob ${blob} > ${shellQuote(join(root, path))}\` puts it back (event ${id}).`;
+      : `Your content before it is kept: \`ic coord undo ${id}\` (run in ${shellQuote(root)}) puts it back, and keeps what is there now.`;
   return [
     `ic: ${JSON.stringify(path)}, which you (${holder}) hold, was changed after ${watch.writer}'s shell command had ended (a job it left running: ${JSON.stringify(watch.command.slice(0, 120))}).`,
     `ic did not put it back: such a write cannot be told from a save in an editor. Check the file before you go on.`,

@@ -32,6 +32,7 @@ import { runGit } from '../../store/git/git-process';
 import type { IndexEntry } from '../../store/git/index-file';
 import { moveAside, refusalText, writeContent, writtenState, type Refusal } from './safe-write';
 import { keepAhead, keepBeforeRestore, pinBlobs } from '../../store/git/keep';
+import { fetchSharedBlobs, shareBlobs } from './shared-blobs';
 
 const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
@@ -90,6 +91,12 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
+    fetchSharedBlobs(
+      ctx,
+      repo,
+      plans.map((plan) => plan.expected.blob),
+      deadline,
+    ); // on a server, what another clone recorded
     const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/store/git/keep.ts)
     pinBlobs(
       repo,
@@ -115,7 +122,12 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
           (report.editing ??= []).push({ path: plan.path, holder: plan.held.holder });
           continue;
         }
-        const detail: Record<string, unknown> = { holder: plan.held.holder, command: request.command, ...(request.callId ? { call_id: request.callId } : {}), blob: plan.expected.blob };
+        const detail: Record<string, unknown> = {
+          holder: plan.held.holder,
+          command: request.label ?? request.command,
+          ...(request.callId ? { call_id: request.callId } : {}),
+          blob: plan.expected.blob,
+        };
         // Every outcome for this file is one event: the writer's, on the holder's lock, naming the path.
         const recordEvent = (type: EventType, details: Record<string, unknown>, reason: string | null = null) =>
           insertEvent(ctx.db, { type, lock_id: plan.held.lockId, scope: view.scope, owner: request.owner, pattern: plan.path, reason, created_at: now, detail: details });
@@ -171,6 +183,11 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
       clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     rowLeft = false;
+    shareBlobs(
+      ctx,
+      repo,
+      ownWrites.map((row) => row.blob),
+    ); // on a server, for restores in other clones
     if (indexBack.length > 0) restoreIndexEntries(repo, indexBack, report, deadline);
     return report;
   } finally {
@@ -230,7 +247,7 @@ function watchQuietly(view: CustodyView, request: ShellRequest): void {
     watchLateWrites(view.ctx, view.repo, view.others, {
       writer: request.owner,
       call_id: request.callId ?? '',
-      command: commandForEvent(request.command),
+      command: request.label ?? commandForEvent(request.command),
       since: now,
       until: now + LATE_WATCH_MS,
       ...(request.lingers?.pgid !== undefined ? { pgid: request.lingers.pgid } : {}),

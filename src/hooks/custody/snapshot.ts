@@ -9,6 +9,7 @@ import { refreshDigest } from './digest-refresh';
 import { keepIndexBefore, purgeIndexBefore } from './index-before';
 import { NO_DEADLINE, type Deadline } from '../../store/deadline';
 import { pinBlobs } from '../../store/git/keep';
+import { shareBlobs } from './shared-blobs';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -74,6 +75,11 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       purgeEdits(ctx.db, now - DAY_MS);
       purgeMarkers(ctx.dbLocation.path, now - DAY_MS);
     });
+    shareBlobs(
+      ctx,
+      repo,
+      seen.map((row) => row.blob),
+    ); // on a server, for restores in other clones
     purgeIndexBefore(repo, Date.now() - DAY_MS);
   } finally {
     refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)

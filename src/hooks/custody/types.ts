@@ -9,6 +9,8 @@ export interface ShellRequest {
   projectDir: string;
   /** The command text exactly as the agent's shell tool will run it. */
   command: string;
+  /** How events and notices name the command when its text is not known (one ended at its turn's end). */
+  label?: string;
   /** The agent's id for this tool call, when it has one: pairs the before and after hooks of one command. */
   callId?: string;
   /** The command's own timeout as the agent set it, in milliseconds, when known. */

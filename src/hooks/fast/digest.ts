@@ -22,7 +22,7 @@ export interface Digest {
 }
 
 export interface DigestScope {
-  /** The scope's stored key (src/coord/scope-key.ts). */
+  /** The scope's stored key (scopeKey, src/coord/workspace.ts). */
   key: string;
   /** [lock id, owner, pattern, created_at, expires_at] of every unreleased file lock. */
   locks: [string, string, string, number, number][];

@@ -94,7 +94,9 @@ export function codexEntries(ic: IcCommand, options: { shell?: boolean } = {}): 
 // Our hooks an install no longer wants: the shell hooks under --no-shell; claude-pre-bash where
 // claude-pre-shell does its work.
 export function retiredHooks(options: { shell?: boolean }): { claude: string[]; codex: string[] } {
-  return options.shell !== false ? { claude: ['claude-pre-bash'], codex: [] } : { claude: ['claude-pre-shell', 'claude-post-tool'], codex: ['codex-pre-shell', 'codex-post-tool'] };
+  return options.shell !== false
+    ? { claude: ['claude-pre-bash'], codex: [] }
+    : { claude: ['claude-pre-shell', 'claude-post-tool'], codex: ['codex-pre-shell', 'codex-post-tool', 'codex-turn-end', 'codex-prompt'] };
 }
 
 // Custody after a tool call (docs/custody-restore.md): one PostToolUse process per shell command (what it
@@ -106,5 +108,10 @@ const CODEX_POST_TOOL_MATCHER = 'Bash|exec_command|shell|local_shell|apply_patch
 function postToolEntries(agent: 'claude' | 'codex', ic: IcCommand, options: { shell?: boolean }): HookEntry[] {
   if (options.shell === false) return [];
   const name = `${agent}-post-tool`;
-  return [{ event: 'PostToolUse', matcher: agent === 'claude' ? CLAUDE_POST_TOOL_MATCHER : CODEX_POST_TOOL_MATCHER, name, command: hookCommand(ic, name), timeout: 10 }];
+  const post: HookEntry = { event: 'PostToolUse', matcher: agent === 'claude' ? CLAUDE_POST_TOOL_MATCHER : CODEX_POST_TOOL_MATCHER, name, command: hookCommand(ic, name), timeout: 10 };
+  if (agent === 'claude') return [post]; // Claude's Stop and UserPromptSubmit hooks are installed whatever the options
+  // A Codex command past its yield gets its PostToolUse only once the model polls it: the turn's end (or the
+  // next prompt) ends it (src/hooks/custody/open-commands.ts).
+  const turn = (event: string, hook: string): HookEntry => ({ event, name: hook, command: hookCommand(ic, hook), timeout: 10 });
+  return [post, turn('Stop', 'codex-turn-end'), turn('UserPromptSubmit', 'codex-prompt')];
 }

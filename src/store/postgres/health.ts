@@ -11,7 +11,8 @@ const SKEW_WARNING_MS = 60_000;
 
 // `ic doctor` on a PostgreSQL database: what SQLite's doctor checks of a file (header, integrity, journal,
 // file system) is the server's business; this one checks what ic needs of the server. Nothing is created.
-export function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, clientNow: () => number): HealthReport {
+// `projectCheck`: the clone's project key against the server's bindings (coord/project-binding.ts), when in a clone.
+export function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, clientNow: () => number, projectCheck?: (db: PostgresConnection) => HealthCheck): HealthReport {
   const checks: HealthCheck[] = [];
   const report: HealthReport = {
     status: 'healthy',
@@ -52,6 +53,7 @@ export function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, c
           ? { name: 'schema', ok: false, severity: 'error', detail: `schema version ${schema}, newer than this ic supports (${POSTGRES_LATEST_VERSION})`, fix: 'upgrade ic' }
           : { name: 'schema', ok: true, detail: `schema version ${schema} of ${POSTGRES_LATEST_VERSION}${schema < POSTGRES_LATEST_VERSION ? ' (the next write upgrades it)' : ''}` },
     );
+    if (schema > 0 && projectCheck) checks.push(projectCheck(db));
     const before = clientNow();
     const server = db.readServerClock();
     const skew = Math.round((before + clientNow()) / 2 - server);

@@ -4,9 +4,12 @@ import type { SqlParameter } from './values';
 import { NEWEST_EVENT_SQL } from '../clock';
 
 // Every write takes this advisory lock shared and a write of `everything` takes it exclusively: a write
-// that cannot name its scopes beforehand (a sweep, an owner's locks in every scope, settings, the clock)
-// then runs alone, as every write does on SQLite. Any key would do; this one is ic's, fixed forever.
-const EVERYTHING_LOCK_KEY = 7_130_120_725;
+// that cannot name its scopes beforehand (a sweep, settings, the clock) then runs alone, as every write does
+// on SQLite. Any key would do; this one is ic's, fixed forever.
+export const EVERYTHING_LOCK_KEY = 7_130_120_725;
+// A write naming owners takes, after the key above, one advisory lock per owner: (this class, hashtext(owner)),
+// the two-key form, which never meets a one-key lock. A hash collision only serialises two owners' writes.
+const OWNER_LOCK_CLASS = 713_012;
 
 export interface PgConnectionOptions extends PostgresOptions {
   /**
@@ -63,7 +66,10 @@ export class PgConnection implements Connection {
       `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
     return this.inTransaction(() => {
-      if (!everything) this.lockScopes([...new Set(scope.scopes)].sort());
+      if (everything) return work();
+      // Always in this order (the everything key, owners, scopes; each sorted), so two writers cannot deadlock.
+      for (const owner of [...new Set(scope.owners)].sort()) this.pg.runLater(`SELECT pg_advisory_xact_lock(${OWNER_LOCK_CLASS}, hashtext(?))`, [owner]);
+      this.lockScopes([...new Set(scope.scopes)].sort());
       return work();
     });
   }

@@ -17,12 +17,13 @@ export function projectsOfRootCommit(db: PostgresConnection, rootCommit: string)
   return db.all<NamedProject>('SELECT project, root_commit FROM projects WHERE root_commit = ? ORDER BY named_at, project', [rootCommit]);
 }
 
-// Records `key` as naming the repository of `rootCommit` (null: a repository without commits yet). A key
-// recorded without a root commit takes this one; one recorded with a root commit keeps it.
-export function recordProject(db: PostgresConnection, key: string, rootCommit: string | null, now: number): void {
-  db.run('INSERT INTO projects (project, root_commit, named_at) VALUES (?, ?, ?) ON CONFLICT (project) DO UPDATE SET root_commit = coalesce(projects.root_commit, excluded.root_commit)', [
-    key,
-    rootCommit,
-    now,
-  ]);
+// The root commit `key` is bound to, null when it is bound to none. `record`: a key not yet bound is bound to
+// `rootCommit` now (null: a repository without commits yet, bound by its first call after its first commit);
+// a key bound to a root commit keeps it. One statement: two first users race on the primary key, one wins.
+export function bindProject(db: PostgresConnection, key: string, rootCommit: string | null, record: boolean): string | null {
+  if (!record) return projectNamed(db, key)?.root_commit ?? null;
+  return db.get<{ root_commit: string | null }>(
+    'INSERT INTO projects (project, root_commit, named_at) VALUES (?, ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (project) DO UPDATE SET root_commit = coalesce(projects.root_commit, excluded.root_commit) RETURNING root_commit',
+    [key, rootCommit],
+  )!.root_commit;
 }

@@ -1,4 +1,4 @@
-// The glob core's one piece of state (src/core/glob/cache.ts, docs/overlap.md section 6): explicit caches answer
+// The glob core's one piece of state (src/core/glob/cache.ts, docs/design/overlap.md section 6): explicit caches answer
 // as the shared one does, each validates what it compiles, and a full cache is emptied, never wrong.
 import { describe, expect, test } from 'vitest';
 import { GlobCache, matchPath, overlaps } from '../../../src/core/glob';

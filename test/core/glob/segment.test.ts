@@ -1,4 +1,4 @@
-// The segment decider (src/core/glob/segment.ts, docs/overlap.md section 4) against two independent oracles:
+// The segment decider (src/core/glob/segment.ts, docs/design/overlap.md section 4) against two independent oracles:
 // a brute-force search over representative characters and the product search of segment-search.ts. Every
 // witness it returns, long segments included, must be a name both sides match (isCommonName, a matcher
 // written for the tests).

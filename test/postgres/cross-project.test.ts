@@ -1,0 +1,104 @@
+// Projects on one server do not wait for each other (issue #38, item 5): a transaction of project A holding
+// what any writer of A holds (the shared side of the everything lock and A's scope row) does not hold up an
+// agent's hook in project B, whose session step and reservation complete while A's transaction is open. The
+// same hook in A, meanwhile, cannot get A's scope (so the transaction held it for real). The session step
+// swallows its errors, so its write is seen by its heartbeat event.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COORD_BIN, runBin } from '../support/cli';
+import { freshPostgresDatabase, type TestDatabase } from '../support/engine';
+import { connect, withConnection } from './support';
+import { EVERYTHING_LOCK_KEY } from '../../src/store/postgres/pg-connection';
+
+let root: string;
+let database: TestDatabase;
+
+function project(name: string): string {
+  const dir = join(root, name);
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
+  execFileSync('git', ['init', '-q', '-b', 'main', dir], { stdio: 'ignore' });
+  writeFileSync(join(dir, 'README.md'), `${name}\n`);
+  git('add', 'README.md');
+  git('-c', 'user.email=t@example.com', '-c', 'user.name=T', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', name);
+  git('config', 'ic.project', name);
+  return dir;
+}
+
+beforeAll(() => {
+  root = realpathSync(mkdtempSync(join(tmpdir(), 'ic-cross-project-')));
+  database = freshPostgresDatabase();
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  database?.drop();
+});
+
+// A Claude edit hook of a new session (so its session step writes: registers the session), in `dir`.
+function editHook(dir: string, session: string, file: string) {
+  const input = JSON.stringify({
+    session_id: session,
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Edit',
+    tool_use_id: `t-${session}`,
+    cwd: dir,
+    tool_input: { file_path: join(dir, file), old_string: '', new_string: 'x' },
+  });
+  return runBin(COORD_BIN, ['hook', 'claude-pre-edit'], { cwd: dir, env: { IC_DB: database.url, IC_BUSY_TIMEOUT: '300ms' }, input });
+}
+
+// The session step's write (it swallows its errors: the hook goes on without it): its heartbeat event.
+function heartbeats(owner: string): number {
+  return withConnection(database.url, (db) => db.get<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'heartbeat' AND owner = ?", [owner])!.n);
+}
+
+async function lockOwners(dir: string): Promise<string[][]> {
+  const listed = await runBin(COORD_BIN, ['list'], { cwd: dir, env: { IC_DB: database.url } });
+  expect(listed.exitCode, listed.stderr).toBe(0);
+  return listed.json.locks.map((lock: { pattern: string; owner: string }) => [lock.pattern, lock.owner]);
+}
+
+describe('two projects on one server', () => {
+  it("a transaction open in project A does not hold up a hook in project B (A's own hook waits for it)", async () => {
+    const a = project('proj-a');
+    const b = project('proj-b');
+    // Both projects' scopes and sessions exist, as on a server in use.
+    for (const [dir, session] of [
+      [a, 'a0'],
+      [b, 'b0'],
+    ] as const)
+      expect((await editHook(dir, session, 'warm.txt')).stdout).not.toContain('could not check');
+
+    const held = connect(database.url);
+    try {
+      held.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+      held.get(`SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
+      held.lockScope('proj-a');
+
+      // While A's transaction is open: B's new session registers and reserves its file.
+      const inB = await editHook(b, 'b1', 'src/b.ts');
+      expect(inB.exitCode).toBe(0);
+      expect(inB.stdout).not.toContain('could not check');
+      expect(inB.stdout).not.toContain('deny');
+      expect(await lockOwners(b)).toContainEqual(['src/b.ts', 'claude-b1']);
+      expect(heartbeats('claude-b1')).toBe(1);
+
+      // A's own hook cannot get A's scope meanwhile: it answers by the fail policy (allow, "could not check").
+      const inA = await editHook(a, 'a1', 'src/a.ts');
+      expect(inA.exitCode).toBe(0);
+      expect(inA.stdout).toContain('could not check');
+      expect(heartbeats('claude-a1')).toBe(0);
+    } finally {
+      held.rollbackQuietly();
+      held.close();
+    }
+    expect(await lockOwners(a)).not.toContainEqual(['src/a.ts', 'claude-a1']);
+    const after = await editHook(a, 'a1', 'src/a.ts');
+    expect(after.stdout).not.toContain('could not check');
+    expect(await lockOwners(a)).toContainEqual(['src/a.ts', 'claude-a1']);
+    expect(heartbeats('claude-a1')).toBe(1);
+  });
+});
