@@ -24,6 +24,7 @@ import { agentHookFailed, runAgentHook, type AgentPhase } from './agents/run-age
 import { copilotViaClaudeAdapter } from './agents/copilot-claude';
 import { routeOfHook } from './hook-route';
 import { runReferenceTransaction } from './revert-guard';
+import type { HookInput, HookResult } from './hook-types';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -35,20 +36,6 @@ export const HOOKS_OF_THE_FULL_CLI: readonly string[] = ['git-post-checkout'];
 
 export function registerWorktreeInstaller(install: (cwd: string, env: NodeJS.ProcessEnv) => string[]): void {
   worktreeInstaller = install;
-}
-
-export interface HookResult {
-  stdout: string;
-  stderr: string;
-  /** 0, or 1 for a refused commit: never 2, which Claude Code reads as "block". */
-  exitCode: 0 | 1;
-}
-
-export interface HookInput {
-  text: string;
-  truncated?: boolean;
-  /** stdin was still open when the hook's deadline came: the payload may be incomplete. */
-  timedOut?: boolean;
 }
 
 // git runs its hooks with no payload (and stdin may be a terminal): only agent hooks read stdin.

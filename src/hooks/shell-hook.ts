@@ -10,7 +10,7 @@ import { objectField, parsePayload, stringField, type Payload } from './payload'
 import { envWithin, hookSettings } from './settings';
 import { isDeadlineExceeded, type Deadline } from './deadline';
 import { hasPrivateIndex, runPreBash, runsGit } from './staging';
-import type { HookInput, HookResult } from './run';
+import type { HookInput, HookResult } from './hook-types';
 
 // PreToolUse on an agent's shell tool (Claude's Bash; Codex's Bash / exec_command / shell / local_shell):
 // the command's visible writes are checked and reserved before it runs (see checkShellCommand); allowed,
