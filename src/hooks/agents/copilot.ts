@@ -1,6 +1,7 @@
 import type { Decision } from '../decision';
 import { objectField, stringField, type Payload } from '../payload';
-import type { AgentAdapter, AgentReply, ToolCall } from './adapter';
+import type { ToolClient, AgentReply, ToolCall } from './adapter';
+import { TOOL_EVENTS, toolEventFailed } from './tool-events';
 
 // GitHub Copilot CLI (npm @github/copilot, checked with 1.0.102): repository hooks in .github/hooks/*.json
 // (camelCase events preToolUse, postToolUse, sessionEnd), input `sessionId, cwd, toolName, toolArgs`.
@@ -9,13 +10,15 @@ import type { AgentAdapter, AgentReply, ToolCall } from './adapter';
 export const COPILOT_EDIT_TOOLS: readonly string[] = ['create', 'edit', 'str_replace_editor', 'write'];
 export const COPILOT_SHELL_TOOLS: readonly string[] = ['bash'];
 
-export const copilotAdapter: AgentAdapter = {
+export const copilotAdapter: ToolClient = {
   agent: 'copilot',
   label: 'GitHub Copilot CLI',
   session: (payload) => ({ sessionId: stringField(payload, 'sessionId'), cwd: stringField(payload, 'cwd') }),
   toolCall: (payload) => copilotToolCall(payload),
   beforeToolReply: (decision) => copilotReply(decision),
   afterToolReply: (notice) => ({ stdout: '', stderr: notice ? `${notice}\n` : '', exitCode: 0 }),
+  events: TOOL_EVENTS,
+  failed: toolEventFailed,
 };
 
 // toolArgs is an object in 1.0.102; a JSON text is read too, in case a version sends the raw arguments.
