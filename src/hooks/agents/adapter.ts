@@ -1,5 +1,5 @@
 import { decideFailure, describeError, type Decision } from '../decision';
-import { noticeOutput, preToolUseOutput } from '../output';
+import { noticeOutput, postToolUseOutput, preToolUseOutput } from '../output';
 import type { Agent } from '../identity';
 import type { EditEvent } from '../edit-events';
 import type { Payload } from '../payload';
@@ -29,14 +29,7 @@ export interface SessionFields {
 export type AgentReply = HookResult;
 
 /** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input. */
-export interface HookCall {
-  adapter: AgentAdapter;
-  event: string;
-  input: HookInput;
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  deadline: Deadline;
-}
+export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline };
 
 export type UseCase = (call: HookCall) => HookResult;
 
@@ -47,8 +40,6 @@ export function useCase(run: (input: HookInput, env: NodeJS.ProcessEnv, cwd: str
 
 export interface AgentAdapter {
   readonly agent: Agent;
-  /** The client's name for people (messages, docs). */
-  readonly label: string;
   /** The reply to a before-tool decision: allow (maybe with a notice) or deny with the reason. */
   beforeToolReply(decision: Decision): AgentReply;
   /** The reply after a tool ran: what custody put back, or a notice; nothing in the common case. */
@@ -82,12 +73,17 @@ export interface PayloadReader {
   readonly privateIndex?: boolean;
 }
 
-// Claude Code and Codex: a failed tool check allows the call with a notice (or denies it with
-// IC_HOOK_FAIL=closed); any other event's failure is a notice.
-export function commandHookFailed(this: AgentAdapter, event: string, error: unknown, failClosed: boolean): AgentReply {
-  if (event === 'pre-edit' || event === 'pre-shell') return { stdout: preToolUseOutput(decideFailure(error, failClosed)), stderr: '', exitCode: 0 };
-  return { stdout: noticeOutput(`ic: ${this.agent}-${event} hook failed: ${describeError(error)}`), stderr: '', exitCode: 0 };
-}
+// Claude Code's and Codex's replies, one shape for both: PreToolUse's deny or notice, PostToolUse's context
+// for the model; a failed tool check allows the call with a notice (or denies it with IC_HOOK_FAIL=closed),
+// any other event's failure is a notice.
+export const HOOK_JSON_REPLIES: Pick<AgentAdapter, 'beforeToolReply' | 'afterToolReply' | 'failed'> = {
+  beforeToolReply: (decision) => ({ stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 }),
+  afterToolReply: (notice) => ({ stdout: notice === undefined ? '' : postToolUseOutput(notice), stderr: '', exitCode: 0 }),
+  failed(this: AgentAdapter, event, error, failClosed) {
+    if (event === 'pre-edit' || event === 'pre-shell') return this.beforeToolReply(decideFailure(error, failClosed));
+    return { stdout: noticeOutput(`ic: ${this.agent}-${event} hook failed: ${describeError(error)}`), stderr: '', exitCode: 0 };
+  },
+};
 
 export function restoreNotice(report: RestoreReport): string | undefined {
   const lines = [

@@ -1,13 +1,11 @@
-import { afterToolCall, postToolUseOutput } from '../custody/post-tool';
-import { CLAUDE_EDIT_TOOLS, claudeEditEvent } from '../edit-events';
+import { afterToolCall } from '../custody/post-tool';
+import { CLAUDE_EDIT_TOOLS, claudeEditEvent, claudeOwner } from '../edit-events';
 import { beforeEdit, editRefused } from '../edit-hook';
-import { ownerForSession } from '../identity';
-import { preToolUseOutput } from '../output';
 import { stringField } from '../payload';
 import { promptSubmit, sessionEnd, sessionStart, subagentStop, turnEnd } from '../session-events';
 import { beforeShell } from '../shell-hook';
 import { runGitIndexStart, runPreBash } from '../staging';
-import { commandHookFailed, useCase, type AgentAdapter, type PayloadReader } from './adapter';
+import { HOOK_JSON_REPLIES, useCase, type AgentAdapter, type PayloadReader } from './adapter';
 
 // Claude Code (code.claude.com/docs/en/hooks): hooks in .claude/settings(.local).json, one process per
 // event, JSON on stdin with `session_id, cwd, hook_event_name, tool_name, tool_input, tool_use_id` (and
@@ -16,14 +14,8 @@ import { commandHookFailed, useCase, type AgentAdapter, type PayloadReader } fro
 // a file is an edit. A deny is hookSpecificOutput.permissionDecision "deny" (exit 0); after a tool,
 // additionalContext reaches the model. Its events, by the hook names install writes (hook name → use case):
 const CLAUDE: PayloadReader = {
-  owner: (payload) => {
-    const sessionId = stringField(payload, 'session_id');
-    return sessionId === undefined ? undefined : ownerForSession('claude', sessionId);
-  },
-  callOwner: (payload) => {
-    const sessionId = stringField(payload, 'session_id');
-    return sessionId === undefined ? undefined : ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
-  },
+  owner: (payload) => claudeOwner(payload, false),
+  callOwner: (payload) => claudeOwner(payload),
   dir: (payload, env, hookCwd) => env.CLAUDE_PROJECT_DIR || stringField(payload, 'cwd') || hookCwd,
   shellTools: ['Bash'],
   editEvent: (payload) => (CLAUDE_EDIT_TOOLS.includes(stringField(payload, 'tool_name') ?? '') ? claudeEditEvent(payload) : { kind: 'ignore' }),
@@ -32,9 +24,7 @@ const CLAUDE: PayloadReader = {
 
 export const claudeAdapter: AgentAdapter = {
   agent: 'claude',
-  label: 'Claude Code',
-  beforeToolReply: (decision) => ({ stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 }),
-  afterToolReply: (notice) => ({ stdout: notice === undefined ? '' : postToolUseOutput(notice), stderr: '', exitCode: 0 }),
+  ...HOOK_JSON_REPLIES,
   events: {
     'pre-edit': (call) => beforeEdit(call, claudeEditEvent), // PreToolUse on edit and MCP tools
     'pre-shell': (call) => beforeShell(call, CLAUDE), // PreToolUse on Bash
@@ -48,5 +38,4 @@ export const claudeAdapter: AgentAdapter = {
     'git-index': useCase(runGitIndexStart), // SessionStart, install --git-index
     'pre-bash': useCase(runPreBash), // PreToolUse on Bash, install --git-index --no-shell
   },
-  failed: commandHookFailed,
 };

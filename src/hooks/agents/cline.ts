@@ -20,7 +20,6 @@ export const CLINE_SHELL_TOOLS: readonly string[] = ['run_commands', 'execute_co
 
 export const clineAdapter: ToolClient = {
   agent: 'cline',
-  label: 'Cline CLI',
   session: (payload) => ({
     sessionId: stringField(objectField(payload, 'sessionContext'), 'rootSessionId') ?? stringField(payload, 'taskId'),
     cwd: firstRoot(payload),

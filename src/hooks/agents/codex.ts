@@ -1,11 +1,10 @@
-import { afterToolCall, postToolUseOutput } from '../custody/post-tool';
+import { afterToolCall } from '../custody/post-tool';
 import { CODEX_SHELL_TOOLS, codexEditEvent, codexOwner } from '../edit-events';
 import { beforeEdit } from '../edit-hook';
-import { preToolUseOutput } from '../output';
 import { stringField } from '../payload';
 import { sessionEnd } from '../session-events';
 import { beforeShell } from '../shell-hook';
-import { commandHookFailed, type AgentAdapter, type PayloadReader } from './adapter';
+import { HOOK_JSON_REPLIES, type AgentAdapter, type PayloadReader } from './adapter';
 
 // Codex (npm @openai/codex, checked with 0.169): hooks in .codex/hooks.json, Claude Code's shape (one
 // process per event, `session_id, cwd, hook_event_name, tool_name, tool_input`, the same PreToolUse and
@@ -23,14 +22,11 @@ const CODEX: PayloadReader = {
 
 export const codexAdapter: AgentAdapter = {
   agent: 'codex',
-  label: 'Codex',
-  beforeToolReply: (decision) => ({ stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 }),
-  afterToolReply: (notice) => ({ stdout: notice === undefined ? '' : postToolUseOutput(notice), stderr: '', exitCode: 0 }),
+  ...HOOK_JSON_REPLIES,
   events: {
     'pre-edit': (call) => beforeEdit(call, (payload) => codexEditEvent(payload, call.env)), // PreToolUse on apply_patch (and Bash, install --no-shell) and MCP tools
     'pre-shell': (call) => beforeShell(call, CODEX), // PreToolUse on the shell tools
     'post-tool': (call) => afterToolCall(call, CODEX), // PostToolUse
     'session-end': (call) => sessionEnd(call, CODEX), // SessionEnd
   },
-  failed: commandHookFailed,
 };

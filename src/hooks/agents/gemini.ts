@@ -10,9 +10,8 @@ export const GEMINI_SHELL_TOOLS: readonly string[] = ['run_shell_command'];
 
 export const geminiAdapter = toolPathAdapter({
   agent: 'gemini',
-  label: 'Gemini CLI',
   session: (payload, env) => ({ sessionId: stringField(payload, 'session_id') ?? (env.GEMINI_SESSION_ID || undefined), cwd: stringField(payload, 'cwd') ?? (env.GEMINI_PROJECT_DIR || undefined) }),
   fields: { tool: 'tool_name', args: 'tool_input', input: 'hook input' },
-  edit: { tools: GEMINI_EDIT_TOOLS, path: 'file_path' },
+  edit: { tools: GEMINI_EDIT_TOOLS, path: ['file_path'] },
   shell: { tools: GEMINI_SHELL_TOOLS },
 });

@@ -12,10 +12,9 @@ export const OPENCODE_SHELL_TOOLS: readonly string[] = ['bash'];
 
 export const opencodeAdapter = toolPathAdapter({
   agent: 'opencode',
-  label: 'OpenCode',
   session: (payload) => ({ sessionId: stringField(payload, 'session_id'), cwd: stringField(payload, 'cwd'), callId: stringField(payload, 'call_id') }),
   fields: { tool: 'tool', args: 'args', input: 'plugin input' },
-  edit: { tools: OPENCODE_EDIT_TOOLS, path: 'filePath' },
+  edit: { tools: OPENCODE_EDIT_TOOLS, path: ['filePath'] },
   patch: { tools: OPENCODE_PATCH_TOOLS, fields: ['patchText', 'patch'] },
   shell: { tools: OPENCODE_SHELL_TOOLS, timeoutMs: 1 },
 });

@@ -12,9 +12,8 @@ export const PI_SHELL_TOOLS: readonly string[] = ['bash'];
 
 export const piAdapter = toolPathAdapter({
   agent: 'pi',
-  label: 'pi',
   session: (payload) => ({ sessionId: stringField(payload, 'session_id'), cwd: stringField(payload, 'cwd'), callId: stringField(payload, 'call_id') }),
   fields: { tool: 'tool', args: 'input', input: 'extension input' },
-  edit: { tools: PI_EDIT_TOOLS, path: 'path', stripAt: true },
+  edit: { tools: PI_EDIT_TOOLS, path: ['path'], stripAt: true },
   shell: { tools: PI_SHELL_TOOLS, timeoutMs: 1000 },
 });

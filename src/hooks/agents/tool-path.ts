@@ -6,29 +6,29 @@ import type { AgentReply, SessionFields, ToolCall, ToolClient } from './adapter'
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
 
 // One reader for the clients whose payload is a tool name, its arguments object and the session's fields
-// (Gemini CLI, OpenCode through ic's plugin, pi through ic's extension): each adapter names its fields and
-// tools; the reading, the messages and the reply (`{"decision":"deny","reason":…}`, `systemMessage` for a
-// notice, exit 0) are the same for all of them.
+// (Gemini CLI, Copilot CLI, OpenCode through ic's plugin, pi through ic's extension): each adapter names its
+// fields and tools; the reading and the messages are the same for all of them, and so is the reply
+// (`{"decision":"deny","reason":…}`, `systemMessage` for a notice, exit 0) unless the client has its own.
 export interface ToolPathClient {
   agent: Agent;
-  label: string;
   session(payload: Payload, env: NodeJS.ProcessEnv): SessionFields;
   /** The payload's fields for the tool's name and its arguments, and what a problem calls the payload. */
-  fields: { tool: string; args: string; input: 'hook input' | 'plugin input' | 'extension input' };
-  edit: { tools: readonly string[]; path: string; stripAt?: boolean };
+  fields: { tool: string; args: string; input: 'hook input' | 'plugin input' | 'extension input'; argsMayBeText?: boolean };
+  /** The edit tools and the argument naming the file (the first of `path` given). */
+  edit: { tools: readonly string[]; path: readonly string[]; stripAt?: boolean };
   patch?: { tools: readonly string[]; fields: readonly string[] };
   /** The shell tools; `timeoutMs`: how many ms one unit of the call's `timeout` is (none: not read). */
   shell: { tools: readonly string[]; timeoutMs?: number };
+  reply?(decision: Decision): AgentReply;
 }
 
 export function toolPathAdapter(client: ToolPathClient): ToolClient {
   return {
     agent: client.agent,
-    label: client.label,
     session: client.session,
     toolCall: (payload) => toolCallOf(client, payload),
-    beforeToolReply: decisionReply,
-    afterToolReply: (notice) => decisionReply({ kind: 'allow', ...(notice ? { notice } : {}) }),
+    beforeToolReply: client.reply ?? decisionReply,
+    afterToolReply: (notice) => (client.reply ?? decisionReply)({ kind: 'allow', ...(notice ? { notice } : {}) }),
     events: TOOL_EVENTS,
     failed: toolEventFailed,
   };
@@ -37,12 +37,12 @@ export function toolPathAdapter(client: ToolPathClient): ToolClient {
 function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Payload): ToolCall {
   const tool = stringField(payload, fields.tool);
   if (tool === undefined) return { kind: 'malformed', problem: `the ${fields.input} has no ${fields.tool}` };
-  const args = objectField(payload, fields.args);
+  const args = objectField(payload, fields.args) ?? (fields.argsMayBeText ? parsedObject(stringField(payload, fields.args)) : undefined);
   // Gemini's messages name the whole payload path (`the replace hook input has no tool_input.file_path`).
   const missing = (field: string) => `the ${tool} ${fields.input === 'hook input' ? 'hook input' : 'call'} has no ${fields.args}.${field}`;
   if (edit.tools.includes(tool)) {
-    const path = stringField(args, edit.path);
-    if (path === undefined) return { kind: 'malformed', problem: missing(edit.path) };
+    const path = edit.path.map((field) => stringField(args, field)).find((value) => value !== undefined);
+    if (path === undefined) return { kind: 'malformed', problem: missing(edit.path[0]!) };
     return { kind: 'edit', paths: [edit.stripAt && path.startsWith('@') ? path.slice(1) : path] };
   }
   if (patch?.tools.includes(tool)) {
@@ -58,6 +58,15 @@ function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Pay
     return { kind: 'shell', command, ...(shell.timeoutMs !== undefined && typeof timeout === 'number' && timeout > 0 ? { timeoutMs: timeout * shell.timeoutMs } : {}) };
   }
   return { kind: 'other' };
+}
+
+// Arguments sent as JSON text (Copilot CLI 1.0.102 sends an object; a version may send the raw arguments).
+function parsedObject(text: string | undefined): Record<string, unknown> | undefined {
+  try {
+    return objectField({ value: JSON.parse(text ?? '') as unknown }, 'value');
+  } catch {
+    return undefined;
+  }
 }
 
 function decisionReply(decision: Decision): AgentReply {

@@ -106,9 +106,3 @@ export function restoreMessage(report: RestoreReport): string | undefined {
         ];
   return ['ic: your shell command wrote to files other agents hold.', ...lines, ...next].join('\n');
 }
-
-// PostToolUse output both clients read: additionalContext reaches the model (Claude Code; Codex 0.169's
-// PostToolUseHookSpecificOutputWire), systemMessage shows the person. The tool has already run: nothing is blocked.
-export function postToolUseOutput(message: string): string {
-  return `${JSON.stringify({ systemMessage: message, hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: message } })}\n`;
-}
