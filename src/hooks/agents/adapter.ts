@@ -16,14 +16,8 @@ import type { HookInput, HookResult } from '../hook-types';
 /** What one tool call is to ic: a write to files, a shell command, or something ic leaves alone. */
 export type ToolCall = { kind: 'edit'; paths: string[] } | { kind: 'shell'; command: string; timeoutMs?: number } | { kind: 'other' } | { kind: 'malformed'; problem: string };
 
-/** The fields every hook payload gives ic, read from the client's own names. */
-export interface SessionFields {
-  sessionId: string | undefined;
-  /** The session's working directory (relative paths are read from it). */
-  cwd: string | undefined;
-  /** The client's id for this tool call, when it has one. */
-  callId?: string | undefined;
-}
+/** The fields every payload gives ic, read from the client's own names: the session, its working directory (relative paths are read from it), the call's id. */
+export type SessionFields = { sessionId: string | undefined; cwd: string | undefined; callId?: string | undefined };
 
 /** What a hook prints and how it exits, in the client's own wire format. */
 export type AgentReply = HookResult;
@@ -32,11 +26,6 @@ export type AgentReply = HookResult;
 export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline };
 
 export type UseCase = (call: HookCall) => HookResult;
-
-/** A use case written as a plain function of the hook's input. */
-export function useCase(run: (input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline) => HookResult): UseCase {
-  return ({ input, env, cwd, deadline }) => run(input, env, cwd, deadline);
-}
 
 export interface AgentAdapter {
   readonly agent: Agent;

@@ -5,7 +5,7 @@ import { stringField } from '../payload';
 import { promptSubmit, sessionEnd, sessionStart, subagentStop, turnEnd } from '../session-events';
 import { beforeShell } from '../shell-hook';
 import { runGitIndexStart, runPreBash } from '../staging';
-import { HOOK_JSON_REPLIES, useCase, type AgentAdapter, type PayloadReader } from './adapter';
+import { HOOK_JSON_REPLIES, type AgentAdapter, type PayloadReader } from './adapter';
 
 // Claude Code (code.claude.com/docs/en/hooks): hooks in .claude/settings(.local).json, one process per
 // event, JSON on stdin with `session_id, cwd, hook_event_name, tool_name, tool_input, tool_use_id` (and
@@ -35,7 +35,7 @@ export const claudeAdapter: AgentAdapter = {
     'turn-end': (call) => turnEnd(call, CLAUDE), // Stop
     'subagent-stop': (call) => subagentStop(call, CLAUDE), // SubagentStop
     'session-end': (call) => sessionEnd(call, CLAUDE), // SessionEnd
-    'git-index': useCase(runGitIndexStart), // SessionStart, install --git-index
-    'pre-bash': useCase(runPreBash), // PreToolUse on Bash, install --git-index --no-shell
+    'git-index': ({ input, env, cwd, deadline }) => runGitIndexStart(input, env, cwd, deadline), // SessionStart, install --git-index
+    'pre-bash': ({ input, env, cwd, deadline }) => runPreBash(input, env, cwd, deadline), // PreToolUse on Bash, install --git-index --no-shell
   },
 };

@@ -40,11 +40,7 @@ export function toolEventFailed(this: ToolClient, event: string, error: unknown,
   return { ...QUIET, stderr: `ic: ${this.agent}-${event} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
 }
 
-interface Session {
-  owner: string;
-  cwd: string;
-  callId?: string;
-}
+type Session = { owner: string; cwd: string; callId?: string };
 
 function sessionOf(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string): Session | undefined {
   const fields: SessionFields = adapter.session(payload, env);

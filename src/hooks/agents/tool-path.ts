@@ -1,6 +1,6 @@
 import type { Decision } from '../decision';
 import { isPatch, pathsFromPatch } from '../patch';
-import { objectField, stringField, type Payload } from '../payload';
+import { objectField, parsePayload, stringField, type Payload } from '../payload';
 import type { Agent } from '../identity';
 import type { AgentReply, SessionFields, ToolCall, ToolClient } from './adapter';
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
@@ -37,7 +37,9 @@ export function toolPathAdapter(client: ToolPathClient): ToolClient {
 function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Payload): ToolCall {
   const tool = stringField(payload, fields.tool);
   if (tool === undefined) return { kind: 'malformed', problem: `the ${fields.input} has no ${fields.tool}` };
-  const args = objectField(payload, fields.args) ?? (fields.argsMayBeText ? parsedObject(stringField(payload, fields.args)) : undefined);
+  // Copilot CLI 1.0.102 sends its arguments as an object; a version may send them as JSON text.
+  const text = fields.argsMayBeText ? parsePayload(stringField(payload, fields.args) ?? '') : undefined;
+  const args = objectField(payload, fields.args) ?? (text?.ok ? text.value : undefined);
   // Gemini's messages name the whole payload path (`the replace hook input has no tool_input.file_path`).
   const missing = (field: string) => `the ${tool} ${fields.input === 'hook input' ? 'hook input' : 'call'} has no ${fields.args}.${field}`;
   if (edit.tools.includes(tool)) {
@@ -58,15 +60,6 @@ function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Pay
     return { kind: 'shell', command, ...(shell.timeoutMs !== undefined && typeof timeout === 'number' && timeout > 0 ? { timeoutMs: timeout * shell.timeoutMs } : {}) };
   }
   return { kind: 'other' };
-}
-
-// Arguments sent as JSON text (Copilot CLI 1.0.102 sends an object; a version may send the raw arguments).
-function parsedObject(text: string | undefined): Record<string, unknown> | undefined {
-  try {
-    return objectField({ value: JSON.parse(text ?? '') as unknown }, 'value');
-  } catch {
-    return undefined;
-  }
 }
 
 function decisionReply(decision: Decision): AgentReply {
