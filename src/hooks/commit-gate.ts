@@ -3,7 +3,7 @@ import { recentClaims, type HeldClaim } from '../coord/claims';
 import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
 import { sameLineage } from './identity';
-import type { HookInput, HookResult } from './run';
+import type { HookInput, HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from './deadline';
 import { runGitText } from './git-process';
 import { ownerOfCommand } from './liveness';

@@ -9,7 +9,7 @@ import { ownerForSession, sameLineage, setLiveOwner, type Agent } from './identi
 import { parsePayload, stringField, type Payload } from './payload';
 import { envWithin } from './settings';
 import type { Deadline } from './deadline';
-import type { HookInput } from './run';
+import type { HookInput } from './hook-types';
 import { shellTimeoutOf } from './shell-timeout';
 
 export { shellTimeoutOf } from './shell-timeout';

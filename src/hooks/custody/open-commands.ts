@@ -3,9 +3,6 @@ import { createContext, resolveProject, writeTransaction } from '../../coord/con
 import { endCommandsOf, openCommandsOf } from '../../store/custody';
 import { findGitInfo, isServerDb, locateDb } from '../../store/discover';
 import type { Deadline } from '../deadline';
-import { codexOwner } from '../edit-events';
-import { parsePayload, stringField } from '../payload';
-import { envWithin } from '../settings';
 import { listMarkers, removeMarker } from '../fast/markers';
 import { addReport, restoreEveryWorkTree } from './every-repo';
 import { tellLater } from './late-writes';
@@ -67,12 +64,4 @@ export function endTurnOutput(dir: string, owner: string, env: NodeJS.ProcessEnv
   } catch (error) {
     return `${JSON.stringify({ systemMessage: `ic: the open shell commands of ${owner} were not checked: ${error instanceof Error ? error.message : String(error)}` })}\n`;
   }
-}
-
-// Codex's Stop and UserPromptSubmit (codex-turn-end, codex-prompt): the session's open commands end.
-export function runCodexTurnEnd(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): { stdout: string; stderr: string; exitCode: 0 } {
-  const parsed = parsePayload(text, truncated);
-  const owner = parsed.ok ? codexOwner(parsed.value, env) : undefined;
-  if (!parsed.ok || owner === undefined) return { stdout: '', stderr: '', exitCode: 0 };
-  return { stdout: endTurnOutput(stringField(parsed.value, 'cwd') ?? cwd, owner, envWithin(env, deadline, 1_000), deadline, true), stderr: '', exitCode: 0 };
 }
