@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
-import { isHookName, readsStdin, runHook, type HookInput } from '../hooks/run';
+import { isHookName, readsStdin, runHook } from '../hooks/run';
+import type { HookInput } from '../hooks/hook-types';
 import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
 import { startDeadline } from '../store/deadline';
 import { hookSettings } from '../hooks/settings';

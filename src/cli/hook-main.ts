@@ -1,5 +1,6 @@
 import { isBareHookCall, runHookCall } from './hook-call';
-import { HOOKS_OF_THE_FULL_CLI, type HookInput } from '../hooks/run';
+import { HOOKS_OF_THE_FULL_CLI } from '../hooks/run';
+import type { HookInput } from '../hooks/hook-types';
 import { reportTimingsAtExit } from './timing-report';
 import { closeSharedConnections } from '../store/shared-connections';
 

@@ -3,7 +3,7 @@ import { recentClaims, type HeldClaim } from '../coord/claims';
 import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
 import { sameLineage } from '../core/owner';
-import type { HookInput, HookResult } from './run';
+import type { HookInput, HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 import { ownerOfCommand } from './liveness';

@@ -61,3 +61,9 @@ export function decideFailure(error: unknown, failClosed: boolean): Decision {
   }
   return { kind: 'allow', notice: `ic: edit allowed without a reservation because ic could not check it (${what}); run \`ic doctor\`.` };
 }
+
+// An error in one line: ic's own with its code, anything else by its message.
+export function describeError(error: unknown): string {
+  if (isIcError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
+}

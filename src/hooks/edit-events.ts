@@ -23,42 +23,17 @@ export function claudeEditEvent(payload: Payload): EditEvent {
   return owner === undefined ? noSession() : editEvent(owner, payload, [path]);
 }
 
-function claudeOwner(payload: Payload): string | undefined {
+// The session's owner; of a tool call, a subagent's own (`agent_id`, given inside a subagent).
+export function claudeOwner(payload: Payload, ofCall = true): string | undefined {
   const sessionId = stringField(payload, 'session_id');
-  return sessionId === undefined ? undefined : ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
+  return sessionId === undefined ? undefined : ownerForSession('claude', sessionId, ofCall ? stringField(payload, 'agent_id') : undefined);
 }
 
 // Any other tool (an MCP tool, say) is an edit of the files its input names, unless its name says it only
 // reads. Only the tool's own name counts (`mcp__server__read_file` → `read_file`), so a server's name
 // never makes its writing tools look like readers.
 const FILE_FIELDS = ['file_path', 'filePath', 'path', 'paths', 'filename', 'fileName', 'file_name', 'file', 'files', 'destination', 'dest', 'source', 'target', 'notebook_path'];
-const READ_ONLY_WORDS = new Set([
-  'read',
-  'list',
-  'search',
-  'get',
-  'view',
-  'find',
-  'grep',
-  'glob',
-  'stat',
-  'info',
-  'show',
-  'query',
-  'fetch',
-  'describe',
-  'lookup',
-  'ls',
-  'cat',
-  'head',
-  'tail',
-  'tree',
-  'diff',
-  'status',
-  'count',
-  'exists',
-  'check',
-]);
+const READ_ONLY_WORDS = new Set('read list search get view find grep glob stat info show query fetch describe lookup ls cat head tail tree diff status count exists check'.split(' '));
 
 export function onlyReads(tool: string): boolean {
   const own = tool.includes('__') ? tool.slice(tool.lastIndexOf('__') + 2) : tool;

@@ -3,18 +3,18 @@ import { agentOfHook } from './liveness';
 import type { HookName } from './names';
 import { parsePayload, stringField } from './payload';
 import { ownHooksInstalled, realClientOf } from './real-client';
-import type { AgentPhase } from './agents/run-agent';
+import type { ToolEvent } from './agents/tool-events';
 
 // Who a hook acts for (docs/agents.md, "One agent, whoever runs the hook file"). Usually its own client.
 // When another client runs it (Copilot CLI running the Claude Code hooks in .claude/), the hook acts as
 // that client's one session owner: it steps aside when that client's own ic hooks are installed (they do
 // the work, once), and otherwise does their work itself, as that client (`copilot-<session>`).
-export type HookRoute = { kind: 'own' } | { kind: 'step-aside'; client: Agent } | { kind: 'as-copilot'; phase: AgentPhase | undefined; livenessName: string };
+export type HookRoute = { kind: 'own' } | { kind: 'step-aside'; client: Agent } | { kind: 'as-copilot'; phase: ToolEvent | undefined; livenessName: string };
 
 const OWN: HookRoute = { kind: 'own' };
 
 // The Claude hooks that do a Copilot hook's work when Copilot runs them; the others only prove it alive.
-const COPILOT_PHASE_OF_CLAUDE_HOOK: Partial<Record<HookName, AgentPhase>> = {
+const COPILOT_PHASE_OF_CLAUDE_HOOK: Partial<Record<HookName, ToolEvent>> = {
   'claude-pre-edit': 'pre-tool',
   'claude-pre-shell': 'pre-tool',
   'claude-post-tool': 'post-tool',

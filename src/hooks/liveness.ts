@@ -8,7 +8,7 @@ import { sameLineage } from '../core/owner';
 import { parsePayload, stringField, type Payload } from './payload';
 import { envWithin } from './settings';
 import type { Deadline } from '../store/deadline';
-import type { HookInput } from './run';
+import type { HookInput } from './hook-types';
 import { shellTimeoutOf } from './shell-timeout';
 
 export { shellTimeoutOf } from './shell-timeout';

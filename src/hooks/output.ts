@@ -17,3 +17,9 @@ export function preToolUseOutput(decision: Decision): string {
 export function noticeOutput(notice: string | undefined): string {
   return notice ? `${JSON.stringify({ systemMessage: notice })}\n` : '';
 }
+
+// PostToolUse output both clients read: additionalContext reaches the model (Claude Code; Codex 0.169's
+// PostToolUseHookSpecificOutputWire), systemMessage shows the person. The tool has already run: nothing is blocked.
+export function postToolUseOutput(message: string): string {
+  return `${JSON.stringify({ systemMessage: message, hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: message } })}\n`;
+}

@@ -1,7 +1,7 @@
 import { readIndexBase } from '../coord/private-index';
 import { git, parseRaw, privateIndexOfHook } from './git-index';
 import { gitTopLevel } from './git-guard';
-import type { HookInput, HookResult } from './run';
+import type { HookInput, HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { parseRefUpdates, refuseHeldCommit } from './commit-ref-guard';
 

@@ -3,62 +3,48 @@ import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { checkShellCommand } from './custody/pre-shell';
 import { snapshotEveryWorkTree } from './custody/every-repo';
 import type { ShellRequest } from './custody/types';
-import { codexOwner } from './edit-events';
 import { ownerForSession } from './identity';
-import { preToolUseOutput } from './output';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
 import { envWithin, hookSettings } from './settings';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { hasPrivateIndex, runPreBash, runsGit } from './staging';
-import type { HookInput, HookResult } from './run';
+import type { HookInput, HookResult } from './hook-types';
+import type { HookCall, PayloadReader } from './agents/adapter';
 
 // PreToolUse on an agent's shell tool (Claude's Bash; Codex's Bash / exec_command / shell / local_shell):
 // the command's visible writes are checked and reserved before it runs (see checkShellCommand); allowed,
 // the files other owners hold are snapshotted for the after-command restore.
 
-export const CODEX_SHELL_TOOL_NAMES: readonly string[] = ['Bash', 'exec_command', 'shell', 'local_shell'];
-
-// Claude: the same check; with a private staging area (install --git-index) it also refreshes that index
-// before a git command, as claude-pre-bash does, so one process serves every Bash command.
-export function runClaudePreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+// Claude Code's and Codex's shell tools alike; with a private staging area (install --git-index) the same
+// process also refreshes that index before a git command, as claude-pre-bash does, so one process serves
+// every Bash command. The command is tool_input.command (a string, or an argv array) or tool_input.cmd,
+// run in tool_input.workdir when given (Codex).
+export function beforeShell({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
-  if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
+  if (!parsed.ok) return adapter.beforeToolReply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
   const payload = parsed.value;
-  if (stringField(payload, 'tool_name') !== 'Bash') return reply(ALLOW);
-  const sessionId = stringField(payload, 'session_id');
-  if (sessionId === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
-  const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
-  const projectDir = env.CLAUDE_PROJECT_DIR || stringField(payload, 'cwd') || cwd;
+  const tool = stringField(payload, 'tool_name');
+  if (tool === undefined || !client.shellTools.includes(tool)) return adapter.beforeToolReply(ALLOW);
+  const owner = client.callOwner(payload, env);
+  if (owner === undefined) return adapter.beforeToolReply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
+  const projectDir = client.dir(payload, env, cwd);
+  const base = stringField(payload, 'cwd') ?? projectDir;
+  const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
   // git first: a git that hangs runs out the deadline before the check below has stored anything. Any other
   // git failure waits for the check, so a command that writes a held file is still denied.
   let staging: string | undefined;
   let stagingFailure: unknown;
   try {
-    staging = stagingNotice(input, payload, sessionId, env, cwd, deadline);
+    staging = client.privateIndex ? stagingNotice(input, payload, env, cwd, deadline) : undefined;
   } catch (error) {
     if (isDeadlineExceeded(error)) throw error;
     stagingFailure = error;
   }
-  const decision = decideShell(shellRequest(payload, owner, stringField(payload, 'cwd') ?? projectDir, projectDir), env, deadline);
+  const decision = decideShell(shellRequest(payload, owner, workdir ? resolveFrom(base, workdir) : base, projectDir), env, deadline);
   const notice = [decision.notice, staging].filter(Boolean).join('\n');
-  if (decision.kind === 'deny') return reply(notice ? { ...decision, notice } : decision);
+  if (decision.kind === 'deny') return adapter.beforeToolReply(notice ? { ...decision, notice } : decision);
   if (stagingFailure !== undefined) throw stagingFailure;
-  return reply(notice ? { kind: 'allow', notice } : ALLOW);
-}
-
-// Codex: the owner as codex-pre-edit reads it; the command from tool_input.command (a string, or an argv
-// array) or tool_input.cmd, run in tool_input.workdir when given.
-export function runCodexPreShell(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  const parsed = parsePayload(input.text, input.truncated);
-  if (!parsed.ok) return reply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
-  const payload = parsed.value;
-  const tool = stringField(payload, 'tool_name');
-  if (tool === undefined || !CODEX_SHELL_TOOL_NAMES.includes(tool)) return reply(ALLOW);
-  const owner = codexOwner(payload, env);
-  if (owner === undefined) return reply({ kind: 'allow', notice: 'ic: shell command not checked: the hook input has no session_id, so ic cannot tell which session runs it' });
-  const projectDir = stringField(payload, 'cwd') ?? cwd;
-  const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
-  return reply(decideShell(shellRequest(payload, owner, workdir ? resolveFrom(projectDir, workdir) : projectDir, projectDir), env, deadline));
+  return adapter.beforeToolReply(notice ? { kind: 'allow', notice } : ALLOW);
 }
 
 function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, deadline: Deadline): Decision {
@@ -97,9 +83,10 @@ function resolveFrom(base: string, dir: string): string {
 }
 
 // What claude-pre-bash would say (a refreshed private index), for a git command in a session that has one.
-function stagingNotice(input: HookInput, payload: Payload, sessionId: string, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): string | undefined {
+function stagingNotice(input: HookInput, payload: Payload, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): string | undefined {
   const command = stringField(objectField(payload, 'tool_input'), 'command');
-  if (command === undefined || !runsGit(command)) return undefined;
+  const sessionId = stringField(payload, 'session_id');
+  if (command === undefined || sessionId === undefined || !runsGit(command)) return undefined;
   const dir = stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   if (!hasPrivateIndex(dir, ownerForSession('claude', sessionId))) return undefined;
   const out = runPreBash(input, env, cwd, deadline).stdout;
@@ -109,8 +96,4 @@ function stagingNotice(input: HookInput, payload: Payload, sessionId: string, en
   } catch {
     return undefined;
   }
-}
-
-function reply(decision: Decision): HookResult {
-  return { stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 };
 }

@@ -14,7 +14,7 @@ import { runsGit } from './runs-git';
 
 export { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
-import type { HookInput, HookResult } from './run';
+import type { HookInput, HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 

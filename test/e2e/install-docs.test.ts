@@ -151,12 +151,14 @@ describe("the guide's install variants", () => {
     expect(written).toEqual(before);
   });
 
-  it('Codex --no-shell: "leaves out the shell entry and `PostToolUse`, and the edit entry then matches `Bash` too"', async () => {
+  it('Codex --no-shell: "leaves out the shell entry, `PostToolUse`, `Stop` and `UserPromptSubmit`, and the edit entry then matches `Bash` too"', async () => {
     const written = json(await install(['--codex', '--no-shell']), '.codex/hooks.json') as Hooks;
     const expected = documented('### Codex');
     const [edit, ...rest] = expected.hooks.PreToolUse!;
     expect(names(rest)).toEqual(['codex-pre-shell']);
     delete expected.hooks.PostToolUse;
+    delete expected.hooks.Stop;
+    delete expected.hooks.UserPromptSubmit;
     expected.hooks.PreToolUse = [edit!];
     const matcher = written.hooks.PreToolUse?.[0]?.matcher ?? '';
     expect(new Set(matcher.split('|'))).toEqual(new Set([...edit!.matcher!.split('|'), 'Bash']));

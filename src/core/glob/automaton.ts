@@ -1,5 +1,12 @@
-import type { CompiledPattern } from './compile';
-import type { Segment } from './expand';
+import type { Alternative, Segment } from './expand';
+
+// A pattern ready for matching and overlap: its distinct brace-free readings, and the segment automaton
+// built from them on first use (automaton.ts).
+export interface CompiledPattern {
+  source: string;
+  alternatives: Alternative[];
+  automaton?: Automaton;
+}
 
 // The segment-level automaton of a whole pattern (docs/design/overlap.md, sections 2-3): its brace readings merged
 // into a minimal DAG (shared prefixes and suffixes collapse), so `{a,b}{a,b}{a,b}/x/**` costs about as much as

@@ -1,4 +1,5 @@
-import { type CompiledPattern, compilePattern, weightOf } from './compile';
+import type { CompiledPattern } from './automaton';
+import { compilePattern, weightOf } from './compile';
 import type { Segment } from './expand';
 import { isLiteralPair, segmentWitness } from './segment';
 

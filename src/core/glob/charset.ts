@@ -115,3 +115,6 @@ export function meets(x: CharSet, y: CharSet): boolean {
   }
   return false;
 }
+
+// One position of a segment pattern: a run of any characters, or exactly one character from a set.
+export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };

@@ -1,15 +1,7 @@
-import type { Automaton } from './automaton';
-import { type Alternative, expandPattern } from './expand';
+import type { CompiledPattern } from './automaton';
+import { expandPattern } from './expand';
 import { validateComplexity } from './limits';
 import { parsePattern } from './parse';
-
-// A pattern ready for matching and overlap: its distinct brace-free readings, and the segment automaton
-// built from them on first use (automaton.ts).
-export interface CompiledPattern {
-  source: string;
-  alternatives: Alternative[];
-  automaton?: Automaton;
-}
 
 // Validates (unless the caller just did), parses and expands a pattern; cache.ts keeps the result.
 export function compilePattern(pattern: string, validated = false): CompiledPattern {

@@ -1,9 +1,7 @@
-import { type CharSet, UNIVERSE, classSet, single } from './charset';
+import { type Item, UNIVERSE, classSet, single } from './charset';
+export type { Item } from './charset';
 import type { Atom } from './parse';
 import type { Shape } from './segment-shape';
-
-// One position of a segment pattern: a run of any characters, or exactly one character from a set.
-export type Item = { kind: 'star' } | { kind: 'set'; set: CharSet };
 
 // A segment is `**` (zero or more whole segments) or a sequence of items matching one path segment.
 export type Segment = { kind: 'globstar'; key: string } | { kind: 'chars'; items: Item[]; key: string; literal: string | undefined; shape?: Shape };

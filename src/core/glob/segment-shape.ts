@@ -1,5 +1,4 @@
-import { type CharSet, DOT, UNIVERSE, contains, intersect, meets, pickWitness } from './charset';
-import type { Item } from './expand';
+import { type CharSet, type Item, DOT, UNIVERSE, contains, intersect, meets, pickWitness } from './charset';
 
 // What the segment decider (segment.ts, docs/design/overlap.md section 4) reads of one side, and how it picks code
 // points.

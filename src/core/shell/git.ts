@@ -1,8 +1,7 @@
 import { has, parseArgs } from './args';
 import type { Word } from './lex';
 import { patchTargets } from './patch-files';
-import { addTree, addWordTarget, resolveDir } from './targets';
-import type { VerbContext } from './verbs';
+import { addTree, addWordTarget, resolveDir, type VerbContext } from './targets';
 
 // git's verbs that write the work tree. A pathspec names its files (a directory, or `.`, every file under
 // it); a verb with no pathspec that rewrites the whole tree (`git stash`, `git reset --hard`, a branch

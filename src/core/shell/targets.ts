@@ -113,3 +113,15 @@ export function resolveDir(path: string, cwd: string | undefined): string | unde
   if (isAbsolute(path)) return normalize(path);
   return cwd === undefined ? undefined : normalize(join(cwd, path));
 }
+
+// What one program writes, read from its arguments. Programs not named here write nothing ic can see
+// before they run (the after-command restore covers them).
+export interface VerbContext {
+  sink: Sink;
+  cwd: string | undefined;
+  disk: Disk;
+  /** The text on the command's stdin when a heredoc or here-string gives it (patch, git apply). */
+  stdin: string | undefined;
+  /** Reads a nested script (`bash -c '…'`) in the same directory. */
+  nested(script: string, cwd: string | undefined): void;
+}

@@ -5,19 +5,7 @@ import type { Word } from './lex';
 import { readInlineCode } from './inline-code';
 import { patchTargets } from './patch-files';
 import { isReadProgram } from './programs';
-import { addDestination, addPath, addTree, addWordTarget, resolveDir, type Disk, type Sink } from './targets';
-
-// What one program writes, read from its arguments. Programs not named here write nothing ic can see
-// before they run (the after-command restore covers them).
-export interface VerbContext {
-  sink: Sink;
-  cwd: string | undefined;
-  disk: Disk;
-  /** The text on the command's stdin when a heredoc or here-string gives it (patch, git apply). */
-  stdin: string | undefined;
-  /** Reads a nested script (`bash -c '…'`) in the same directory. */
-  nested(script: string, cwd: string | undefined): void;
-}
+import { addDestination, addPath, addTree, addWordTarget, resolveDir, type VerbContext } from './targets';
 
 // Programs that run the rest of their arguments as a command: stripped, with their own options.
 const WRAPPERS: Record<string, { short?: string; long?: readonly string[]; skipOperands?: number; assignments?: boolean }> = {

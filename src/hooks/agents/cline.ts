@@ -2,7 +2,8 @@ import type { Decision } from '../decision';
 import { isPatch, pathsFromPatch } from '../patch';
 import { objectField, stringField, type Payload } from '../payload';
 import { shellQuote } from '../session';
-import type { AgentAdapter, AgentReply, ToolCall } from './adapter';
+import type { ToolClient, AgentReply, ToolCall } from './adapter';
+import { TOOL_EVENTS, toolEventFailed } from './tool-events';
 
 // Cline's CLI (npm cline, checked with 3.0.65): executable hook files in .clinerules/hooks/ named after the
 // event (PreToolUse, PostToolUse, TaskComplete, SessionShutdown), JSON on stdin: `taskId`,
@@ -17,9 +18,8 @@ export const CLINE_EDIT_TOOLS: readonly string[] = ['editor', 'write_to_file', '
 export const CLINE_PATCH_TOOLS: readonly string[] = ['apply_patch'];
 export const CLINE_SHELL_TOOLS: readonly string[] = ['run_commands', 'execute_command'];
 
-export const clineAdapter: AgentAdapter = {
+export const clineAdapter: ToolClient = {
   agent: 'cline',
-  label: 'Cline CLI',
   session: (payload) => ({
     sessionId: stringField(objectField(payload, 'sessionContext'), 'rootSessionId') ?? stringField(payload, 'taskId'),
     cwd: firstRoot(payload),
@@ -28,6 +28,8 @@ export const clineAdapter: AgentAdapter = {
   toolCall: (payload) => clineToolCall(payload),
   beforeToolReply: (decision) => clineReply(decision),
   afterToolReply: (notice) => clineReply({ kind: 'allow', ...(notice ? { notice } : {}) }),
+  events: TOOL_EVENTS,
+  failed: toolEventFailed,
 };
 
 function firstRoot(payload: Payload): string | undefined {

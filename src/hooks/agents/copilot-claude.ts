@@ -1,7 +1,8 @@
 import { preToolUseOutput } from '../output';
 import { objectField, stringField, type Payload } from '../payload';
-import type { AgentAdapter } from './adapter';
-import { copilotToolCall } from './copilot';
+import type { ToolClient } from './adapter';
+import { TOOL_EVENTS, toolEventFailed } from './tool-events';
+import { copilotAdapter } from './copilot';
 
 // GitHub Copilot CLI running the Claude Code hooks of .claude/settings.json and settings.local.json (it reads
 // them as extra repository config since 1.0.8): Claude's field names (`session_id`, `tool_name`,
@@ -10,13 +11,14 @@ import { copilotToolCall } from './copilot';
 // hookSpecificOutput). The session is Copilot's: owner `copilot-<session>`, the same as its own hooks'.
 const COPILOT_TOOL_OF: Record<string, string> = { Bash: 'bash', Edit: 'edit', Write: 'create' };
 
-export const copilotViaClaudeAdapter: AgentAdapter = {
+export const copilotViaClaudeAdapter: ToolClient = {
   agent: 'copilot',
-  label: 'GitHub Copilot CLI (through the Claude Code hooks)',
   session: (payload) => ({ sessionId: stringField(payload, 'session_id'), cwd: stringField(payload, 'cwd') }),
-  toolCall: (payload) => copilotToolCall(asCopilotPayload(payload)),
+  toolCall: (payload) => copilotAdapter.toolCall(asCopilotPayload(payload)),
   beforeToolReply: (decision) => ({ stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 }),
   afterToolReply: (notice) => ({ stdout: '', stderr: notice ? `${notice}\n` : '', exitCode: 0 }),
+  events: TOOL_EVENTS,
+  failed: toolEventFailed,
 };
 
 function asCopilotPayload(payload: Payload): Payload {

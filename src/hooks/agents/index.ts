@@ -1,24 +1,28 @@
-import type { HookName } from '../names';
 import type { AgentAdapter } from './adapter';
+import { claudeAdapter } from './claude';
+import { clineAdapter } from './cline';
+import { codexAdapter } from './codex';
 import { copilotAdapter } from './copilot';
 import { geminiAdapter } from './gemini';
-import { clineAdapter } from './cline';
 import { opencodeAdapter } from './opencode';
 import { piAdapter } from './pi';
-import type { AgentPhase } from './run-agent';
 
-// The adapted clients, by the prefix of their hook names (`gemini-pre-tool` → Gemini CLI, phase pre-tool).
-export const AGENT_ADAPTERS = { gemini: geminiAdapter, copilot: copilotAdapter, opencode: opencodeAdapter, pi: piAdapter, cline: clineAdapter } as const;
-export type AdaptedAgent = keyof typeof AGENT_ADAPTERS;
-export type AgentHookName = Extract<HookName, `${AdaptedAgent}-${AgentPhase}`>;
+// Every client, by the first word of its hook names: `coord hook claude-pre-edit` is Claude Code's event
+// `pre-edit` (docs/architecture.md, "Clients").
+export const AGENT_ADAPTERS: Readonly<Record<string, AgentAdapter>> = {
+  claude: claudeAdapter,
+  codex: codexAdapter,
+  gemini: geminiAdapter,
+  copilot: copilotAdapter,
+  opencode: opencodeAdapter,
+  pi: piAdapter,
+  cline: clineAdapter,
+};
 
-const PATTERN = /^(gemini|copilot|opencode|pi|cline)-(pre-tool|post-tool|session-end)$/;
-
-export function isAgentHookName(name: HookName): name is AgentHookName {
-  return PATTERN.test(name);
-}
-
-export function agentHookOf(name: AgentHookName): { adapter: AgentAdapter; phase: AgentPhase } {
-  const [, agent, phase] = PATTERN.exec(name)!;
-  return { adapter: AGENT_ADAPTERS[agent as AdaptedAgent], phase: phase as AgentPhase };
+/** The client and event a hook name stands for; undefined for git's hooks. */
+export function adapterOfHook(name: string): { adapter: AgentAdapter; event: string } | undefined {
+  const dash = name.indexOf('-');
+  const adapter = Object.hasOwn(AGENT_ADAPTERS, name.slice(0, dash)) ? AGENT_ADAPTERS[name.slice(0, dash)] : undefined;
+  const event = name.slice(dash + 1);
+  return adapter !== undefined && Object.hasOwn(adapter.events, event) ? { adapter, event } : undefined;
 }

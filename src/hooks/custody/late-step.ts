@@ -1,5 +1,5 @@
 import type { Deadline } from '../../store/deadline';
-import type { HookInput } from '../run';
+import type { HookInput } from '../hook-types';
 import { parsePayload, stringField } from '../payload';
 import { envWithin } from '../settings';
 import type { SessionStep } from '../liveness';

@@ -3,9 +3,6 @@ import { createContext, resolveWorkspace, writeTransaction } from '../../coord/c
 import { endCommandsOf, openCommandsOf } from '../../store/custody';
 import { isServerDb } from '../../store/discover';
 import type { Deadline } from '../../store/deadline';
-import { codexOwner } from '../edit-events';
-import { parsePayload, stringField } from '../payload';
-import { envWithin } from '../settings';
 import { listMarkers, removeMarker } from '../../store/markers';
 import { addReport, restoreEveryWorkTree } from './every-repo';
 import { tellLater } from './late-writes';
@@ -66,12 +63,4 @@ export function endTurnOutput(dir: string, owner: string, env: NodeJS.ProcessEnv
   } catch (error) {
     return `${JSON.stringify({ systemMessage: `ic: the open shell commands of ${owner} were not checked: ${error instanceof Error ? error.message : String(error)}` })}\n`;
   }
-}
-
-// Codex's Stop and UserPromptSubmit (codex-turn-end, codex-prompt): the session's open commands end.
-export function runCodexTurnEnd(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): { stdout: string; stderr: string; exitCode: 0 } {
-  const parsed = parsePayload(text, truncated);
-  const owner = parsed.ok ? codexOwner(parsed.value, env) : undefined;
-  if (!parsed.ok || owner === undefined) return { stdout: '', stderr: '', exitCode: 0 };
-  return { stdout: endTurnOutput(stringField(parsed.value, 'cwd') ?? cwd, owner, envWithin(env, deadline, 1_000), deadline, true), stderr: '', exitCode: 0 };
 }

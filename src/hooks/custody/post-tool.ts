@@ -1,9 +1,8 @@
 import { resolve } from 'node:path';
-import { CLAUDE_EDIT_TOOLS, CODEX_SHELL_TOOLS, claudeEditEvent, codexEditEvent, codexOwner } from '../edit-events';
-import { ownerForSession } from '../identity';
+import type { HookCall, PayloadReader } from '../agents/adapter';
+import type { HookResult } from '../hook-types';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
 import { envWithin } from '../settings';
-import type { Deadline } from '../../store/deadline';
 import { commandText } from '../shell-patch';
 import { recordHolderWrite } from './restore';
 import { restoreEveryWorkTree } from './every-repo';
@@ -15,12 +14,7 @@ import type { RestoreReport, ShellRequest } from './types';
 // in files other agents hold is put back and the writer's model is told; after an edit tool (built-in or
 // MCP), the file's new content becomes its holder's latest, which no restore undoes.
 
-export interface PostToolResult {
-  stdout: string;
-  stderr: string;
-}
-
-const QUIET: PostToolResult = { stdout: '', stderr: '' };
+const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
 
 // Paths an MCP tool's input names (issue #19, "Other tools are edits too"); a tool whose name says it only
 // reads writes nothing.
@@ -38,45 +32,26 @@ export function mcpPaths(tool: string, input: Record<string, unknown> | undefine
   return paths;
 }
 
-export function runClaudePostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): PostToolResult {
-  const parsed = parsePayload(text, truncated);
-  if (!parsed.ok) return { stdout: '', stderr: `ic: tool result not checked: ${parsed.problem}\n` };
+export function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): HookResult {
+  const parsed = parsePayload(input.text, input.truncated);
+  if (!parsed.ok) return { ...QUIET, stderr: `ic: tool result not checked: ${parsed.problem}\n` };
   const payload = parsed.value;
   const tool = stringField(payload, 'tool_name');
-  const sessionId = stringField(payload, 'session_id');
-  if (tool === undefined || sessionId === undefined) return QUIET;
-  const owner = ownerForSession('claude', sessionId, stringField(payload, 'agent_id'));
-  const dir = stringField(payload, 'cwd') ?? env.CLAUDE_PROJECT_DIR ?? cwd;
-  const budget = envWithin(env, deadline);
-  if (tool === 'Bash') return afterShell(shellRequest(payload, owner, dir, env.CLAUDE_PROJECT_DIR || dir), budget, deadline);
-  if (CLAUDE_EDIT_TOOLS.includes(tool)) {
-    const event = claudeEditEvent(payload);
-    const content = tool === 'Write' ? stringField(objectField(payload, 'tool_input'), 'content') : undefined;
-    if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget, content === undefined ? undefined : { path: event.paths[0]!, content });
-    return QUIET;
-  }
-  if (tool.startsWith('mcp__')) {
-    const paths = mcpPaths(tool, objectField(payload, 'tool_input'));
-    if (paths.length > 0) recordHolderWrite(owner, paths, dir, budget);
-  }
-  return QUIET;
-}
-
-export function runCodexPostTool(text: string, truncated: boolean | undefined, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): PostToolResult {
-  const parsed = parsePayload(text, truncated);
-  if (!parsed.ok) return { stdout: '', stderr: `ic: tool result not checked: ${parsed.problem}\n` };
-  const payload = parsed.value;
-  const tool = stringField(payload, 'tool_name');
-  const owner = codexOwner(payload, env);
+  const owner = client.callOwner(payload, env);
   if (tool === undefined || owner === undefined) return QUIET;
-  const dir = stringField(payload, 'cwd') ?? cwd;
+  const projectDir = client.dir(payload, env, cwd);
+  const dir = stringField(payload, 'cwd') ?? projectDir;
   const budget = envWithin(env, deadline);
-  // A shell command (its own writes to files the writer holds are recorded by the restore itself).
-  // Run in tool_input.workdir when given, as the before hook reads it.
+  // A shell command (its own writes to files the writer holds are recorded by the restore itself), run in
+  // tool_input.workdir when given (Codex), as the before hook reads it.
   const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
-  if (CODEX_SHELL_TOOLS.includes(tool)) return afterShell(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, dir), budget, deadline);
-  const event = codexEditEvent(payload, env);
-  if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget);
+  if (client.shellTools.includes(tool)) {
+    const message = restoreMessage(restoreEveryWorkTree(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, projectDir), budget, deadline));
+    return adapter.afterToolReply(message);
+  }
+  const event = client.editEvent(payload, env);
+  const content = tool === 'Write' ? stringField(objectField(payload, 'tool_input'), 'content') : undefined; // Claude Code's Write: the whole new text
+  if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget, content === undefined ? undefined : { path: event.paths[0]!, content });
   else if (tool.startsWith('mcp__')) {
     const paths = mcpPaths(tool, objectField(payload, 'tool_input'));
     if (paths.length > 0) recordHolderWrite(owner, paths, dir, budget);
@@ -94,12 +69,6 @@ function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: 
   const client = clientBackgrounded(payload.tool_response);
   const lingers = client.background || commandReach(command, cwd, process.env.HOME).background ? { lingers: client.pgid !== undefined ? { pgid: client.pgid } : {} } : {};
   return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof duration === 'number' && duration >= 0 ? { durationMs: duration } : {}), ...lingers };
-}
-
-function afterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline): PostToolResult {
-  const report = restoreEveryWorkTree(request, env, deadline);
-  const message = restoreMessage(report);
-  return message === undefined ? QUIET : { stdout: postToolUseOutput(message), stderr: '' };
 }
 
 // What the writer's model reads: which files went back and who holds them, where moved files are, and
@@ -136,10 +105,4 @@ export function restoreMessage(report: RestoreReport): string | undefined {
           `Another agent is working on ${report.restored.length + report.displaced.length === 1 ? 'this file' : 'these files'}: do not change ${report.restored.length + report.displaced.length === 1 ? 'it' : 'them'} now. Work on something else, or ask ${holders.join(', ')} to release (\`coord who\` shows who holds what).`,
         ];
   return ['ic: your shell command wrote to files other agents hold.', ...lines, ...next].join('\n');
-}
-
-// PostToolUse output both clients read: additionalContext reaches the model (Claude Code; Codex 0.169's
-// PostToolUseHookSpecificOutputWire), systemMessage shows the person. The tool has already run: nothing is blocked.
-export function postToolUseOutput(message: string): string {
-  return `${JSON.stringify({ systemMessage: message, hookSpecificOutput: { hookEventName: 'PostToolUse', additionalContext: message } })}\n`;
 }

@@ -10,7 +10,7 @@ import type { HookEntry } from './json-hooks';
 import { CLINE_HOOK_FILES, CLINE_HOOK_MARKER, clineHookFiles, renderClineHook } from './cline-hooks';
 import { OPENCODE_PLUGIN_MARKER, renderOpencodePlugin } from './opencode-plugin';
 import { PI_EXTENSION_MARKER, renderPiExtension } from './pi-extension';
-import { planJsonMerge, planJsonRemove, writeText, type Change } from './plan';
+import { planJsonMerge, planJsonRemove, writeText, type Change } from './change';
 
 // Install targets for the adapted clients (src/hooks/agents): Gemini CLI, GitHub Copilot CLI, OpenCode, pi,
 // Cline's CLI. Each writes its personal files (one file; Cline: one per hook event) into the work tree, listed in .git/info/exclude so `git add -A` leaves it

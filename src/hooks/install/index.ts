@@ -1,1 +1,2 @@
-export { ALL_TARGETS, DETECTORS, detectTargets, planInstall, planUninstall, type Change, type InstallPlan, type Target } from './plan';
+export { ALL_TARGETS, DETECTORS, detectTargets, planInstall, planUninstall, type InstallPlan, type Target } from './plan';
+export type { Change } from './change';

@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, renameSync, unlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
@@ -7,10 +7,9 @@ import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, retir
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
 import { detectClaude, detectCline, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, detectPi, type Detection, type Detector } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
-import { parseNode } from './json-spans';
 import { shellQuote } from '../session';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
-import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
+import { planJsonMerge, planJsonRemove, writeText, type Change } from './change';
 import { icBinPath, scriptPath } from './locate';
 import { checkWritableFile } from './file-types';
 import { findGitInfo } from '../../store/discover';
@@ -43,16 +42,6 @@ export function detectTargets(cwd: string, env: NodeJS.ProcessEnv): { targets: T
     skipped: candidates.filter((target) => !found[target]!.found).map((target) => ({ target, why: found[target]!.why })),
     found,
   };
-}
-
-export type Action = 'created' | 'updated' | 'removed' | 'restored' | 'backed_up';
-
-export interface Change {
-  file: string;
-  action: Action;
-  /** The file's new text, for changes that write one. */
-  text?: string;
-  apply: () => void;
 }
 
 export interface PlanOptions {
@@ -225,46 +214,6 @@ function planTrustRemoval(hooksFile: string, env: NodeJS.ProcessEnv): Change[] {
   return [{ file: config, action: 'updated', text: after, apply: () => writeText(config, after) }];
 }
 
-// The "statusLine" install's next steps suggested (an ic statusline command), taken out with its spacing.
-function withoutOurStatusLine(text: string): string {
-  let root: { statusLine?: { command?: unknown } };
-  try {
-    root = JSON.parse(text) as typeof root;
-  } catch {
-    return text;
-  }
-  const command = root?.statusLine?.command;
-  if (typeof command !== 'string' || !/(^|\s)coord(ination)? statusline$/.test(command)) return text;
-  const node = parseNode(text);
-  const index = node.members!.findIndex((m) => m.key === 'statusLine');
-  const members = node.members!;
-  const member = members[index]!;
-  if (index > 0) return text.slice(0, members[index - 1]!.value.end) + text.slice(member.value.end);
-  if (members.length > 1) return text.slice(0, member.keyStart) + text.slice(members[1]!.keyStart);
-  return text.slice(0, node.start + 1) + text.slice(node.end - 1);
-}
-
-export function planJsonMerge(file: string, entries: HookEntry[], retire: readonly string[] = []): Change[] {
-  const before = readIfExists(file);
-  const merged = mergeHookEntries(before, entries, file);
-  const after = retire.length > 0 ? (removeHookEntries(merged, retire, file) ?? merged) : merged;
-  if (after === before) return [];
-  return [{ file, action: before === undefined ? 'created' : 'updated', text: after, apply: () => writeText(file, after) }];
-}
-
-export function planJsonRemove(file: string, names: readonly string[], statusLine = false): Change[] {
-  const before = readIfExists(file);
-  const removed = removeHookEntries(before, names, file);
-  const after = statusLine && typeof removed === 'string' ? withoutOurStatusLine(removed) : removed;
-  if (after === undefined || after === before) return [];
-  if (after === null || isEmptyObject(after)) return [{ file, action: 'removed', apply: () => removeFileAndEmptyDir(file) }];
-  return [{ file, action: 'updated', apply: () => writeText(file, after) }];
-}
-
-function isEmptyObject(text: string): boolean {
-  return /^\s*\{\s*\}\s*$/.test(text);
-}
-
 function requireGit(projectRoot: string): string {
   if (!findGitInfo(projectRoot)) throw new IcError('INVALID_INPUT', `${projectRoot} is not in a git repository, so there is no commit to guard; pass --claude or --codex`);
   return gitHooksDir(projectRoot);
@@ -304,29 +253,6 @@ function planGitUninstall(projectRoot: string, name: GitHookName): Change[] {
   return [{ file: hook, action: 'removed', apply: () => unlinkSync(hook) }];
 }
 
-// Written beside the target and renamed over it: a reader (Claude Code, Codex, git) never sees half a
-// settings file or hook, and a crash mid-write leaves the old file whole.
-export function writeText(target: string, text: string, mode?: number): void {
-  mkdirSync(dirname(target), { recursive: true });
-  const file = existsSync(target) ? realpathSync(target) : target; // a symlinked settings file stays a link
-  const temp = `${file}.ic-${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, text);
-    if (mode !== undefined) chmodSync(temp, mode);
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
 function writeExecutable(file: string, text: string): void {
   writeText(file, text, 0o755);
-}
-
-// Deletes a config file the installer emptied, and its directory when nothing else is in it.
-function removeFileAndEmptyDir(file: string): void {
-  unlinkSync(file);
-  const dir = dirname(file);
-  if (readdirSync(dir).length === 0) rmdirSync(dir);
 }

@@ -2,7 +2,7 @@ import { resolveProject } from '../../coord/context';
 import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
 import { readIfExists } from './git-hook';
-import { commandProgram, ourCommands } from './doctor-checks';
+import { commandProgram, ourCommands } from './hook-commands';
 import { claudeSettingsFiles, codexHooksFile, planInstall, type Target } from './plan';
 
 // Linked worktrees (docs/sessions.md, "Worktrees"). Claude's settings.local.json and Codex's hooks.json

@@ -9,39 +9,40 @@ import { parsePayload, type Payload } from '../payload';
 import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
 import type { Deadline } from '../../store/deadline';
-import { restoreNotice, type AgentAdapter, type AgentReply, type SessionFields } from './adapter';
-
-export type AgentPhase = 'pre-tool' | 'post-tool' | 'session-end';
+import { restoreNotice, type AgentReply, type SessionFields, type ToolClient, type UseCase } from './adapter';
 
 const QUIET: AgentReply = { stdout: '', stderr: '', exitCode: 0 };
 
-// One hook of an adapted client: payload → the client's tool call → the shared use case → the client's reply.
+// The events of a client that sends ic only its tool calls and its session's end (Gemini CLI, Copilot CLI,
+// OpenCode, pi, Cline): payload → the client's tool call → the shared use case → the client's reply.
 // Never throws and never exits 2: a failure is the usual fail-open notice (or a deny with IC_HOOK_FAIL=closed).
-export function runAgentHook(adapter: AgentAdapter, phase: AgentPhase, text: string, truncated: boolean, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
-  const parsed = parsePayload(text, truncated);
-  if (!parsed.ok) return phase === 'pre-tool' ? adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${parsed.problem}` }) : { ...QUIET, stderr: `ic: ${parsed.problem}\n` };
-  try {
-    if (phase === 'pre-tool') return beforeTool(adapter, parsed.value, env, hookCwd, deadline);
-    if (phase === 'post-tool') return afterTool(adapter, parsed.value, env, hookCwd, deadline);
-    return sessionEnd(adapter, parsed.value, env, hookCwd, deadline);
-  } catch (error) {
-    return agentHookFailed(adapter, phase, error, hookSettings(env).failClosed);
-  }
+/** The events of a ToolClient: its hook names are `<agent>-<event>`. */
+export type ToolEvent = 'pre-tool' | 'post-tool' | 'session-end';
+
+export const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };
+
+function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => AgentReply): UseCase {
+  return ({ adapter: ofTool, event, input, env, cwd, deadline }) => {
+    const adapter = ofTool as ToolClient; // these events are a ToolClient's only
+    const parsed = parsePayload(input.text, input.truncated);
+    if (!parsed.ok) return event === 'pre-tool' ? adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${parsed.problem}` }) : { ...QUIET, stderr: `ic: ${parsed.problem}\n` };
+    try {
+      return work(adapter, parsed.value, env, cwd, deadline);
+    } catch (error) {
+      return adapter.failed(event, error, hookSettings(env).failClosed);
+    }
+  };
 }
 
 // ic could not do the hook's work: a tool call is allowed with a notice, or denied with IC_HOOK_FAIL=closed.
-export function agentHookFailed(adapter: AgentAdapter, phase: AgentPhase, error: unknown, failClosed: boolean): AgentReply {
-  if (phase === 'pre-tool') return adapter.beforeToolReply(decideFailure(error, failClosed));
-  return { ...QUIET, stderr: `ic: ${adapter.agent}-${phase} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
+export function toolEventFailed(this: ToolClient, event: string, error: unknown, failClosed: boolean): AgentReply {
+  if (event === 'pre-tool') return this.beforeToolReply(decideFailure(error, failClosed));
+  return { ...QUIET, stderr: `ic: ${this.agent}-${event} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
 }
 
-interface Session {
-  owner: string;
-  cwd: string;
-  callId?: string;
-}
+type Session = { owner: string; cwd: string; callId?: string };
 
-function sessionOf(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string): Session | undefined {
+function sessionOf(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string): Session | undefined {
   const fields: SessionFields = adapter.session(payload, env);
   if (fields.sessionId === undefined) return undefined;
   return { owner: ownerForSession(adapter.agent, fields.sessionId), cwd: fields.cwd ?? hookCwd, ...(fields.callId ? { callId: fields.callId } : {}) };
@@ -57,7 +58,7 @@ function shellRequest(session: Session, command: string, timeoutMs: number | und
 
 // Before a tool: an edit reserves its files (the same call and message as Claude's and Codex's edits); a
 // shell command is checked by custody, and the files others hold are snapshotted for the after-hook.
-function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
+function beforeTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const call = adapter.toolCall(payload);
   if (call.kind === 'other') return adapter.beforeToolReply(ALLOW);
   if (call.kind === 'malformed') return adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${call.problem}` });
@@ -73,7 +74,7 @@ function beforeTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.Process
 
 // After a tool: the holder's own edit becomes what a restore puts back; a shell command's changes to files
 // others hold are put back (custody).
-function afterTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
+function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const call = adapter.toolCall(payload);
   if (call.kind !== 'edit' && call.kind !== 'shell') return adapter.afterToolReply(undefined);
   const session = sessionOf(adapter, payload, env, hookCwd);
@@ -87,7 +88,7 @@ function afterTool(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessE
 }
 
 // Session end: the session's locks and claims go at once (clients give this hook little time).
-function sessionEnd(adapter: AgentAdapter, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
+function sessionEnd(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return { ...QUIET, stderr: 'ic: nothing released: the hook input has no session id\n' };
   const released = releaseSession(session.cwd, session.owner, envWithin(env, deadline, 1_000));

@@ -1,0 +1,59 @@
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { HealthCheck } from '../../store/health';
+import { hooksObjectOf, isOurHandler } from './json-hooks';
+
+// The commands our installed hooks run, and whether the program each names runs here (doctor, worktrees).
+
+export function ourCommands(text: string | undefined, names: readonly string[]): string[] {
+  const hooks = hooksObjectOf(text);
+  if (hooks === undefined) return [];
+  const commands = new Set<string>();
+  for (const groups of Object.values(hooks)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      const handlers = (group as { hooks?: unknown } | null)?.hooks;
+      if (Array.isArray(handlers)) for (const handler of handlers) if (isOurHandler(handler, names)) commands.add((handler as { command: string }).command);
+    }
+  }
+  return [...commands];
+}
+
+// The program a hook command starts: a single-quoted path (what install writes) or a bare word.
+export function commandProgram(command: string): string {
+  const wrapped = /;\s*exec (\S+) coord(?:ination)? hook \S+$/.exec(command); // a shared hook's `command -v ic || …; exec ic coord hook NAME`
+  if (wrapped) return wrapped[1]!;
+  const quoted = /^'((?:[^']|'\\'')*)'/.exec(command);
+  if (quoted) return quoted[1]!.replace(/'\\''/g, "'");
+  return command.split(/\s+/)[0] ?? '';
+}
+
+export function runnable(program: string, env: NodeJS.ProcessEnv): boolean {
+  const candidates = program.includes('/')
+    ? [program]
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, program));
+  return candidates.some((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function commandCheck(name: string, file: string, commands: string[], env: NodeJS.ProcessEnv): HealthCheck {
+  const broken = [...new Set(commands.map(commandProgram))].filter((program) => !runnable(program, env));
+  if (broken.length === 0) return { name, ok: true, detail: `${file}: the hooks call a working ic` };
+  const onPath = broken.every((program) => !program.includes('/'));
+  return {
+    name,
+    ok: false,
+    severity: 'warning',
+    detail: `${file}: the hooks call ${broken.map((p) => JSON.stringify(p)).join(', ')}, which ${onPath ? 'is not on PATH' : 'does not exist or is not executable'} here, so they fail and edits go unchecked`,
+    fix: onPath ? "put ic on PATH (npm install -g), or run `ic coord install` for a personal install with this machine's path" : 'run `ic coord install` again from the ic you use now',
+  };
+}
