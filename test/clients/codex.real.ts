@@ -39,7 +39,7 @@ describe('Codex, real binary', () => {
     const doctor = await ic(s.repo, ['doctor'], { CODEX_HOME: s.home });
     expect(doctor.code).toBe(1);
     expect(doctor.json.checks.find((c: any) => c.name === 'codex_trust')).toMatchObject({ ok: false, severity: 'warning' });
-    expect((await codexHookList(s)).map((h) => h.trustStatus)).toEqual(['untrusted', 'untrusted', 'untrusted', 'untrusted']); // pre-edit, pre-shell, session-end, post-tool
+    expect((await codexHookList(s)).map((h) => h.trustStatus)).toEqual(Array(6).fill('untrusted')); // pre-edit, pre-shell, session-end, post-tool, turn-end (Stop), prompt
     // What the issue saw: without trust Codex silently skips ic's hook and patches the held file.
     await runCodex(s, 'patch it [[UNTRUSTED]]');
     expect(readFileSync(join(s.repo, 'a.txt'), 'utf8')).toBe('patched\n');
@@ -48,7 +48,7 @@ describe('Codex, real binary', () => {
     expect(trust.json.changed).toEqual([{ file: join(s.home, 'config.toml'), action: 'updated' }]);
     // Codex itself now calls them trusted: ic computed the very hash Codex computes.
     const listed = await codexHookList(s);
-    expect(listed.map((h) => h.trustStatus)).toEqual(['trusted', 'trusted', 'trusted', 'trusted']);
+    expect(listed.map((h) => h.trustStatus)).toEqual(Array(6).fill('trusted'));
     const config = readFileSync(join(s.home, 'config.toml'), 'utf8');
     for (const hook of listed) expect(config).toContain(`[hooks.state.${JSON.stringify(hook.key)}]\ntrusted_hash = ${JSON.stringify(hook.currentHash)}`);
     expect((await ic(s.repo, ['doctor'], { CODEX_HOME: s.home })).json.checks.find((c: any) => c.name === 'codex_trust')).toMatchObject({ ok: true });
