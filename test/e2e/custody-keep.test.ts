@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { claudeWrite, payload, write } from '../support/custody';
+import { onPostgres } from '../support/engine';
 
 // Issue #34, item 1: everything custody displaces or records stays recoverable. Through the real bin, real
 // git (gc included) and real bash: the holder's edit, `git gc --prune=now` inside another session's
@@ -87,11 +88,18 @@ describe('custody keeps what it records and displaces (issue #34, item 1)', () =
     expect(context).toContain(`coord undo ${restored.id}`);
   });
 
-  it('a holder’s content git no longer has: the file is left as it is, with a not_restored event and a clear message', async () => {
+  it('a holder’s content git no longer has: left as it is with a not_restored event and a clear message (on a server: put back from the server’s copy)', async () => {
     seed(repo, { 'held.txt': 'committed\n' });
     await claudeWrite(repo, A, 'held.txt', 'A work that only custody had\n');
     dropPinsAndPrune(repo); // as a repository with ic before 0.4, or a hand-deleted ref
     const context = await bashCall(repo, 'lost-1', nodeWrite('held.txt', 'B wrote\n'));
+    if (onPostgres) {
+      // A server project keeps custody's contents on the server too (docs/postgres.md): every clone, and this
+      // one after its own copy was pruned, gets the holder's content back from there.
+      expect(read(repo, 'held.txt')).toBe('A work that only custody had\n');
+      expect(await events(repo, 'restored')).toEqual([expect.objectContaining({ owner: WRITER, pattern: 'held.txt' })]);
+      return;
+    }
     expect(read(repo, 'held.txt')).toBe('B wrote\n'); // never a destroyed file
     expect(context).toContain("is no longer in git's object store, so ic left the file as it is");
     const [missed] = await events(repo, 'not_restored');
