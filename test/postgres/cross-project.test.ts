@@ -3,29 +3,19 @@
 // agent's hook in project B, whose session step and reservation complete while A's transaction is open. The
 // same hook in A, meanwhile, cannot get A's scope (so the transaction held it for real). The session step
 // swallows its errors, so its write is seen by its heartbeat event.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COORD_BIN, runBin } from '../support/cli';
 import { freshPostgresDatabase, type TestDatabase } from '../support/engine';
-import { connect, withConnection } from './support';
+import { connect, keyedProject, withConnection } from './support';
 import { EVERYTHING_LOCK_KEY } from '../../src/store/postgres/pg-connection';
 
 let root: string;
 let database: TestDatabase;
 
-function project(name: string): string {
-  const dir = join(root, name);
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
-  execFileSync('git', ['init', '-q', '-b', 'main', dir], { stdio: 'ignore' });
-  writeFileSync(join(dir, 'README.md'), `${name}\n`);
-  git('add', 'README.md');
-  git('-c', 'user.email=t@example.com', '-c', 'user.name=T', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', name);
-  git('config', 'ic.project', name);
-  return dir;
-}
+const project = (name: string): string => keyedProject(root, name);
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'ic-cross-project-')));

@@ -3,8 +3,8 @@
 // killed with SIGKILL with their hook mid-call (their locks are then released by the next hook on the host,
 // in the dead session's scopes only), and the server restarts midway. Afterwards no file was ever held by two
 // owners at once: neither in the events replayed in order, nor in the lock rows' own intervals.
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,7 +13,7 @@ import { freshPostgresDatabase, type TestDatabase } from '../support/engine';
 import { startFakeClient, type FakeClient } from '../support/fake-client';
 import { seeded } from '../support/random';
 import { doubleGrants } from './grants';
-import { withConnection } from './support';
+import { keyedProject, withConnection } from './support';
 
 const SEED = Number(process.env.STRESS_SEED ?? 38_005);
 const PROJECTS = ['stress-a', 'stress-b'];
@@ -24,16 +24,7 @@ const FILES = ['src/a.ts', 'src/b.ts', 'src/c.ts'];
 let root: string;
 let database: TestDatabase;
 
-function project(name: string): string {
-  const dir = join(root, name);
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
-  execFileSync('git', ['init', '-q', '-b', 'main', dir], { stdio: 'ignore' });
-  writeFileSync(join(dir, 'README.md'), `${name}\n`);
-  git('add', 'README.md');
-  git('-c', 'user.email=t@example.com', '-c', 'user.name=T', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', name);
-  git('config', 'ic.project', name);
-  return dir;
-}
+const project = (name: string): string => keyedProject(root, name);
 
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'ic-hook-stress-')));

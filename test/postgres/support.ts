@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import { PostgresConnection, type PostgresOptions } from '../../src/store/postgres/connection';
 import { withParameter } from '../../src/store/postgres/url';
@@ -38,4 +41,16 @@ export function freshDatabaseUrl(base: string = serverUrl()): string {
   const name = `ic_${randomBytes(6).toString('hex')}`;
   withConnection(serverUrl(), (db) => db.exec(`CREATE DATABASE ${name}`));
   return base.replace(/^(postgres(?:ql)?:\/\/[^/?#]*\/)[^?#]*/, `$1${name}`);
+}
+
+// A git repository `root/name` with one commit, its clone's project key `name` (git config ic.project).
+export function keyedProject(root: string, name: string): string {
+  const dir = join(root, name);
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'ignore' });
+  execFileSync('git', ['init', '-q', '-b', 'main', dir], { stdio: 'ignore' });
+  writeFileSync(join(dir, 'README.md'), `${name}\n`);
+  git('add', 'README.md');
+  git('-c', 'user.email=t@example.com', '-c', 'user.name=T', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', name);
+  git('config', 'ic.project', name);
+  return dir;
 }
