@@ -38,11 +38,16 @@ function bash(repo: TempRepo, command: string): void {
   execFileSync('bash', ['-c', command], { cwd: repo.dir });
 }
 
-function postShell(repo: TempRepo, session: string, callId: string, command: string, extra: Record<string, unknown> = {}) {
+function postShell(repo: TempRepo, session: string, callId: string, command: string, extra: Record<string, unknown> = {}, env: Record<string, string> = {}) {
   return ic(repo, ['coord', 'hook', 'claude-post-tool'], {
     input: payload(repo, session, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: callId, tool_response: { stdout: '' }, ...extra }),
+    env,
   });
 }
+
+// The hook's clock stopped at the moment the command ended: a client calls PostToolUse then, and the
+// command's duration is counted back from it, however long the hook's own start takes on a loaded machine.
+const endedNow = (): Record<string, string> => ({ IC_TEST_CLOCK: '1', IC_NOW: String(Date.now()) });
 
 // One whole Bash call of `session`: before hook (snapshot), the command in real bash, the after hook.
 async function shellCall(repo: TempRepo, session: string, callId: string, command: string) {
@@ -93,7 +98,7 @@ describe('custody after a shell command (claude-post-tool)', () => {
     expect(read(repo, 'held.txt')).toBe('A uncommitted\n');
     // No snapshot (no before hook ran): the holder's record is the authority.
     bash(repo, command);
-    expect(contextOf((await postShell(repo, B, 'one-2', command, { duration_ms: 200 })).stdout)).toContain('held.txt');
+    expect(contextOf((await postShell(repo, B, 'one-2', command, { duration_ms: 200 }, endedNow())).stdout)).toContain('held.txt');
     expect(read(repo, 'held.txt')).toBe('A uncommitted\n');
     expect(await events(repo, 'restored')).toHaveLength(2);
   });
@@ -105,7 +110,7 @@ describe('custody after a shell command (claude-post-tool)', () => {
     // The person's uncommitted editor work, saved during the command's time: no hook saw it, and no snapshot
     // (the before hook failed open) says what the file held before the command.
     bash(repo, `python3 -c "open('held.txt','w').write('person editor work')"`);
-    const post = await postShell(repo, B, 'idx-1', 'python3 …', { duration_ms: 100 });
+    const post = await postShell(repo, B, 'idx-1', 'python3 …', { duration_ms: 100 }, endedNow());
     expect(contextOf(post.stdout)).toContain('"held.txt" (held by person) changed, but ic has no snapshot from before your command');
     expect(read(repo, 'held.txt')).toBe('person editor work');
     expect(await events(repo, 'restored')).toHaveLength(0);
