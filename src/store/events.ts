@@ -178,6 +178,20 @@ export function cursorAfter(event: PositionedEvent): EventCursor {
   return { xact: event.xact, id: event.id };
 }
 
+// Readers of one consumer take turns, and nothing else waits for them: on PostgreSQL a transaction-scoped
+// advisory lock on the consumer's name (class 713013, hashtext(name): the two-key form, which never meets the
+// write path's one-key or owner locks; a hash collision only makes two consumers take turns). On SQLite every
+// write transaction is already alone.
+const LOCK_CONSUMER = dialect({
+  sqlite: 'SELECT ? AS name',
+  postgres: 'SELECT pg_advisory_xact_lock(713013, hashtext(?)) AS name',
+});
+
+/** Inside a write transaction: waits until no other reader of this consumer is in one (its lock wait bounds it). */
+export function lockConsumer(db: Connection, name: string): void {
+  statement(db, LOCK_CONSUMER).get(name);
+}
+
 const CONSUMER_POSITION = dialect({
   sqlite: 'SELECT last_event, NULL AS last_xact FROM consumers WHERE name = ?',
   postgres: 'SELECT last_event, last_xact::text AS last_xact FROM consumers WHERE name = ?',
