@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, type CoordContext } from '../../src/coord/context';
 import { readEvents } from '../../src/coord/events';
-import { cursorAfter, eventsAfterCursor, lockConsumer, LOG_START } from '../../src/store/events';
+import { consumerPosition, cursorAfter, eventsAfterCursor, lockConsumer, LOG_START } from '../../src/store/events';
 import { finishedEventsAfter } from '../../src/store/postgres/events';
 import { EVERYTHING_LOCK_KEY, PgConnection } from '../../src/store/postgres/pg-connection';
 import { grant, T0 } from '../support/store';
@@ -124,6 +124,7 @@ describe('a consumer on a team server', () => {
     const other = projectContext(url, 'events-reader', '1s');
     other.db.write({ scopes: [] }, () => {
       lockConsumer(other.db, 'bot');
+      expect(consumerPosition(other.db, 'bot').cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
       expect(() => readEvents(ctx, { limit: 10, consumer: 'bot' })).toThrow(expect.objectContaining({ code: 'BUSY' }));
       expect(readEvents(ctx, { limit: 10, consumer: 'audit' }).map((event) => event.pattern)).toEqual(['a', 'b', 'c']);
     });
