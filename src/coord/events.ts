@@ -1,7 +1,9 @@
 import { formatTime } from '../core/time';
-import { advanceConsumer, consumerPosition, cursorAfter, eventsAfterCursor, queryEvents, type EventCursor, type StoredEvent } from '../store/events';
+import { advanceConsumer, consumerPosition, lockConsumer, cursorAfter, eventsAfterCursor, queryEvents, type EventCursor, type StoredEvent } from '../store/events';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
-import { EVERYTHING } from '../store/connection';
+import type { WriteScope } from '../store/connection';
+
+const NO_SCOPE: WriteScope = { scopes: [] };
 
 export interface EventView {
   id: number;
@@ -42,14 +44,18 @@ function sinceOf(input: EventsInput, now: number): number | undefined {
 }
 
 // Reads events: a listing in id order; with a consumer, after its cursor (store/events.ts, EventCursor), and
-// reading and advancing that cursor are one IMMEDIATE transaction, so two readers never get the same event.
+// reading and advancing that cursor are one write transaction holding the consumer's lock (lockConsumer), so two
+// readers never get the same event.
 export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
   if (input.consumer === undefined) {
     return readTransaction(ctx, (now) => queryEvents(ctx.db, { afterId: input.afterId, since: sinceOf(input, now), limit: input.limit }).map(viewEvent));
   }
   const consumer = input.consumer;
-  // A consumer's cursor is no scope's: its read-and-advance excludes every other writer.
-  return writeTransaction(ctx, EVERYTHING, (now) => {
+  // A consumer's cursor is no scope's: its read-and-advance locks only the consumer, so two readers of it take
+  // turns while every other writer of the server goes on (a lock on everything made each read wait for every
+  // project's writers, and stopped them all meanwhile).
+  return writeTransaction(ctx, NO_SCOPE, (now) => {
+    lockConsumer(ctx.db, consumer);
     const position = consumerPosition(ctx.db, consumer);
     const floorId = Math.max(position.floorId, input.afterId ?? 0);
     const events = eventsAfterCursor(ctx.db, position.cursor, { floorId, since: sinceOf(input, now), limit: input.limit });

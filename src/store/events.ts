@@ -1,5 +1,5 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
+import { runWithoutResult, statement } from './statements';
 
 // The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
 // hook, a hand-off request for a claim, and a stalled claim taken over. 0.3: a held file a shell command
@@ -178,6 +178,18 @@ export function cursorAfter(event: PositionedEvent): EventCursor {
   return { xact: event.xact, id: event.id };
 }
 
+// Readers of one consumer take turns, and nothing else waits for them: on PostgreSQL a transaction-scoped
+// advisory lock on the consumer's name (class 713013, hashtext(name): the two-key form, which never meets the
+// write path's one-key or owner locks; a hash collision only makes two consumers take turns), sent with the
+// next statement (the cursor's read), whose snapshot then sees the previous reader's advance. On SQLite every
+// write transaction is already alone.
+const LOCK_CONSUMER = 'SELECT pg_advisory_xact_lock(713013, hashtext(?))';
+
+/** First thing in the consumer's write transaction: no other reader of it is in one after this (its lock wait bounds the wait). */
+export function lockConsumer(db: Connection, name: string): void {
+  if (db.engine === 'postgres') runWithoutResult(statement(db, LOCK_CONSUMER), name);
+}
+
 const CONSUMER_POSITION = dialect({
   sqlite: 'SELECT last_event, NULL AS last_xact FROM consumers WHERE name = ?',
   postgres: 'SELECT last_event, last_xact::text AS last_xact FROM consumers WHERE name = ?',
@@ -198,6 +210,7 @@ const ADVANCE_CONSUMER = dialect({
     'INSERT INTO consumers (name, last_event, updated_at, last_xact) VALUES (?, ?, ?, ?::xid8) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at, last_xact = excluded.last_xact',
 });
 
+// Sent with the commit where the engine can (one round trip fewer while the consumer's lock is held).
 export function advanceConsumer(db: Connection, name: string, last: PositionedEvent, now: number): void {
-  statement(db, ADVANCE_CONSUMER).run(name, last.id, now, last.xact);
+  runWithoutResult(statement(db, ADVANCE_CONSUMER), name, last.id, now, last.xact);
 }

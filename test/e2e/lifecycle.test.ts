@@ -285,9 +285,9 @@ describe('heartbeat', () => {
 
 describe('events', () => {
   it('filters by id and duration, limits, and advances a consumer cursor', async () => {
-    for (const pattern of ['a', 'b', 'c']) await coord(repo, ['reserve', pattern], as('alice'));
+    for (const pattern of ['a', 'b', 'c']) expect((await coord(repo, ['reserve', pattern], as('alice'))).exitCode).toBe(0);
     const all = (await coord(repo, ['events'])).json.events;
-    expect(all.map((e: any) => e.type)).toEqual(['reserved', 'reserved', 'reserved']);
+    expect(all.map((e: any) => `${e.type} ${e.pattern}`)).toEqual(['reserved a', 'reserved b', 'reserved c']);
     expect(Object.keys(all[0])).toEqual(expect.arrayContaining(['id', 'type', 'lock_id', 'scope', 'owner', 'pattern', 'reason', 'created_at']));
     expect((await coord(repo, ['events', '--since', String(all[0].id)])).json.events).toHaveLength(2);
     expect((await coord(repo, ['events', '--since', '1h'])).json.events).toHaveLength(3);
@@ -301,8 +301,10 @@ describe('events', () => {
   });
 
   it('delivers each event once to concurrent readers of one consumer', async () => {
-    for (let i = 0; i < 20; i++) await coord(repo, ['reserve', `f${i}`], as('alice'));
+    // One call, twenty events of one transaction (twenty calls took a minute on a loaded machine).
+    expect((await coord(repo, ['reserve', ...Array.from({ length: 20 }, (_, i) => `f${i}`)], as('alice'))).json.locks).toHaveLength(20);
     const readers = await Promise.all(Array.from({ length: 8 }, () => coord(repo, ['events', '--consumer', 'shared', '--limit', '3'])));
+    for (const reader of readers) expect(reader.exitCode, reader.stderr).toBe(0);
     const more = await coord(repo, ['events', '--consumer', 'shared', '--limit', '100']);
     const ids = [...readers.flatMap((r) => r.json.events.map((e: any) => e.id)), ...more.json.events.map((e: any) => e.id)];
     expect(ids).toHaveLength(20);

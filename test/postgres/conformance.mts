@@ -69,18 +69,7 @@ export interface KnownFailure {
 
 // Tests that fail on PostgreSQL today, each with the reason (the failing statement where it is SQL). The suite
 // skips them, so `npm run test:postgres` stays green while they are listed; remove an entry once it passes.
-export const KNOWN_FAILURES: readonly KnownFailure[] = [
-  {
-    name: 'events filters by id and duration, limits, and advances a consumer cursor',
-    file: 'test/e2e/lifecycle.test.ts',
-    why: "in the whole suite (twice, 27 Nov 2026; never alone or beside three other files) a new consumer's first read of three sequential reserves returned b and c, not a and b: the (xact, id) cursor order or the finished-transactions bound skipped the first event. Cause not found yet: a consumer may miss an event on PostgreSQL",
-  },
-  {
-    name: 'events delivers each event once to concurrent readers of one consumer',
-    file: 'test/e2e/lifecycle.test.ts',
-    why: 'the same consumer reads on PostgreSQL as the entry above: failed once in the whole suite (27 Nov 2026, after passing twice there); cause not found yet',
-  },
-];
+export const KNOWN_FAILURES: readonly KnownFailure[] = [];
 
 export const KNOWN_FAILING_FILES: readonly { file: string; why: string }[] = [];
 

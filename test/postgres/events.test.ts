@@ -1,15 +1,25 @@
 // Event ids from a sequence commit out of order across scopes; a follower bounded by finished transactions
 // (src/store/postgres/events.ts) still sees every event, where one that only compares ids misses one.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cursorAfter, eventsAfterCursor, LOG_START } from '../../src/store/events';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createContext, type CoordContext } from '../../src/coord/context';
+import { readEvents } from '../../src/coord/events';
+import { consumerPosition, cursorAfter, eventsAfterCursor, lockConsumer, LOG_START } from '../../src/store/events';
 import { finishedEventsAfter } from '../../src/store/postgres/events';
-import { PgConnection } from '../../src/store/postgres/pg-connection';
+import { EVERYTHING_LOCK_KEY, PgConnection } from '../../src/store/postgres/pg-connection';
+import { grant, T0 } from '../support/store';
+import { POSTGRES_CLIENT_CLOCK } from '../support/engine';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { freshSchemaUrl, serverUrl, withConnection } from './support';
 
 const created: string[] = [];
+const cleanups: (() => void)[] = [];
 afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
   withConnection(serverUrl(), (db) => {
     for (const schema of created.splice(0)) db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
@@ -76,5 +86,48 @@ describe('following events written by two scopes at once', () => {
         }),
       ),
     );
+  });
+});
+
+// A use-case context on a fresh schema, in a git repository naming its project; lock waits of `busyTimeout`.
+function projectContext(url: string, project: string, busyTimeout: string): CoordContext {
+  const dir = mkdtempSync(join(tmpdir(), 'ic-pg-events-'));
+  execFileSync('git', ['init', '-q', dir], { stdio: 'ignore' });
+  execFileSync('git', ['-C', dir, 'config', 'ic.project', project], { stdio: 'ignore' });
+  const ctx = createContext({ cwd: dir, env: { IC_DB: url, IC_BUSY_TIMEOUT: busyTimeout, ...POSTGRES_CLIENT_CLOCK }, write: true, clock: () => T0 });
+  cleanups.push(() => {
+    ctx.db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return ctx;
+}
+
+describe('a consumer on a team server', () => {
+  it("reads while another project's write is open, and readers of one consumer take turns", () => {
+    const { url, schema } = freshSchemaUrl();
+    created.push(schema);
+    const ctx = projectContext(url, 'events-reader', '1s');
+    grant(ctx, 'alice', ['a', 'b']);
+    withConnection(serverUrl(), (writer) => {
+      // Another project's hook, inside its write transaction (every write holds the shared side of this lock).
+      writer.exec(`BEGIN; SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
+      try {
+        // A lock on everything waited for that writer and answered BUSY after the lock wait; the consumer's own lock does not.
+        expect(readEvents(ctx, { limit: 10, consumer: 'bot' }).map((event) => event.pattern)).toEqual(['a', 'b']);
+      } finally {
+        writer.exec('ROLLBACK');
+      }
+    });
+    grant(ctx, 'alice', ['c']);
+    // A second reader of the same consumer, inside its read-and-advance: this one waits for it (BUSY past the
+    // lock wait), and gets nothing twice; another consumer does not wait.
+    const other = projectContext(url, 'events-reader', '1s');
+    other.db.write({ scopes: [] }, () => {
+      lockConsumer(other.db, 'bot');
+      expect(consumerPosition(other.db, 'bot').cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
+      expect(() => readEvents(ctx, { limit: 10, consumer: 'bot' })).toThrow(expect.objectContaining({ code: 'BUSY' }));
+      expect(readEvents(ctx, { limit: 10, consumer: 'audit' }).map((event) => event.pattern)).toEqual(['a', 'b', 'c']);
+    });
+    expect(readEvents(ctx, { limit: 10, consumer: 'bot' }).map((event) => event.pattern)).toEqual(['c']);
   });
 });
