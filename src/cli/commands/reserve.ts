@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { parseNonNegativeDuration, parseTtl } from '../../core/time';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { reserveOnce, reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
