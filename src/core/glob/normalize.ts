@@ -3,7 +3,7 @@ import { foldCaseAtoms } from './case-fold';
 import { expandBraces, toAlternative } from './expand';
 import { SHARED_CACHE } from './cache';
 import { overlaps } from './overlap';
-import { type Atom, checkCharacters, invalid, isLiteral, namesOnePath, parsePattern, splitAtSlashes, unescapeLiteral, validateComplexity } from './syntax';
+import { type Atom, checkCharacters, invalid, isLiteral, namesOnePath, parsePattern, splitAtSlashes, toNFC, unescapeLiteral, validateComplexity } from './syntax';
 
 export interface NormalizeOptions {
   root: string; // canonical absolute scope root, '/'-separated, no trailing slash
@@ -216,10 +216,4 @@ function formatRange([lo, hi]: readonly [number, number]): string {
     return CLASS_ESCAPED.has(ch) ? `\\${ch}` : ch;
   };
   return lo === hi ? one(lo) : `${one(lo)}-${one(hi)}`;
-}
-
-// Unicode NFC, without touching ICU for ASCII text (always NFC already): the first String#normalize of a
-// process loads the normalization data, ~4 ms of a hook that only ever sees ASCII paths.
-export function toNFC(text: string): string {
-  return /^[\x00-\x7f]*$/.test(text) ? text : text.normalize('NFC');
 }
