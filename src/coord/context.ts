@@ -7,9 +7,8 @@ import { checkProjectBinding } from './project-binding';
 import type { PgConnection } from '../store/postgres/pg-connection';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
-import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
+import { CLOCK_TOLERANCE_MS, monotonicMs, newestEventTime, recordTransaction } from '../store/clock';
 import type { Connection, WriteScope } from '../store/connection';
-import { monotonicMs, recordTransaction } from '../store/timing';
 import { clockFromEnv, resolveWorkspace, scopeKey, TEST_CLOCK_SWITCH, type Project, type Workspace } from './workspace';
 
 export { clockFromEnv, resolveProject, resolveWorkspace, TEST_CLOCK_SWITCH, type Project, type Workspace } from './workspace';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Connection, Sql, Statement, WriteScope } from './connection';
 import { isBusyError } from './errors';
-import { monotonicMs } from './timing';
+import { monotonicMs } from './clock';
 
 type Runner = Database.Transaction<(work: () => unknown) => unknown>;
 

@@ -4,7 +4,7 @@ import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
 import { SERVER_NOW_SQL } from './connection';
-import { monotonicMs } from '../timing';
+import { monotonicMs } from '../clock';
 import { sharingConnections } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
 
