@@ -213,10 +213,8 @@ export function extendOwnerLocks(db: Connection, owner: string, now: number): nu
   return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
 }
 
-// ---- Scope keys: locks (and events, claims) are stored under a scope's key, the spelling first recorded for
-// its directory's identity (coord/workspace.ts, scopeKey).
-
-// The stored key of the scope whose directory has this identity (schema/0005_scope_names.sql).
+// The stored key (what locks are stored under) of the scope whose directory has this identity
+// (schema/0005_scope_names.sql; coord/workspace.ts, scopeKey).
 export function scopeNameOf(db: Connection, identity: string): string | undefined {
   const row = statement(db, 'SELECT scope FROM scope_names WHERE identity = ?').get(identity) as { scope: string } | undefined;
   return row?.scope;

@@ -39,10 +39,8 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
   let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
-  // The stored form is valid and matches some path. A literal path (an edit's usual case) is checked as text:
-  // validated again only when it is not the input just validated, and it names a path unless a segment is
-  // `.`/`..` (as overlaps itself would answer). Any other pattern is compiled, which validates it, and stays
-  // cached for the overlap checks that follow in this process.
+  // The stored form must be valid and match a path. A literal (an edit's usual case) is checked as text, as
+  // overlaps would; any other pattern is compiled (validated, and cached for the overlap checks to come).
   if (namesOnePath(result)) {
     if (result !== input) {
       validateComplexity(result);

@@ -1,10 +1,7 @@
 import { IcError } from '../errors';
 
 // Pattern syntax, the one place that reads pattern text: the complexity limits (measured before anything
-// else), the parse into atoms, and the cheap scans that need no parse (the literal base, the overlap
-// prefilter, literal and escape helpers).
-
-// ---- Complexity limits
+// else), the parse into atoms, and the scans that need no parse (literal base, overlap prefilter, escapes).
 
 // The complexity limits. Each keeps the worst accepted pair of patterns cheap to decide
 // while letting real patterns through (`src/**/*.{ts,tsx}`, `packages/*/src/**`).
@@ -185,8 +182,6 @@ function tooComplex(limit: LimitName, value: number): IcError {
   return new IcError('TOO_COMPLEX', `pattern too complex: ${shown} ${DESCRIPTIONS[limit]} (limit ${limit} is ${max}); split it into simpler patterns`, { limit, value, max });
 }
 
-// ---- Parse
-
 // Unicode NFC, without touching ICU for ASCII text (always NFC already): the first String#normalize of a
 // process loads the normalization data, ~4 ms of a hook that only ever sees ASCII paths.
 export function toNFC(text: string): string {
@@ -352,8 +347,6 @@ export function splitAtSlashes<A extends Atom>(atoms: readonly A[]): A[][] {
   }
   return pieces;
 }
-
-// ---- Scans without a parse
 
 const SPECIAL = new Set(['*', '?', '[', '{']);
 
