@@ -4,7 +4,7 @@ import type { HookInput } from '../hooks/hook-types';
 import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
 import { startDeadline } from '../store/deadline';
 import { hookSettings } from '../hooks/settings';
-import { shareConnections } from '../store/shared-connections';
+import { shareConnections } from '../store/sqlite-connection';
 import { limitServerWaits } from '../store/postgres/wait-limit';
 
 // `coord hook NAME` with nothing else runs on every agent edit: it gets its own small bundle
@@ -18,7 +18,7 @@ export function isBareHookCall(argv: string[]): boolean {
 export function runHookCall(name: string, given?: HookInput): void {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
   const deadline = startDeadline(hookSettings(process.env).timeoutMs); // the hook's one deadline, counted from the process start
-  shareConnections(); // one connection per database for the whole hook (src/store/shared-connections.ts)
+  shareConnections(); // one connection per database for the whole hook (src/store/sqlite-connection.ts)
   limitServerWaits(deadline.leftMs); // no PostgreSQL server can hold the hook past its deadline
   const input = given ?? (!readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs()));
   const result = runHook(name, input, process.env, hookCwd(process.env), deadline);

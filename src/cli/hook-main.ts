@@ -2,7 +2,7 @@ import { isBareHookCall, runHookCall } from './hook-call';
 import { HOOKS_OF_THE_FULL_CLI } from '../hooks/run';
 import type { HookInput } from '../hooks/hook-types';
 import { reportTimingsAtExit } from './timing-report';
-import { closeSharedConnections } from '../store/shared-connections';
+import { closeSharedConnections } from '../store/sqlite-connection';
 
 // Entry of dist/hook.cjs, the bundle bin/ic loads for a bare `coord hook NAME`; anything else is
 // handed to the full CLI.

@@ -1,5 +1,5 @@
 import type { Conflict } from '../core/conflict';
-import { formatDuration } from '../core/duration';
+import { formatDuration } from '../core/time';
 import type { Lock } from '../core/lock';
 import { isRunOwner, runStarter } from '../core/owner';
 import { shellQuote } from '../core/shell';

@@ -1,4 +1,4 @@
-import { lastTransactionTimings } from '../coord/timing';
+import { lastTransactionTimings } from '../store/clock';
 
 // For the benchmark: how long this process waited for, and then held, the write lock.
 export function reportTimingsAtExit(): void {

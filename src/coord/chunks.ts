@@ -1,5 +1,5 @@
 import { checkpointPassive, pauseAutoCheckpoint } from '../store/checkpoint';
-import { monotonicMs } from './timing';
+import { monotonicMs } from '../store/clock';
 import { blockingSleep } from './wait';
 import { writeTransaction, type CoordContext } from './context';
 import type { WriteScope } from '../store/connection';

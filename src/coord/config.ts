@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from '../core/duration';
+import { formatDuration, parseDuration } from '../core/time';
 import { IcError } from '../core/errors';
 import { readSetting, writeSetting } from '../store/settings';
 import type { Connection } from '../store/connection';

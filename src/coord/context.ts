@@ -1,16 +1,14 @@
 import { existsSync } from 'node:fs';
 import { IcError } from '../core/errors';
-import { checkClock, type Clock } from '../core/time';
-import { MAX_TTL_MS, parseNonNegativeDuration } from '../core/duration';
+import { checkClock, type Clock, MAX_TTL_MS, parseNonNegativeDuration } from '../core/time';
 import { isServerDb, type DbLocation } from '../store/discover';
 import { projectIdentity, serverScopeKeys } from './project-key';
 import { checkProjectBinding } from './project-binding';
 import type { PgConnection } from '../store/postgres/pg-connection';
 import { DEFAULT_BUSY_TIMEOUT_MS, openDb } from '../store/open';
 import { translateDbError } from '../store/errors';
-import { CLOCK_TOLERANCE_MS, newestEventTime } from '../store/clock';
+import { CLOCK_TOLERANCE_MS, monotonicMs, newestEventTime, recordTransaction } from '../store/clock';
 import type { Connection, WriteScope } from '../store/connection';
-import { monotonicMs, recordTransaction } from './timing';
 import { clockFromEnv, resolveWorkspace, scopeKey, TEST_CLOCK_SWITCH, type Project, type Workspace } from './workspace';
 
 export { clockFromEnv, resolveProject, resolveWorkspace, TEST_CLOCK_SWITCH, type Project, type Workspace } from './workspace';

@@ -1,4 +1,4 @@
-import { formatDuration } from '../core/duration';
+import { formatDuration } from '../core/time';
 import { stallAfterMs } from './config';
 import { IcError } from '../core/errors';
 import { viewLock, type Lock } from '../core/lock';

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import type { Conflict } from '../core/conflict';
 import { IcError, isIcError } from '../core/errors';
-import { MAX_TTL_MS } from '../core/duration';
+import { MAX_TTL_MS } from '../core/time';
 import type { Lock, LockMode, LockType } from '../core/lock';
 import { checkText, validateName } from '../core/names';
 import { validateOwner } from '../core/owner';

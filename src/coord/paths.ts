@@ -1,10 +1,12 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { IcError } from '../core/errors';
-import { literalBase, normalizePattern } from '../core/glob';
+import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { IcError, isIcError } from '../core/errors';
+import { escapeLiteralPath, literalBase, normalizePattern } from '../core/glob';
 import { shellQuote } from '../core/shell';
 import { DB_DIR, findGitInfo } from '../store/discover';
 import type { CoordContext } from './context';
+
+// What callers name (an edited file, a pattern typed on the command line) as the stored file pattern.
 
 // A Project (its scope is the directory) or a CoordContext (its scope is the stored key; scopeDir the directory).
 type PatternContext = Pick<CoordContext, 'scope' | 'ignoreCase'> & { scopeDir?: string };
@@ -87,6 +89,39 @@ export function directoryInScope(scope: string, cwd: string): string[] | undefin
   if (rel === '') return [];
   if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
   return rel.split(sep);
+}
+
+export interface ProjectPaths {
+  /** One literal pattern per path inside the project, in order, each once. */
+  patterns: { path: string; pattern: string }[];
+  /** Paths inside the project that no pattern can name (control characters, past the length limit). */
+  untrackable: { path: string; why: string }[];
+}
+
+// The project-relative path of a file the agent names, or undefined when it lies outside the project.
+export function projectRelative(projectRoot: string, cwd: string, path: string): string | undefined {
+  const absolute = normalize(isAbsolute(path) ? path : join(cwd, path));
+  const real = realpathLongestPrefix(absolute);
+  const rel = relative(projectRoot, real);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join('/');
+}
+
+// Turns edited file paths into literal patterns (escaped, so `app/[id]/page.tsx` names only itself).
+export function literalPatterns(ctx: { scope: string; scopeDir?: string; ignoreCase: boolean }, cwd: string, paths: readonly string[]): ProjectPaths {
+  const result: ProjectPaths = { patterns: [], untrackable: [] };
+  for (const path of paths) {
+    const rel = projectRelative(ctx.scopeDir ?? ctx.scope, cwd, path);
+    if (rel === undefined) continue;
+    try {
+      const pattern = canonicalFilePattern(ctx, escapeLiteralPath(rel));
+      if (!result.patterns.some((p) => p.pattern === pattern)) result.patterns.push({ path: rel, pattern });
+    } catch (error) {
+      if (!isIcError(error) || (error.code !== 'INVALID_PATTERN' && error.code !== 'TOO_COMPLEX' && error.code !== 'OUTSIDE_SCOPE')) throw error;
+      if (error.code !== 'OUTSIDE_SCOPE') result.untrackable.push({ path: rel, why: error.message });
+    }
+  }
+  return result;
 }
 
 function isDirectory(path: string): boolean {

@@ -1,6 +1,5 @@
-import { countComparisons, findGroupConflicts, recheckConflict, reviseForChanges, type CandidateGroup, type Conflict, type LockRequest } from '../core/conflict';
+import { type CandidateGroup, checkWorkLimit, type Conflict, countComparisons, findGroupConflicts, type LockRequest, recheckConflict, reviseForChanges, WRITE_BUDGET } from '../core/conflict';
 import { IcError } from '../core/errors';
-import { checkWorkLimit, WRITE_BUDGET } from '../core/work-limits';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
 import { isLiteral, literalBase } from '../core/glob';
 import { insertEvent, nextEventId } from '../store/events';

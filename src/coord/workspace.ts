@@ -3,7 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { IcError } from '../core/errors';
 import { checkClock, type Clock, systemClock } from '../core/time';
 import { canonicalDir, findGitInfo, findIcRoot, gitIgnoresCase, legacyDbPath, locateDb, projectDb, repositoryRoot, type DbLocation, type GitInfo } from '../store/discover';
-import { recordScopeName, scopeNameOf } from '../store/scope-names';
+import { recordScopeName, scopeNameOf } from '../store/locks';
 import { EVERYTHING, type Connection } from '../store/connection';
 
 // Where a call runs, resolved once, before any database is opened (the Workspace), and which clock it

@@ -1,5 +1,5 @@
 import { IcError } from './errors';
-import { toNFC } from './nfc';
+import { toNFC } from './glob/syntax';
 
 // The text rule for everything a person names: owners, lock names, claim items, consumers, patterns and
 // reasons (docs/reference.md, "Names"). Each refused character is invisible, rewrites the terminal, or

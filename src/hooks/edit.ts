@@ -7,7 +7,7 @@ import { reserveOnce, type ReserveOutcome } from '../coord/reserve';
 import { transfer } from '../coord/transfer';
 import { markEdits } from '../store/custody';
 import { sameLineage } from '../core/owner';
-import { literalPatterns } from './project-paths';
+import { literalPatterns } from '../coord/paths';
 
 export interface EditRequest {
   owner: string;

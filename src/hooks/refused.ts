@@ -2,7 +2,7 @@ import { createContext, readTransaction } from '../coord/context';
 import { release } from '../coord/release';
 import { listLocks } from '../store/locks';
 import { editReason, groupByProject, type EditRequest } from './edit';
-import { literalPatterns } from './project-paths';
+import { literalPatterns } from '../coord/paths';
 
 // A tool call that was refused after ic reserved its file (the person denied permission, the edit failed)
 // gives back the locks that very call created. Locks it only renewed carry an earlier call's reason and

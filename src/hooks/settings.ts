@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration, parseNonNegativeDuration } from '../core/duration';
+import { formatDuration, parseDuration, parseNonNegativeDuration } from '../core/time';
 import type { Deadline } from '../store/deadline';
 
 // How hooks behave when ic itself cannot answer, and how long they may take.

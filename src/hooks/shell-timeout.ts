@@ -1,4 +1,4 @@
-import { MAX_TTL_MS } from '../core/duration';
+import { MAX_TTL_MS } from '../core/time';
 import { objectField, stringField, type Payload } from './payload';
 
 const SHELL_TOOLS = new Set(['Bash', 'exec_command', 'shell', 'local_shell', 'run_shell_command', 'bash']);

@@ -1,5 +1,5 @@
 import { IcError } from '../core/errors';
-import { formatDuration } from '../core/duration';
+import { formatDuration } from '../core/time';
 
 // The hook's watchdog, as a deadline rather than a thread (docs/guarantees.md, "Hook deadline"): one per
 // hook call, from $IC_HOOK_TIMEOUT, counted from the process's own start. Every step that can block (a

@@ -212,3 +212,17 @@ export function countReleasedBefore(db: Connection, releasedBefore: number): num
 export function extendOwnerLocks(db: Connection, owner: string, now: number): number {
   return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
 }
+
+// The stored key (what locks are stored under) of the scope whose directory has this identity
+// (schema/0005_scope_names.sql; coord/workspace.ts, scopeKey).
+export function scopeNameOf(db: Connection, identity: string): string | undefined {
+  const row = statement(db, 'SELECT scope FROM scope_names WHERE identity = ?').get(identity) as { scope: string } | undefined;
+  return row?.scope;
+}
+
+// Records `scope` as the key of the directory with this identity, replacing a stale row for either (a
+// directory that is gone and whose inode was reused, a device renumbered at boot).
+export function recordScopeName(db: Connection, identity: string, scope: string): void {
+  statement(db, 'DELETE FROM scope_names WHERE identity = ? OR scope = ?').run(identity, scope);
+  statement(db, 'INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(identity, scope);
+}

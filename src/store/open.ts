@@ -10,9 +10,8 @@ import { LATEST_VERSION } from './migrations';
 import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
 import { classifyDbFile, oddSidecar, walHasFrames, type DbFileKind } from './db-file';
-import { keepShared, sharedConnection } from './shared-connections';
 import type { Connection } from './connection';
-import { SqliteConnection } from './sqlite-connection';
+import { keepShared, sharedConnection, SqliteConnection } from './sqlite-connection';
 import type { DbLocation } from './discover';
 import { openPostgres } from './postgres/open';
 

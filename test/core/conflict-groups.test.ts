@@ -2,10 +2,9 @@
 // write lock relies on against the exact overlap check.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countComparisons, findConflicts, findGroupConflicts, mayOverlap, reviseForChanges, type LockRequest } from '../../src/core/conflict';
+import { checkWorkLimit, countComparisons, findConflicts, findGroupConflicts, type LockRequest, mayOverlap, reviseForChanges, WORK_LIMITS } from '../../src/core/conflict';
 import { normalizePattern, overlaps } from '../../src/core/glob';
 import type { Lock } from '../../src/core/lock';
-import { checkWorkLimit, WORK_LIMITS } from '../../src/core/work-limits';
 import { patternArb } from './glob/oracle';
 
 const NOW = 1_000_000;

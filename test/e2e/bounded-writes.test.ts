@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WORK_LIMITS } from '../../src/core/work-limits';
+import { WORK_LIMITS } from '../../src/core/conflict';
 import { claudeEdit } from '../hooks/fixtures';
 import { coord, ic, makeTempRepo, type RunResult, type TempRepo } from '../support/cli';
 import { findDoubleGrants, reserveTag } from '../support/replay';

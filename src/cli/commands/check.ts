@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { check } from '../../coord/check';
 import { commandLinePattern } from '../../coord/paths';
-import { checkWorkLimit } from '../../core/work-limits';
+import { checkWorkLimit } from '../../core/conflict';
 import { describeConflict, optionalOwner, ownerOption, projectFor, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { parseNonNegativeDuration } from '../../core/duration';
+import { parseNonNegativeDuration } from '../../core/time';
 import { followEvents, readEvents, type EventsInput, type EventView, type FollowPosition } from '../../coord/events';
 import { LOG_START } from '../../store/events';
 import { validateName } from '../../core/names';

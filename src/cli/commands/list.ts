@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parseNonNegativeDuration } from '../../core/duration';
+import { parseNonNegativeDuration } from '../../core/time';
 import { LOCK_TYPES, viewLock, type LockType } from '../../core/lock';
 import { list } from '../../coord/list';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';

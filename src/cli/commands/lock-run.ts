@@ -1,5 +1,5 @@
 import { IcError } from '../../core/errors';
-import { formatDuration, parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { formatDuration, parseNonNegativeDuration, parseTtl } from '../../core/time';
 import { randomId } from '../../core/ids';
 import { escapeForDisplay, validateName } from '../../core/names';
 import { runOwner } from '../../core/owner';

@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { formatTime, parseNonNegativeDuration, parseTtl } from '../../core/time';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { dropName, takeName, type NameType } from '../../coord/named';
 import { askHandoff, claimState, takeOver } from '../../coord/handoff';
-import { formatTime } from '../../core/time';
 import { checkText, validateName } from '../../core/names';
 import { reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { parseTtl } from '../../core/duration';
+import { parseTtl } from '../../core/time';
 import { viewLock } from '../../core/lock';
 import { renew } from '../../coord/renew';
 import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';

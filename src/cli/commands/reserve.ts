@@ -1,10 +1,10 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
-import { parseNonNegativeDuration, parseTtl } from '../../core/duration';
+import { parseNonNegativeDuration, parseTtl } from '../../core/time';
 import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { reserveOnce, reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
-import { checkWorkLimit } from '../../core/work-limits';
+import { checkWorkLimit } from '../../core/conflict';
 import { shellQuote } from '../../core/shell';
 import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';

@@ -1,6 +1,5 @@
 import { Command } from 'commander';
-import { parseNonNegativeDuration } from '../../core/duration';
-import { formatNullableTime } from '../../core/time';
+import { formatNullableTime, parseNonNegativeDuration } from '../../core/time';
 import { stats } from '../../coord/stats';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';

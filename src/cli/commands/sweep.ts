@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { parseNonNegativeDuration } from '../../core/duration';
+import { parseNonNegativeDuration } from '../../core/time';
 import { sweep } from '../../coord/sweep';
 import { countOf } from '../../core/plural';
 import { withCommonOptions, withContext, type CommonOptions } from '../common';

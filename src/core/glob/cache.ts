@@ -1,7 +1,8 @@
 import type { CompiledPattern } from './automaton';
-import { compilePattern, weightOf } from './compile';
+import { expandPattern } from './expand';
 import type { Segment } from './expand';
 import { isLiteralPair, segmentWitness } from './segment';
+import { parsePattern, validateComplexity } from './syntax';
 
 // The glob core's only mutable state, in one explicit object (docs/design/overlap.md, section 6): compiled patterns
 // and the segment pairs already decided. Each part is bounded and simply emptied when full.
@@ -53,6 +54,20 @@ export class GlobCache {
     this.pairChars += chars;
     return found;
   }
+}
+
+// Validates (unless the caller just did), parses and expands a pattern; the cache keeps the result.
+export function compilePattern(pattern: string, validated = false): CompiledPattern {
+  if (!validated) validateComplexity(pattern);
+  return { source: pattern, alternatives: expandPattern(parsePattern(pattern)) };
+}
+
+// Segment items held by a compiled pattern: what bounds a cache's memory (16 readings × 255 items each would
+// otherwise let 4096 cached patterns hold hundreds of MB and turn every decision into a GC pause).
+export function weightOf(compiled: CompiledPattern): number {
+  let items = 0;
+  for (const alt of compiled.alternatives) for (const s of alt.segments) items += s.kind === 'chars' ? s.items.length + 1 : 1;
+  return items;
 }
 
 // The cache `overlaps` and `matchPath` use when not given one: one per process, which for the CLI is one command.

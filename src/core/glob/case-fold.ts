@@ -2,7 +2,7 @@
 // text of `[A-z]` would turn it into `[a-z]` and change what it matches. Paths are lower-cased as strings
 // (see hooks/git-guard.ts), so a folded pattern only ever meets lower-case-stable characters.
 import { type CharSet, canonical, complement, contains, intersect } from './charset';
-import { type Atom, invalid } from './parse';
+import { type Atom, invalid } from './syntax';
 
 type ClassAtom = Extract<Atom, { kind: 'class' }>;
 

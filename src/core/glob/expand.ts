@@ -1,6 +1,6 @@
 import { type Item, UNIVERSE, classSet, single } from './charset';
 export type { Item } from './charset';
-import type { Atom } from './parse';
+import { type Atom, splitAtSlashes } from './syntax';
 import type { Shape } from './segment-shape';
 
 // A segment is `**` (zero or more whole segments) or a sequence of items matching one path segment.
@@ -41,17 +41,6 @@ export function expandBraces(atoms: readonly Atom[]): FlatAtom[][] {
     results = results.flatMap((r) => options.map((o) => [...r, ...o]));
   }
   return results;
-}
-
-// Cuts atoms at their top-level slashes (slashes inside braces stay put), keeping empty pieces: the one
-// place a parsed pattern is split into segments, for readings here and for normalize.ts.
-export function splitAtSlashes<A extends Atom>(atoms: readonly A[]): A[][] {
-  const pieces: A[][] = [[]];
-  for (const atom of atoms) {
-    if (atom.kind === 'slash') pieces.push([]);
-    else pieces[pieces.length - 1]!.push(atom);
-  }
-  return pieces;
 }
 
 // Splits one reading into segments; empty segments (from `//` inside braces) vanish.

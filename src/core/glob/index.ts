@@ -1,8 +1,7 @@
 // The glob module's public surface: normalise, bound, match and intersect `file` patterns (README, "Patterns: what
 // overlaps"; why overlap is exact: docs/design/overlap.md).
 export { GlobCache } from './cache';
-export { LIMITS, validateComplexity } from './limits';
 export { type NormalizeOptions, normalizePattern } from './normalize';
 export { type Overlap, overlaps } from './overlap';
 export { matchPath } from './match';
-export { escapeLiteralPath, isLiteral, literalBase, unescapeLiteral } from './scan';
+export { escapeLiteralPath, isLiteral, LIMITS, literalBase, toNFC, unescapeLiteral, validateComplexity } from './syntax';

@@ -1,13 +1,9 @@
 import { IcError } from '../errors';
 import { foldCaseAtoms } from './case-fold';
-import { expandBraces, splitAtSlashes, toAlternative } from './expand';
-import { formatAtoms } from './format';
+import { expandBraces, toAlternative } from './expand';
 import { SHARED_CACHE } from './cache';
-import { validateComplexity } from './limits';
 import { overlaps } from './overlap';
-import { type Atom, checkCharacters, invalid, parsePattern } from './parse';
-import { isLiteral, unescapeLiteral } from './scan';
-import { toNFC } from '../nfc';
+import { type Atom, checkCharacters, invalid, isLiteral, namesOnePath, parsePattern, splitAtSlashes, toNFC, unescapeLiteral, validateComplexity } from './syntax';
 
 export interface NormalizeOptions {
   root: string; // canonical absolute scope root, '/'-separated, no trailing slash
@@ -43,8 +39,15 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
   let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
-  // Compiling validates the stored form, unless it is the input just validated (the hook's usual case); the
-  // compiled form stays cached for the overlap checks that follow in this process.
+  // The stored form must be valid and match a path. A literal (an edit's usual case) is checked as text, as
+  // overlaps would; any other pattern is compiled (validated, and cached for the overlap checks to come).
+  if (namesOnePath(result)) {
+    if (result !== input) {
+      validateComplexity(result);
+      parsePattern(result);
+    }
+    return result;
+  }
   SHARED_CACHE.compiled(result, result === input);
   if (!overlaps(result, result).overlap) {
     throw invalid(`pattern "${input}" can never match a path (a segment could only be "." or "..")`);
@@ -158,4 +161,57 @@ function checkBraceReadings(segments: readonly Atom[][]): void {
       }
     }
   }
+}
+
+const ALWAYS_ESCAPED = new Set(['\\', '*', '?', '[', ']', '{', '}']);
+const CLASS_ESCAPED = new Set(['\\', ']', '[', '-', '!', '^']);
+
+// Writes atoms back as canonical pattern text: needless escapes dropped, needed ones kept, so equal
+// patterns compare equal as strings (a renewal finds its own row).
+function formatAtoms(atoms: readonly Atom[]): string {
+  return formatSequence(atoms, false, true);
+}
+
+// Formats one sequence; `inBrace` makes `,` special, `atStart` makes a leading `!` special.
+function formatSequence(atoms: readonly Atom[], inBrace: boolean, atStart: boolean): string {
+  let out = '';
+  let prev = '';
+  for (const atom of atoms) {
+    let text: string;
+    switch (atom.kind) {
+      case 'char': {
+        const ch = String.fromCodePoint(atom.cp);
+        const escape = ALWAYS_ESCAPED.has(ch) || (inBrace && ch === ',') || (atStart && out === '' && ch === '!') || (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
+        text = escape ? `\\${ch}` : ch;
+        break;
+      }
+      case 'any':
+        text = '?';
+        break;
+      case 'star':
+        text = '*';
+        break;
+      case 'slash':
+        text = '/';
+        break;
+      case 'class':
+        text = `[${atom.negated ? '!' : ''}${atom.ranges.map(formatRange).join('')}]`;
+        break;
+      case 'brace':
+        text = `{${atom.alternatives.map((alt) => formatSequence(alt, true, false)).join(',')}}`;
+        break;
+    }
+    out += text;
+    prev = text.length === 1 ? text : '';
+  }
+  return out;
+}
+
+// One class member or range, escaping what the class syntax would otherwise read.
+function formatRange([lo, hi]: readonly [number, number]): string {
+  const one = (cp: number): string => {
+    const ch = String.fromCodePoint(cp);
+    return CLASS_ESCAPED.has(ch) ? `\\${ch}` : ch;
+  };
+  return lo === hi ? one(lo) : `${one(lo)}-${one(hi)}`;
 }

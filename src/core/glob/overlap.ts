@@ -1,6 +1,6 @@
 import { automatonOf } from './automaton';
 import { type GlobCache, SHARED_CACHE } from './cache';
-import { basesDiverge, isLiteral, literalBase } from './scan';
+import { basesDiverge, literalBase, namesOnePath } from './syntax';
 
 // Exact overlap of two normalized patterns. The argument (a path intersection is a product over segment
 // pairs, decided one pair at a time by segment.ts): docs/design/overlap.md.
@@ -84,9 +84,7 @@ export function overlaps(a: string, b: string, cache: GlobCache = SHARED_CACHE):
 // building automata (the hook's usual case: an edited file against the locks on it). Undefined when either is
 // not a plain literal path (a glob, or a `.`/`..` segment, which no path has).
 function literalOverlap(a: string, b: string): Overlap | undefined {
-  if (!isLiteral(a) || !isLiteral(b)) return undefined;
-  const pathA = literalBase(a);
-  const pathB = literalBase(b);
-  if (pathA === '' || pathB === '' || /(^|\/)\.\.?(\/|$)/.test(pathA) || /(^|\/)\.\.?(\/|$)/.test(pathB)) return undefined;
-  return pathA === pathB ? { overlap: true, example: pathA } : { overlap: false };
+  if (!namesOnePath(a) || !namesOnePath(b)) return undefined;
+  const path = literalBase(a);
+  return path === literalBase(b) ? { overlap: true, example: path } : { overlap: false };
 }

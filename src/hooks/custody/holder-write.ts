@@ -3,7 +3,7 @@ import { listLocks } from '../../store/locks';
 import { clearEdits, recordLatest, type LatestRow } from '../../store/custody';
 import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
 import { groupByProject } from '../edit';
-import { projectRelative } from '../project-paths';
+import { projectRelative } from '../../coord/paths';
 import { sameLineage } from '../../core/owner';
 import { createContext } from '../../coord/context';
 import { fileState, repoAt } from '../../store/git/files';

@@ -6,11 +6,10 @@ import { shellWrites, type ShellTarget } from '../../core/shell/index';
 import { NODE_DISK } from './node-disk';
 import { check } from '../../coord/check';
 import { createContext, ownScope, resolveProject, resolveWorkspace, writeTransaction, type Workspace } from '../../coord/context';
-import { canonicalFilePattern } from '../../coord/paths';
+import { canonicalFilePattern, projectRelative } from '../../coord/paths';
 import { recordConflict } from '../../coord/reserve';
 import { nearestExistingDir, reserveEdit, type EditOutcome } from '../edit';
 import { sameLineage } from '../../core/owner';
-import { projectRelative } from '../project-paths';
 import type { ShellRequest } from './types';
 
 // Before a shell command: the files it will visibly write (redirections, sed -i, cp/mv targets, git's

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/scan';
+import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/syntax';
 import type { FileState } from '../custody';
 import { blobId, hashFile, storeFile, STREAM_BYTES, writeBlob } from './git-objects';
 import { NO_DEADLINE, type Deadline } from '../deadline';

@@ -5,7 +5,7 @@ import { SessionError, type PgSession, type Query, type ResultSet } from './sess
 import { WorkerSession } from './worker-session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
-import { monotonicMs } from '../monotonic';
+import { monotonicMs } from '../clock';
 
 export interface PostgresOptions {
   // How long connecting may take (connect_timeout, whole seconds, at least 2, as libpq counts). Default 5 s.

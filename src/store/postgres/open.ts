@@ -4,8 +4,8 @@ import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
 import { SERVER_NOW_SQL } from './connection';
-import { monotonicMs } from '../monotonic';
-import { sharingConnections } from '../shared-connections';
+import { monotonicMs } from '../clock';
+import { sharingConnections } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
 
 export interface OpenPostgresOptions {

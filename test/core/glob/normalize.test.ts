@@ -163,4 +163,13 @@ describe('normalizePattern with a path resolver', () => {
   test('a symlink out of the scope is OUTSIDE_SCOPE and says where it leads', () => {
     expect(() => resolve('out/a.ts')).toThrow(expect.objectContaining({ code: 'OUTSIDE_SCOPE', message: expect.stringContaining('/elsewhere/a.ts') }));
   });
+
+  // A literal's stored form is checked as text, not compiled: one that a symlink made differ from the input
+  // is still validated as the stored form.
+  test('a literal resolved through a symlink is validated as stored', () => {
+    const through = (target: string) => (input: string) => normalizePattern(input, { root: ROOT, resolvePath: (abs) => abs.replace(/^\/tmp\/x\/repo\/link(?=\/|$)/, target) });
+    expect(() => through('/tmp/x/repo/bad\u0001name')('link/a.ts')).toThrow(expect.objectContaining({ code: 'INVALID_PATTERN', message: expect.stringContaining('U+0001') }));
+    expect(() => through(`/tmp/x/repo/${'d/'.repeat(70)}d`)('link/a.ts')).toThrow(expect.objectContaining({ code: 'TOO_COMPLEX', details: expect.objectContaining({ limit: 'segments' }) }));
+    expect(through('/tmp/x/repo/real')('link/a.ts')).toBe('real/a.ts');
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastTransactionTimings, longestWriteHold, recordTransaction, resetLongestWriteHold } from '../../src/coord/timing';
+import { lastTransactionTimings, longestWriteHold, recordTransaction, resetLongestWriteHold } from '../../src/store/clock';
 
 describe('transaction timings', () => {
   it('keep the last figures and the longest hold until reset', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, parseNonNegativeDuration, parseTtl } from '../../src/core/duration';
+import { formatDuration, parseDuration, parseNonNegativeDuration, parseTtl } from '../../src/core/time';
 
 describe('durations need a unit', () => {
   it.each([
