@@ -137,7 +137,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
     nextSteps.push('Private staging areas: Claude sessions get theirs from SessionStart; other agents run `export GIT_INDEX_FILE="$(ic coord hook git-index-path)"` with IC_OWNER set.');
   }
   if (options.commitGate !== undefined) {
-    checkGatePattern(options.commitGate);
+    parseGatePattern(options.commitGate); // before anything is written: a pattern outside its restricted syntax would refuse or hang every commit
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
   const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: options.trust === true, env }); // Gemini, Copilot, OpenCode
@@ -217,12 +217,6 @@ function planTrustRemoval(hooksFile: string, env: NodeJS.ProcessEnv): Change[] {
 function requireGit(projectRoot: string): string {
   if (!findGitInfo(projectRoot)) throw new IcError('INVALID_INPUT', `${projectRoot} is not in a git repository, so there is no commit to guard; pass --claude or --codex`);
   return gitHooksDir(projectRoot);
-}
-
-// A pattern the gate cannot use would refuse every commit, and one a backtracking engine explodes on would
-// hang it: the restricted syntax of core/gate-pattern.ts is checked here, before anything is written.
-function checkGatePattern(pattern: string): void {
-  parseGatePattern(pattern);
 }
 
 // Our hook becomes `name`; a hook that was there is kept as `name`.ic-backup and still runs first.
