@@ -28,7 +28,7 @@ export interface SessionStep {
 }
 
 // Hook events whose hookSpecificOutput.additionalContext reaches the model, in Claude Code 2.1 and Codex 0.169.
-const CONTEXT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+export const CONTEXT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
 
 export function agentOfHook(name: string): string | undefined {
   const agent = name.slice(0, name.indexOf('-'));

@@ -1,5 +1,5 @@
 import { endTurnOutput } from './custody/open-commands';
-import type { HookResult } from './hook-types';
+import { QUIET, type HookResult } from './hook-types';
 import { noticeOutput } from './output';
 import { parsePayload, stringField } from './payload';
 import { releaseFailedCalls } from './refused';
@@ -11,8 +11,6 @@ import type { HookCall, PayloadReader } from './agents/adapter';
 
 // The session use cases of Claude Code and Codex: a session starts, a turn starts and ends, a subagent
 // stops, the session ends. Each client's PayloadReader says how its payload names the session's owner and directory.
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
-
 // SessionStart: export the session's owner to its Bash commands through $CLAUDE_ENV_FILE, once.
 export function sessionStart({ input, env }: HookCall): HookResult {
   const parsed = parsePayload(input.text, input.truncated);

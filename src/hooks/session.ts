@@ -21,23 +21,14 @@ export function exportOwner(envFile: string, owner: string): boolean {
   return appendOnce(envFile, envFileLine(owner));
 }
 
-// The session owner and every subagent owner (`owner/…`) with active locks in the project.
-function lineageOwners(cwd: string, owner: string, env: NodeJS.ProcessEnv): string[] {
-  const ctx = createContext({ cwd, env, write: false });
-  try {
-    const active = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
-    return [...new Set(active.map((lock) => lock.owner).filter((o) => o === owner || o.startsWith(`${owner}/`)))];
-  } finally {
-    ctx.db.close();
-  }
-}
-
 // Releases every lock and claim the session and its subagents hold in the project (SessionEnd; never on
 // Stop, which fires every turn). A project without a database has nothing to release, and none is created.
 export function releaseSession(cwd: string, owner: string, env: NodeJS.ProcessEnv): number {
-  const owners = lineageOwners(cwd, owner, env);
   const ctx = createContext({ cwd, env, write: false });
   try {
+    // The session owner and every subagent owner (`owner/…`) with active locks in the project.
+    const active = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
+    const owners = new Set(active.map((lock) => lock.owner).filter((o) => o === owner || o.startsWith(`${owner}/`)));
     let released = 0;
     for (const who of owners) released += release(ctx, { ids: [], owner: who, all: true, force: false, reason: 'session ended', releaseReason: 'session_end' }).released.length;
     try {

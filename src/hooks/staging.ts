@@ -14,14 +14,12 @@ import { runsGit } from './runs-git';
 
 export { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
-import type { HookInput, HookResult } from './hook-types';
+import { QUIET, type HookInput, type HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 
 // The hooks of private staging areas (README, "Private staging areas"): seed and export a session's index,
 // refresh it lazily before git commands, record commits, delete it at session end.
-
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
 
 // The work tree holding `dir`, found on disk like `git rev-parse --show-toplevel` but without a process.
 function topOf(dir: string): string | undefined {

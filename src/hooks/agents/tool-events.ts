@@ -9,15 +9,13 @@ import { parsePayload, type Payload } from '../payload';
 import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
 import type { Deadline } from '../../store/deadline';
-import type { HookResult } from '../hook-types';
+import { QUIET, type HookResult } from '../hook-types';
 import { restoreNotice, type SessionFields, type ToolClient, type UseCase } from './adapter';
 
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
-
 // The events of a client that sends ic only its tool calls and its session's end (Gemini CLI, Copilot CLI,
-// OpenCode, pi, Cline): payload → the client's tool call → the shared use case → the client's reply.
-// Never throws and never exits 2: a failure is the usual fail-open notice (or a deny with IC_HOOK_FAIL=closed).
-/** The events of a ToolClient: its hook names are `<agent>-<event>`. */
+// OpenCode, pi, Cline; hook names `<agent>-<event>`): payload → the client's tool call → the shared use case
+// → the client's reply. Never throws and never exits 2: a failure is the usual fail-open notice (or a deny
+// with IC_HOOK_FAIL=closed).
 export type ToolEvent = 'pre-tool' | 'post-tool' | 'session-end';
 
 export const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };

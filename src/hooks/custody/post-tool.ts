@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { HookCall, PayloadReader } from '../agents/adapter';
-import type { HookResult } from '../hook-types';
+import { QUIET, type HookResult } from '../hook-types';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
 import { envWithin } from '../settings';
 import { commandText } from '../shell-patch';
@@ -14,8 +14,6 @@ import type { RestoreReport, ShellRequest } from './types';
 // PostToolUse, one process per tool call (Claude Code and Codex): after a shell command, what it changed
 // in files other agents hold is put back and the writer's model is told; after an edit tool (built-in or
 // MCP), the file's new content becomes its holder's latest, which no restore undoes.
-
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
 
 export function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
