@@ -4,7 +4,6 @@ import { forgetSession } from '../coord/sessions';
 import { release } from '../coord/release';
 import { transfer } from '../coord/transfer';
 import { listLocks } from '../store/locks';
-import { appendOnce } from './env-file';
 
 // A shell word that is exactly `value`: single quotes, with each ' written as '\''.
 export function shellQuote(value: string): string {
@@ -13,12 +12,6 @@ export function shellQuote(value: string): string {
 
 export function envFileLine(owner: string): string {
   return `export IC_OWNER=${shellQuote(owner)}`;
-}
-
-// Adds `export IC_OWNER=…` to Claude Code's env file once: Bash commands of the session (git commit,
-// coord lock) then act as the same owner as its edits. Returns whether the file changed.
-export function exportOwner(envFile: string, owner: string): boolean {
-  return appendOnce(envFile, envFileLine(owner));
 }
 
 // Releases every lock and claim the session and its subagents hold in the project (SessionEnd; never on
