@@ -3,7 +3,7 @@ import { recentClaims, type HeldClaim } from '../coord/claims';
 import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
 import { sameLineage } from '../core/owner';
-import type { HookInput, HookResult } from './hook-types';
+import { QUIET, type HookInput, type HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 import { ownerOfCommand } from './liveness';
@@ -61,7 +61,7 @@ function describeClaims(claims: readonly HeldClaim[]): string {
 
 export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const mode = (env.IC_GATE ?? '').toLowerCase();
-  if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
+  if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
   const warn = mode === 'warn';
   const pattern = env.IC_GATE_PATTERN || DEFAULT_GATE_PATTERN;
   const items = namedItems(messageText(input.text, commentPrefixes(cwd, env, deadline)), pattern);
@@ -77,7 +77,7 @@ export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: str
     ctx.db.close();
   }
   const held = new Set(claims.map(({ claim }) => claim.pattern));
-  if (items.some((item) => held.has(item))) return { stdout: '', stderr: '', exitCode: 0 };
+  if (items.some((item) => held.has(item))) return QUIET;
   const why =
     owner === ''
       ? 'this git runs in no agent session ic knows and IC_OWNER is not set, so ic cannot tell whose claims to look at'

@@ -11,7 +11,7 @@ import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 // parent is the branch's old tip and that no other ref already has is judged: an amend, a rebase, a
 // reset or a fast-forward to an existing commit (merge, pull) is not a new commit of this committer.
 
-const ZERO = /^0+$/;
+export const ZERO = /^0+$/;
 
 export interface RefUpdate {
   old: string;

@@ -1,7 +1,7 @@
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { reserveEdit, type EditRequest } from './edit';
 import type { EditEvent } from './edit-events';
-import type { HookResult } from './hook-types';
+import { QUIET, type HookResult } from './hook-types';
 import { parsePayload, type Payload } from './payload';
 import { releaseRefusedEdit } from './refused';
 import { envWithin, hookSettings } from './settings';
@@ -37,7 +37,7 @@ export function editRefused({ input, env, cwd, deadline }: HookCall, toEvent: (p
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const event = toEvent(parsed.value);
-  if (event.kind !== 'edit' || event.toolUseId === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  if (event.kind !== 'edit' || event.toolUseId === undefined) return QUIET;
   const released = releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithin(env, deadline, 1_000));
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} the refused edit had taken\n` : '', exitCode: 0 };
 }

@@ -14,3 +14,6 @@ export interface HookResult {
   /** 0, or 1 for a refused commit: never 2, which Claude Code reads as "block". */
   exitCode: 0 | 1;
 }
+
+// The reply of a hook that has nothing to say.
+export const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };

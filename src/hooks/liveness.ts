@@ -3,6 +3,7 @@ import { existingContext, type CoordContext } from '../coord/context';
 import type { OpenRequest } from '../coord/handoff';
 import { actingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
+import { codexOwner } from './edit-events';
 import { ownerForSession, setLiveOwner, type Agent } from './identity';
 import { sameLineage } from '../core/owner';
 import { parsePayload, stringField, type Payload } from './payload';
@@ -10,8 +11,6 @@ import { envWithin } from './settings';
 import type { Deadline } from '../store/deadline';
 import type { HookInput } from './hook-types';
 import { shellTimeoutOf } from './shell-timeout';
-
-export { shellTimeoutOf } from './shell-timeout';
 
 // The generic step every agent hook runs first (docs/sessions.md): any hook whose payload names a session
 // proves that session alive. It renews the session's locks and claims (rate-limited), extends them over a
@@ -29,21 +28,17 @@ export interface SessionStep {
 }
 
 // Hook events whose hookSpecificOutput.additionalContext reaches the model, in Claude Code 2.1 and Codex 0.169.
-const CONTEXT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
+export const CONTEXT_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
 
 export function agentOfHook(name: string): string | undefined {
   const agent = name.slice(0, name.indexOf('-'));
   return agent === '' || agent === 'git' ? undefined : agent;
 }
 
-export function sessionIdOf(payload: Payload): string | undefined {
-  return stringField(payload, 'session_id') ?? stringField(payload, 'sessionId') ?? stringField(payload, 'sessionID');
-}
-
 // The owner the payload names, before liveness: the same identity functions the adapters use.
-export function baseOwnerOf(agent: string, payload: Payload, env: NodeJS.ProcessEnv): string | undefined {
-  const sessionId = sessionIdOf(payload);
-  if (agent === 'codex' && env.IC_OWNER) return env.IC_OWNER;
+function baseOwnerOf(agent: string, payload: Payload, env: NodeJS.ProcessEnv): string | undefined {
+  if (agent === 'codex') return codexOwner(payload, env);
+  const sessionId = stringField(payload, 'session_id') ?? stringField(payload, 'sessionId') ?? stringField(payload, 'sessionID');
   return sessionId === undefined ? undefined : ownerForSession(agent as Agent, sessionId);
 }
 
@@ -62,7 +57,8 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
     const eventName = stringField(parsed.value, 'hook_event_name');
     const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
-    const activity = { base, agent, client: hookClient(), ...shellCover(name, parsed.value, env) };
+    const shellTimeoutMs = shellTimeoutOf(name, parsed.value, env);
+    const activity = { base, agent, client: hookClient(), ...(shellTimeoutMs === undefined ? {} : { shellTimeoutMs }) };
     const live = stepSession(ctx, activity, tells ? (liveOwner) => (owner) => sameLineage(owner, liveOwner) : undefined);
     setLiveOwner(base, live.owner);
     return live.requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(live.requests), eventName };
@@ -71,11 +67,6 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
   } finally {
     ctx?.db.close();
   }
-}
-
-function shellCover(name: string, payload: Payload, env: NodeJS.ProcessEnv): { shellTimeoutMs?: number } {
-  const timeout = shellTimeoutOf(name, payload, env);
-  return timeout === undefined ? {} : { shellTimeoutMs: timeout };
 }
 
 const MAX_TOLD = 5;

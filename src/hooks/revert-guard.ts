@@ -3,15 +3,13 @@ import { git, parseRaw, privateIndexOfHook } from './git-index';
 import { gitTopLevel } from './git-guard';
 import type { HookInput, HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
-import { parseRefUpdates, refuseHeldCommit } from './commit-ref-guard';
+import { parseRefUpdates, refuseHeldCommit, ZERO } from './commit-ref-guard';
 
 // git's reference-transaction hook (installed with --git-index and with --git), at the `prepared` state: the last word
 // before a ref moves, which `git commit --no-verify` does not skip. A commit from a private index whose base
 // is no longer the branch tip may not put back content another session committed since that base: each
 // path changed between the base and the current tip must not read, in the new commit, as it read at the
 // base. Such a commit is aborted (exit 1) and nothing moves (docs/sessions.md, "No revert").
-
-const ZERO = /^0+$/;
 
 // Both checks of the hook: the revert check (a private index in use) and, when the script asks for it
 // (IC_GUARD_COMMIT=1: the guard is installed and the current branch moves to a child of its tip), the

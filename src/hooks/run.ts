@@ -14,7 +14,7 @@ import { copilotViaClaudeAdapter } from './agents/copilot-claude';
 import type { ToolEvent } from './agents/tool-events';
 import { routeOfHook } from './hook-route';
 import { runReferenceTransaction } from './revert-guard';
-import type { HookInput, HookResult } from './hook-types';
+import { QUIET, type HookInput, type HookResult } from './hook-types';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -45,7 +45,7 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
   if (input.timedOut) return failedHook(name, deadline.exceeded("reading the hook's input (stdin still open)"), env);
   // A hook file another client runs (Copilot running Claude's) acts as that client's session, or steps aside.
   const route = routeOfHook(name, input.text, Boolean(input.truncated), env, cwd);
-  if (route.kind === 'step-aside') return { stdout: '', stderr: '', exitCode: 0 };
+  if (route.kind === 'step-aside') return QUIET;
   const sessionHook = route.kind === 'as-copilot' ? route.livenessName : name;
   // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
   // dead clients' locks, and hand-off requests for the model.
@@ -90,7 +90,7 @@ const GIT_HOOKS: Record<GitHookName, (input: HookInput, env: NodeJS.ProcessEnv, 
 
 // A Claude hook that Copilot CLI runs, with no Copilot hooks of ic installed: Copilot's work, as Copilot.
 function runAsCopilot(event: ToolEvent | undefined, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  if (event === undefined) return { stdout: '', stderr: '', exitCode: 0 };
+  if (event === undefined) return QUIET;
   return copilotViaClaudeAdapter.events[event]!({ adapter: copilotViaClaudeAdapter, event, input, env, cwd, deadline });
 }
 
@@ -115,7 +115,7 @@ function failedHook(name: HookName, error: unknown, env: NodeJS.ProcessEnv): Hoo
 // git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.
 function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const mode = (env.IC_GUARD ?? '').toLowerCase();
-  if (mode === 'off' || mode === '0' || mode === 'false') return { stdout: '', stderr: '', exitCode: 0 };
+  if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
   const owner = ownerOfCommand(cwd, envWithin(env, deadline, 1_000)) ?? '';
   const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
@@ -129,7 +129,7 @@ function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline
     if (settings.failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
     return { stdout: '', stderr: `ic: warning: the commit guard could not check this commit (${describe(error)}); committing anyway\n`, exitCode: 0 };
   }
-  if (result.held.length === 0) return { stdout: '', stderr: '', exitCode: 0 };
+  if (result.held.length === 0) return QUIET;
   const warn = mode === 'warn';
   return { stdout: '', stderr: `${guardReport(result.held, warn ? 'warn' : 'block', owner)}\n`, exitCode: warn ? 0 : 1 };
 }

@@ -1,9 +1,10 @@
 import { endTurnOutput } from './custody/open-commands';
-import type { HookResult } from './hook-types';
+import { QUIET, type HookResult } from './hook-types';
 import { noticeOutput } from './output';
 import { parsePayload, stringField } from './payload';
 import { releaseFailedCalls } from './refused';
-import { exportOwner, handBackToSession, releaseSession } from './session';
+import { appendOnce } from './env-file';
+import { envFileLine, handBackToSession, releaseSession } from './session';
 import { ownerForSession, sessionOf } from './identity';
 import { envWithin } from './settings';
 import { deleteSessionIndex } from './staging';
@@ -11,9 +12,8 @@ import type { HookCall, PayloadReader } from './agents/adapter';
 
 // The session use cases of Claude Code and Codex: a session starts, a turn starts and ends, a subagent
 // stops, the session ends. Each client's PayloadReader says how its payload names the session's owner and directory.
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
-
-// SessionStart: export the session's owner to its Bash commands through $CLAUDE_ENV_FILE, once.
+// SessionStart: export the session's owner to its Bash commands through $CLAUDE_ENV_FILE, once, so they
+// (git commit, coord lock) act as the same owner as its edits.
 export function sessionStart({ input, env }: HookCall): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: noticeOutput(`ic: session not registered: ${parsed.problem}`), stderr: '', exitCode: 0 };
@@ -22,7 +22,7 @@ export function sessionStart({ input, env }: HookCall): HookResult {
   const owner = ownerForSession('claude', sessionId);
   const envFile = env.CLAUDE_ENV_FILE;
   if (!envFile) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; Bash commands of this session will not carry IC_OWNER=${owner}\n`, exitCode: 0 };
-  exportOwner(envFile, owner);
+  appendOnce(envFile, envFileLine(owner));
   return { stdout: sessionContext(owner), stderr: '', exitCode: 0 };
 }
 

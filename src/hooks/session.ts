@@ -4,7 +4,6 @@ import { forgetSession } from '../coord/sessions';
 import { release } from '../coord/release';
 import { transfer } from '../coord/transfer';
 import { listLocks } from '../store/locks';
-import { appendOnce } from './env-file';
 
 // A shell word that is exactly `value`: single quotes, with each ' written as '\''.
 export function shellQuote(value: string): string {
@@ -15,29 +14,14 @@ export function envFileLine(owner: string): string {
   return `export IC_OWNER=${shellQuote(owner)}`;
 }
 
-// Adds `export IC_OWNER=…` to Claude Code's env file once: Bash commands of the session (git commit,
-// coord lock) then act as the same owner as its edits. Returns whether the file changed.
-export function exportOwner(envFile: string, owner: string): boolean {
-  return appendOnce(envFile, envFileLine(owner));
-}
-
-// The session owner and every subagent owner (`owner/…`) with active locks in the project.
-function lineageOwners(cwd: string, owner: string, env: NodeJS.ProcessEnv): string[] {
-  const ctx = createContext({ cwd, env, write: false });
-  try {
-    const active = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
-    return [...new Set(active.map((lock) => lock.owner).filter((o) => o === owner || o.startsWith(`${owner}/`)))];
-  } finally {
-    ctx.db.close();
-  }
-}
-
 // Releases every lock and claim the session and its subagents hold in the project (SessionEnd; never on
 // Stop, which fires every turn). A project without a database has nothing to release, and none is created.
 export function releaseSession(cwd: string, owner: string, env: NodeJS.ProcessEnv): number {
-  const owners = lineageOwners(cwd, owner, env);
   const ctx = createContext({ cwd, env, write: false });
   try {
+    // The session owner and every subagent owner (`owner/…`) with active locks in the project.
+    const active = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
+    const owners = new Set(active.map((lock) => lock.owner).filter((o) => o === owner || o.startsWith(`${owner}/`)));
     let released = 0;
     for (const who of owners) released += release(ctx, { ids: [], owner: who, all: true, force: false, reason: 'session ended', releaseReason: 'session_end' }).released.length;
     try {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { shellQuote } from '../core/shell';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { checkShellCommand } from './custody/pre-shell';
@@ -40,7 +41,7 @@ export function beforeShell({ adapter, input, env, cwd, deadline }: HookCall, cl
     if (isDeadlineExceeded(error)) throw error;
     stagingFailure = error;
   }
-  const decision = decideShell(shellRequest(payload, owner, workdir ? resolveFrom(base, workdir) : base, projectDir), env, deadline);
+  const decision = decideShell(shellRequest(payload, owner, workdir ? resolve(base, workdir) : base, projectDir), env, deadline);
   const notice = [decision.notice, staging].filter(Boolean).join('\n');
   if (decision.kind === 'deny') return adapter.beforeToolReply(notice ? { ...decision, notice } : decision);
   if (stagingFailure !== undefined) throw stagingFailure;
@@ -76,10 +77,6 @@ function commandOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) return value.map((part) => shellQuote(part)).join(' ');
   return undefined;
-}
-
-function resolveFrom(base: string, dir: string): string {
-  return dir.startsWith('/') ? dir : `${base.replace(/\/$/, '')}/${dir}`;
 }
 
 // What claude-pre-bash would say (a refreshed private index), for a git command in a session that has one.

@@ -14,14 +14,12 @@ import { runsGit } from './runs-git';
 
 export { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
-import type { HookInput, HookResult } from './hook-types';
+import { QUIET, type HookInput, type HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 
 // The hooks of private staging areas (README, "Private staging areas"): seed and export a session's index,
 // refresh it lazily before git commands, record commits, delete it at session end.
-
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
 
 // The work tree holding `dir`, found on disk like `git rev-parse --show-toplevel` but without a process.
 function topOf(dir: string): string | undefined {
@@ -113,10 +111,6 @@ export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv, deadlin
   return `ic: commit refused: another session committed changes to ${refresh.restage.length === 1 ? 'a path' : 'paths'} you staged (HEAD ${refresh.base.slice(0, 8) || 'unborn'} → ${refresh.head.slice(0, 8)}):\n${refresh.restage.map((path) => `  ${path}`).join('\n')}\nYour staging area now holds the new HEAD's version of ${refresh.restage.length === 1 ? 'it' : 'them'}; look at the file${refresh.restage.length === 1 ? '' : 's'}, stage again (git add), and commit.`;
 }
 
-function gitText(args: string[], cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
-  return runGitText(args, { cwd, env }, deadline);
-}
-
 // git post-commit: record a `committed` event (sha, owner, paths) and move a private index's base to the
 // new HEAD when it was built on the commit's parent (a partial commit from a stale index leaves it stale,
 // so the next refresh still sees what else HEAD gained).
@@ -127,7 +121,7 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: 
   const mine = privateIndexOfHook(top, env);
   const warnings: string[] = [];
   if (mine) {
-    const parent = gitText(['rev-list', '--parents', '-n', '1', head], top, env, deadline).trim().split(' ')[1] ?? '';
+    const parent = runGitText(['rev-list', '--parents', '-n', '1', head], { cwd: top, env }, deadline).trim().split(' ')[1] ?? '';
     if (readIndexBase(mine.index)?.base === parent) advanceBase(mine.index, head);
     try {
       carryIntoSharedIndex(top, env, parent, head, deadline);
@@ -138,13 +132,13 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: 
       );
     }
   }
-  const paths = gitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env, deadline)
+  const paths = runGitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], { cwd: top, env }, deadline)
     .split('\0')
     .filter((p) => p !== '');
-  const subject = gitText(['log', '-1', '--format=%s', head], top, env, deadline).trim();
+  const subject = runGitText(['log', '-1', '--format=%s', head], { cwd: top, env }, deadline).trim();
   let branch: string | null = null;
   try {
-    branch = gitText(['symbolic-ref', '-q', '--short', 'HEAD'], top, env, deadline).trim() || null;
+    branch = runGitText(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: top, env }, deadline).trim() || null;
   } catch (error) {
     if (isDeadlineExceeded(error)) throw error;
     branch = null;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codexHookHash, codexHookTrusts, trustedHash, withTrustEntries } from '../../src/hooks/install/codex-trust';
-import { CODEX_HOOK_NAMES } from '../../src/hooks/install/entries';
+import { CODEX_HOOK_NAMES } from '../../src/hooks/names';
 
 // The hashes below are what Codex 0.169.0 itself reported (`codex app-server`, hooks/list, currentHash)
 // for these exact handlers in /tmp/cx/repo/.codex/hooks.json; test/clients proves them again on a real run.

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, hookCommand } from '../../src/hooks/install/entries';
+import { claudeEntries, codexEntries, hookCommand } from '../../src/hooks/install/entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../../src/hooks/names';
 import { chainMode, isGuard, renderGuard } from '../../src/hooks/install/git-hook';
 import { mergeHookEntries, removeHookEntries } from '../../src/hooks/install/json-hooks';
 

@@ -19,9 +19,6 @@ export type ToolCall = { kind: 'edit'; paths: string[] } | { kind: 'shell'; comm
 /** The fields every payload gives ic, read from the client's own names: the session, its working directory (relative paths are read from it), the call's id. */
 export type SessionFields = { sessionId: string | undefined; cwd: string | undefined; callId?: string | undefined };
 
-/** What a hook prints and how it exits, in the client's own wire format. */
-export type AgentReply = HookResult;
-
 /** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input. */
 export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline };
 
@@ -30,13 +27,13 @@ export type UseCase = (call: HookCall) => HookResult;
 export interface AgentAdapter {
   readonly agent: Agent;
   /** The reply to a before-tool decision: allow (maybe with a notice) or deny with the reason. */
-  beforeToolReply(decision: Decision): AgentReply;
+  beforeToolReply(decision: Decision): HookResult;
   /** The reply after a tool ran: what custody put back, or a notice; nothing in the common case. */
-  afterToolReply(notice: string | undefined): AgentReply;
+  afterToolReply(notice: string | undefined): HookResult;
   /** The client's hook events (`coord hook <agent>-<event>`) and the use case each one runs. */
   readonly events: Readonly<Record<string, UseCase>>;
   /** The reply when ic could not do an event's work (a bug, an unusable database, the deadline). */
-  failed(event: string, error: unknown, failClosed: boolean): AgentReply;
+  failed(event: string, error: unknown, failClosed: boolean): HookResult;
 }
 
 /** A client that sends ic its tool calls and its session's end only (tool-events.ts runs them). */

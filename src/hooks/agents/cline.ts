@@ -2,7 +2,8 @@ import type { Decision } from '../decision';
 import { isPatch, pathsFromPatch } from '../patch';
 import { objectField, stringField, type Payload } from '../payload';
 import { shellQuote } from '../session';
-import type { ToolClient, AgentReply, ToolCall } from './adapter';
+import type { HookResult } from '../hook-types';
+import type { ToolClient, ToolCall } from './adapter';
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
 
 // Cline's CLI (npm cline, checked with 3.0.65): executable hook files in .clinerules/hooks/ named after the
@@ -100,7 +101,7 @@ function shellCommands(input: unknown): string[] {
   return list(fields.command ?? fields.cmd);
 }
 
-function clineReply(decision: Decision): AgentReply {
+function clineReply(decision: Decision): HookResult {
   if (decision.kind === 'deny') return { stdout: `${JSON.stringify({ cancel: true, errorMessage: decision.reason })}\n`, stderr: decision.notice ? `${decision.notice}\n` : '', exitCode: 0 };
   return { stdout: decision.notice ? `${JSON.stringify({ context: decision.notice })}\n` : '', stderr: '', exitCode: 0 };
 }

@@ -1,6 +1,6 @@
 import type { Decision } from '../decision';
 import { stringField } from '../payload';
-import type { AgentReply } from './adapter';
+import type { HookResult } from '../hook-types';
 import { toolPathAdapter } from './tool-path';
 
 // GitHub Copilot CLI (npm @github/copilot, checked with 1.0.102): repository hooks in .github/hooks/*.json
@@ -19,7 +19,7 @@ export const copilotAdapter = toolPathAdapter({
   reply: copilotReply,
 });
 
-function copilotReply(decision: Decision): AgentReply {
+function copilotReply(decision: Decision): HookResult {
   const stdout = decision.kind === 'deny' ? `${JSON.stringify({ permissionDecision: 'deny', permissionDecisionReason: decision.reason })}\n` : '';
   return { stdout, stderr: decision.notice ? `${decision.notice}\n` : '', exitCode: 0 };
 }

@@ -9,19 +9,18 @@ import { parsePayload, type Payload } from '../payload';
 import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
 import type { Deadline } from '../../store/deadline';
-import { restoreNotice, type AgentReply, type SessionFields, type ToolClient, type UseCase } from './adapter';
-
-const QUIET: AgentReply = { stdout: '', stderr: '', exitCode: 0 };
+import { QUIET, type HookResult } from '../hook-types';
+import { restoreNotice, type SessionFields, type ToolClient, type UseCase } from './adapter';
 
 // The events of a client that sends ic only its tool calls and its session's end (Gemini CLI, Copilot CLI,
-// OpenCode, pi, Cline): payload → the client's tool call → the shared use case → the client's reply.
-// Never throws and never exits 2: a failure is the usual fail-open notice (or a deny with IC_HOOK_FAIL=closed).
-/** The events of a ToolClient: its hook names are `<agent>-<event>`. */
+// OpenCode, pi, Cline; hook names `<agent>-<event>`): payload → the client's tool call → the shared use case
+// → the client's reply. Never throws and never exits 2: a failure is the usual fail-open notice (or a deny
+// with IC_HOOK_FAIL=closed).
 export type ToolEvent = 'pre-tool' | 'post-tool' | 'session-end';
 
 export const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };
 
-function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => AgentReply): UseCase {
+function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => HookResult): UseCase {
   return ({ adapter: ofTool, event, input, env, cwd, deadline }) => {
     const adapter = ofTool as ToolClient; // these events are a ToolClient's only
     const parsed = parsePayload(input.text, input.truncated);
@@ -35,7 +34,7 @@ function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.P
 }
 
 // ic could not do the hook's work: a tool call is allowed with a notice, or denied with IC_HOOK_FAIL=closed.
-export function toolEventFailed(this: ToolClient, event: string, error: unknown, failClosed: boolean): AgentReply {
+export function toolEventFailed(this: ToolClient, event: string, error: unknown, failClosed: boolean): HookResult {
   if (event === 'pre-tool') return this.beforeToolReply(decideFailure(error, failClosed));
   return { ...QUIET, stderr: `ic: ${this.agent}-${event} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
 }
@@ -58,7 +57,7 @@ function shellRequest(session: Session, command: string, timeoutMs: number | und
 
 // Before a tool: an edit reserves its files (the same call and message as Claude's and Codex's edits); a
 // shell command is checked by custody, and the files others hold are snapshotted for the after-hook.
-function beforeTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
+function beforeTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): HookResult {
   const call = adapter.toolCall(payload);
   if (call.kind === 'other') return adapter.beforeToolReply(ALLOW);
   if (call.kind === 'malformed') return adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${call.problem}` });
@@ -74,7 +73,7 @@ function beforeTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEn
 
 // After a tool: the holder's own edit becomes what a restore puts back; a shell command's changes to files
 // others hold are put back (custody).
-function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
+function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): HookResult {
   const call = adapter.toolCall(payload);
   if (call.kind !== 'edit' && call.kind !== 'shell') return adapter.afterToolReply(undefined);
   const session = sessionOf(adapter, payload, env, hookCwd);
@@ -88,7 +87,7 @@ function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv
 }
 
 // Session end: the session's locks and claims go at once (clients give this hook little time).
-function sessionEnd(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): AgentReply {
+function sessionEnd(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): HookResult {
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return { ...QUIET, stderr: 'ic: nothing released: the hook input has no session id\n' };
   const released = releaseSession(session.cwd, session.owner, envWithin(env, deadline, 1_000));

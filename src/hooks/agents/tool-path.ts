@@ -2,7 +2,8 @@ import type { Decision } from '../decision';
 import { isPatch, pathsFromPatch } from '../patch';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
 import type { Agent } from '../identity';
-import type { AgentReply, SessionFields, ToolCall, ToolClient } from './adapter';
+import type { HookResult } from '../hook-types';
+import type { SessionFields, ToolCall, ToolClient } from './adapter';
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
 
 // One reader for the clients whose payload is a tool name, its arguments object and the session's fields
@@ -19,7 +20,7 @@ export interface ToolPathClient {
   patch?: { tools: readonly string[]; fields: readonly string[] };
   /** The shell tools; `timeoutMs`: how many ms one unit of the call's `timeout` is (none: not read). */
   shell: { tools: readonly string[]; timeoutMs?: number };
-  reply?(decision: Decision): AgentReply;
+  reply?(decision: Decision): HookResult;
 }
 
 export function toolPathAdapter(client: ToolPathClient): ToolClient {
@@ -62,7 +63,7 @@ function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Pay
   return { kind: 'other' };
 }
 
-function decisionReply(decision: Decision): AgentReply {
+function decisionReply(decision: Decision): HookResult {
   const json: Record<string, unknown> = decision.kind === 'deny' ? { decision: 'deny', reason: decision.reason } : {};
   if (decision.notice) json.systemMessage = decision.notice;
   return { stdout: Object.keys(json).length === 0 ? '' : `${JSON.stringify(json)}\n`, stderr: '', exitCode: 0 };

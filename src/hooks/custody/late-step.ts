@@ -2,11 +2,8 @@ import type { Deadline } from '../../store/deadline';
 import type { HookInput } from '../hook-types';
 import { parsePayload, stringField } from '../payload';
 import { envWithin } from '../settings';
-import type { SessionStep } from '../liveness';
+import { CONTEXT_EVENTS, type SessionStep } from '../liveness';
 import { noticeLateWrites } from './late-writes';
-
-// Events whose reply carries additionalContext to the model (as the liveness step's hand-off requests).
-const TELLS = new Set(['PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'SessionStart']);
 
 // Every Claude Code and Codex hook looks for late writes (late-writes.ts) before its own work (which may
 // take a file's content as its holder's), and hands the session's model what it is to be told, beside the
@@ -17,7 +14,7 @@ export function lateNotices(name: string, input: HookInput, env: NodeJS.ProcessE
     const parsed = parsePayload(input.text, input.truncated);
     if (!parsed.ok) return undefined;
     const eventName = stringField(parsed.value, 'hook_event_name');
-    const tell = eventName !== undefined && TELLS.has(eventName);
+    const tell = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
     const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
     const text = noticeLateWrites(dir, step.owner, envWithin(env, deadline, 1_000), tell);
     return text === undefined || eventName === undefined ? undefined : { text, eventName };

@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
 import type { HookCall, PayloadReader } from '../agents/adapter';
-import type { HookResult } from '../hook-types';
+import { QUIET, type HookResult } from '../hook-types';
 import { objectField, parsePayload, stringField, type Payload } from '../payload';
 import { envWithin } from '../settings';
 import { commandText } from '../shell-patch';
+import { namedFiles, onlyReads } from '../edit-events';
 import { recordHolderWrite } from './restore';
 import { restoreEveryWorkTree } from './every-repo';
 import { commandReach } from '../../core/shell/reach';
@@ -13,24 +14,6 @@ import type { RestoreReport, ShellRequest } from './types';
 // PostToolUse, one process per tool call (Claude Code and Codex): after a shell command, what it changed
 // in files other agents hold is put back and the writer's model is told; after an edit tool (built-in or
 // MCP), the file's new content becomes its holder's latest, which no restore undoes.
-
-const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };
-
-// Paths an MCP tool's input names (issue #19, "Other tools are edits too"); a tool whose name says it only
-// reads writes nothing.
-const PATH_KEYS = ['file_path', 'path', 'paths', 'filename', 'destination', 'source', 'target'];
-const READS_ONLY = /(^|_)(read|list|search|get|view|find|stat|info|glob|grep)/i;
-
-export function mcpPaths(tool: string, input: Record<string, unknown> | undefined): string[] {
-  const name = tool.split('__').pop() ?? tool;
-  if (READS_ONLY.test(name) || input === undefined) return [];
-  const paths: string[] = [];
-  for (const key of PATH_KEYS) {
-    const value = input[key];
-    for (const item of Array.isArray(value) ? value : [value]) if (typeof item === 'string' && item !== '') paths.push(item);
-  }
-  return paths;
-}
 
 export function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
@@ -52,8 +35,8 @@ export function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, 
   const event = client.editEvent(payload, env);
   const content = tool === 'Write' ? stringField(objectField(payload, 'tool_input'), 'content') : undefined; // Claude Code's Write: the whole new text
   if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget, content === undefined ? undefined : { path: event.paths[0]!, content });
-  else if (tool.startsWith('mcp__')) {
-    const paths = mcpPaths(tool, objectField(payload, 'tool_input'));
+  else if (tool.startsWith('mcp__') && !onlyReads(tool)) {
+    const paths = namedFiles(objectField(payload, 'tool_input')); // the paths its before hook reserved
     if (paths.length > 0) recordHolderWrite(owner, paths, dir, budget);
   }
   return QUIET;

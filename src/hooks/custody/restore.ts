@@ -83,11 +83,8 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     if (plans.length === 0 && ownWrites.length === 0 && started === undefined) return report;
     // The holder's edit hook has marked the file and its write is not recorded yet: the write may be on disk
     // with its record still to come. Wait a moment for that record before deciding.
-    const marks = editsFor(
-      ctx.db,
-      view.scope,
-      plans.map((plan) => plan.path),
-    );
+    const planned = plans.map((plan) => plan.path);
+    const marks = editsFor(ctx.db, view.scope, planned);
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
 
@@ -109,9 +106,8 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     writeTransaction(ctx, inScopes(view.scope), (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
       // holder's record written meanwhile wins, and no record or mark can be written while a file is put back.
-      const paths = plans.map((plan) => plan.path);
-      const fresh = latestFor(ctx.db, view.scope, paths);
-      const editing = editsFor(ctx.db, view.scope, paths);
+      const fresh = latestFor(ctx.db, view.scope, planned);
+      const editing = editsFor(ctx.db, view.scope, planned);
       for (const first of plans) {
         const record = fresh.get(first.path);
         const plan = planFile(repo, first.path, view.others, snapshot, record, windowStart, deadline);
@@ -306,7 +302,7 @@ function planFile(
   repo: Repo,
   path: string,
   others: Covered,
-  snapshot: Map<string, import('../../store/custody').SnapshotRow> | undefined,
+  snapshot: Map<string, SnapshotRow> | undefined,
   record: LatestRow | undefined,
   windowStart: number | undefined,
   deadline: Deadline = NO_DEADLINE,
@@ -363,6 +359,4 @@ function displacedDir(repo: Repo, now: number): string {
   return join(repo.commonDir, 'ic', 'displaced', new Date(now).toISOString().replace(/:/g, '-'));
 }
 
-// After the holder's own write (its edit tool or its own shell command): its new content becomes what a
-// restore puts back, so the holder's own writes are never undone. Only files the owner's lineage holds.
 export { recordHolderWrite } from './holder-write';

@@ -18,7 +18,7 @@ import { PI_EXTENSION_MARKER } from './pi-extension';
 export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck[] {
   const files = agentFiles(projectRoot);
   const checks: HealthCheck[] = [];
-  const gemini = geminiCommands(readIfExists(files.gemini));
+  const gemini = ourCommands(readIfExists(files.gemini), GEMINI_HOOK_NAMES);
   if (gemini.length > 0) {
     checks.push(commandCheck('gemini_hooks', files.gemini, gemini, env));
     checks.push(geminiTrustCheck(projectRoot, env));
@@ -31,9 +31,8 @@ export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): He
     const claude = claudeHookFiles(projectRoot);
     if (claude.length > 0) checks.push(copilotRunsClaudeHooks(claude));
   }
-  const plugin = readIfExists(files.opencode);
-  const program = plugin?.includes(OPENCODE_PLUGIN_MARKER) ? /^const IC = ("(?:[^"\\]|\\.)*");$/m.exec(plugin)?.[1] : undefined;
-  if (program !== undefined) checks.push(commandCheck('opencode_plugin', files.opencode, [JSON.parse(program) as string], env));
+  const opencode = programOf(readIfExists(files.opencode), OPENCODE_PLUGIN_MARKER);
+  if (opencode !== undefined) checks.push(commandCheck('opencode_plugin', files.opencode, [opencode], env));
   const pi = programOf(readIfExists(files.pi), PI_EXTENSION_MARKER);
   if (pi !== undefined) checks.push(commandCheck('pi_extension', files.pi, [pi], env));
   const cline = clineHookFiles(projectRoot).flatMap((file) => clineHookCommand(readIfExists(file)) ?? []);
@@ -45,19 +44,6 @@ export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): He
 function programOf(text: string | undefined, marker: string): string | undefined {
   const literal = text?.includes(marker) ? /^const IC = ("(?:[^"\\]|\\.)*");$/m.exec(text)?.[1] : undefined;
   return literal === undefined ? undefined : (JSON.parse(literal) as string);
-}
-
-function geminiCommands(text: string | undefined): string[] {
-  const hooks = hooksObjectOf(text);
-  if (hooks === undefined) return [];
-  const commands = new Set<string>();
-  for (const groups of Object.values(hooks))
-    if (Array.isArray(groups))
-      for (const group of groups) {
-        const handlers = (group as { hooks?: unknown } | null)?.hooks;
-        if (Array.isArray(handlers)) for (const handler of handlers) if (isOurHandler(handler, GEMINI_HOOK_NAMES)) commands.add((handler as { command: string }).command);
-      }
-  return [...commands];
 }
 
 // Copilot's handlers name their command `bash`, not `command`.

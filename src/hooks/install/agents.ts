@@ -36,18 +36,13 @@ function targetFiles(projectRoot: string, target: AgentTarget): string[] {
   return target === 'cline' ? clineHookFiles(projectRoot) : [agentFiles(projectRoot)[target]];
 }
 
-// The files ic owns whole (all but Gemini's settings), with their wanted text, mode and marker.
-function ownedFiles(projectRoot: string, target: Exclude<AgentTarget, 'gemini'>, ic: IcCommand): { file: string; text: string; marker: string; mode?: number }[] {
-  const file = agentFiles(projectRoot)[target];
-  if (target === 'copilot') return [{ file, text: renderCopilotHooks(ic), marker: 'coord hook copilot-' }];
-  if (target === 'opencode') return [{ file, text: renderOpencodePlugin(ic), marker: OPENCODE_PLUGIN_MARKER }];
-  if (target === 'pi') return [{ file, text: renderPiExtension(ic), marker: PI_EXTENSION_MARKER }];
-  const events = Object.keys(CLINE_HOOK_FILES) as (keyof typeof CLINE_HOOK_FILES)[];
-  return events.map((event, index) => ({ file: clineHookFiles(projectRoot)[index]!, text: renderClineHook(ic, event), marker: CLINE_HOOK_MARKER, mode: 0o755 }));
-}
+// The files ic owns whole (all but Gemini's settings), with their wanted text and mode; the marker says a file is ic's.
+const OWNED_MARKERS = { copilot: 'coord hook copilot-', opencode: OPENCODE_PLUGIN_MARKER, pi: PI_EXTENSION_MARKER, cline: CLINE_HOOK_MARKER } as const;
 
-function ownedMarker(target: Exclude<AgentTarget, 'gemini'>): string {
-  return { copilot: 'coord hook copilot-', opencode: OPENCODE_PLUGIN_MARKER, pi: PI_EXTENSION_MARKER, cline: CLINE_HOOK_MARKER }[target];
+function ownedFiles(projectRoot: string, target: Exclude<AgentTarget, 'gemini'>, ic: IcCommand): { file: string; text: string; mode?: number }[] {
+  if (target !== 'cline') return [{ file: agentFiles(projectRoot)[target], text: { copilot: renderCopilotHooks, opencode: renderOpencodePlugin, pi: renderPiExtension }[target](ic) }];
+  const events = Object.keys(CLINE_HOOK_FILES) as (keyof typeof CLINE_HOOK_FILES)[];
+  return events.map((event, index) => ({ file: clineHookFiles(projectRoot)[index]!, text: renderClineHook(ic, event), mode: 0o755 }));
 }
 
 // Gemini CLI reads hook timeouts in milliseconds; its matcher is a regular expression over tool names.
@@ -87,7 +82,7 @@ export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]
     const file = files[target];
     const before = readIfExists(file);
     if (target === 'gemini') changes.push(...planJsonMerge(file, geminiEntries(ic)));
-    else for (const owned of ownedFiles(projectRoot, target, ic)) changes.push(...planOwnedFile(owned.file, owned.text, owned.marker, owned.mode));
+    else for (const owned of ownedFiles(projectRoot, target, ic)) changes.push(...planOwnedFile(owned.file, owned.text, OWNED_MARKERS[target], owned.mode));
     // A settings file that was there before is the user's: only files install creates are excluded. With
     // --shared (ic from PATH, no machine's path) the files are for committing: nothing is excluded.
     if (ic.kind === 'path' && (target !== 'gemini' || before === undefined || listedInExclude(projectRoot, file)))
@@ -120,7 +115,7 @@ export function planAgentUninstall(projectRoot: string, targets: readonly string
   for (const target of AGENT_TARGETS.filter((t) => targets.includes(t))) {
     const file = files[target];
     if (target === 'gemini') changes.push(...planJsonRemove(file, GEMINI_HOOK_NAMES));
-    else for (const owned of targetFiles(projectRoot, target)) changes.push(...planOwnedRemove(owned, ownedMarker(target), projectRoot));
+    else for (const owned of targetFiles(projectRoot, target)) changes.push(...planOwnedRemove(owned, OWNED_MARKERS[target], projectRoot));
     removed.push(...targetFiles(projectRoot, target).map((owned) => excludeEntry(projectRoot, owned)));
   }
   return { changes, unexcluded: removed };

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { readIfExists } from './git-hook';
-import { mergeHookEntries, removeHookEntries, type HookEntry } from './json-hooks';
+import { mergeHookEntries, removeChild, removeHookEntries, type HookEntry } from './json-hooks';
 import { parseNode } from './json-spans';
 
 // One file change an install or uninstall plans, and the writes every target's plan shares.
@@ -49,11 +49,7 @@ function withoutOurStatusLine(text: string): string {
   if (typeof command !== 'string' || !/(^|\s)coord(ination)? statusline$/.test(command)) return text;
   const node = parseNode(text);
   const index = node.members!.findIndex((m) => m.key === 'statusLine');
-  const members = node.members!;
-  const member = members[index]!;
-  if (index > 0) return text.slice(0, members[index - 1]!.value.end) + text.slice(member.value.end);
-  if (members.length > 1) return text.slice(0, member.keyStart) + text.slice(members[1]!.keyStart);
-  return text.slice(0, node.start + 1) + text.slice(node.end - 1);
+  return removeChild(text, node, index);
 }
 
 // Written beside the target and renamed over it: a reader (Claude Code, Codex, git) never sees half a

@@ -1,7 +1,8 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { findGitInfo } from '../../store/discover';
+import { runnable } from './hook-commands';
 
 // `ic coord install` with no client flag configures the clients that are there. One function per
 // target says whether it is, and why: a new client is one more function in DETECTORS.
@@ -18,27 +19,13 @@ export interface DetectContext {
 
 export type Detector = (context: DetectContext) => Detection;
 
-export function onPath(program: string, env: NodeJS.ProcessEnv): boolean {
-  return (env.PATH ?? '')
-    .split(delimiter)
-    .filter(Boolean)
-    .some((dir) => {
-      try {
-        accessSync(join(dir, program), constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
-}
-
 export function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME || homedir();
 }
 
 // A client is there when its program is on PATH, or its user config directory or the project's exists.
 export function detectClient(program: string, configDirs: readonly string[], projectDir: string, context: DetectContext): Detection {
-  if (onPath(program, context.env)) return { found: true, why: `\`${program}\` is on PATH` };
+  if (runnable(program, context.env)) return { found: true, why: `\`${program}\` is on PATH` };
   const dir = [...configDirs, join(context.projectRoot, projectDir)].find((candidate) => existsSync(candidate));
   if (dir) return { found: true, why: `${dir} exists` };
   return { found: false, why: `no \`${program}\` on PATH and no ${[...configDirs, projectDir].join(' or ')}` };

@@ -1,6 +1,6 @@
 import type { HealthCheck } from '../../store/health';
 import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { GIT_HOOKS, gitHooksDir, hookPaths, isGuard, readIfExists, type GitHookName } from './git-hook';
 import { findGitInfo } from '../../store/discover';
 import { commandCheck, commandProgram, ourCommands, runnable } from './hook-commands';

@@ -1,8 +1,6 @@
 import { shellQuote } from '../session';
 import type { HookEntry } from './json-hooks';
 
-export { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
-
 // Edit tools, and every MCP tool (a tool naming a file is an edit unless it only reads; the hook decides).
 // Read-only built-ins (Read, Grep, Glob, LS, …) stay out of the matcher, so they start no process.
 const CLAUDE_EDIT_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit|mcp__.*';

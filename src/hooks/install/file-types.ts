@@ -2,8 +2,6 @@ import { statSync, type Stats } from 'node:fs';
 import { dirname } from 'node:path';
 import { IcError } from '../../core/errors';
 
-export { readRegularFile } from '../../store/regular-file';
-
 // Install and doctor read and write files people and other tools also own: .claude/, .codex/, git's hooks
 // directory, $CODEX_HOME. Each is checked for its type before it is opened, so a FIFO cannot hang ic and a
 // file where a directory belongs (or the reverse) is a clear INVALID_INPUT (65) naming the path, before

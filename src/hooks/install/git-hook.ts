@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { isAbsolute, join, resolve } from 'node:path';
 import { shellQuote } from '../session';
-import { readRegularFile } from './file-types';
 
 export const GUARD_MARKER = '# ic-commit-guard';
 export const BACKUP_SUFFIX = '.ic-backup';
@@ -43,9 +42,7 @@ export type GitHookName = keyof typeof GIT_HOOKS;
 
 // Never blocks and never throws: a missing, unreadable or non-regular file (a FIFO, a directory) reads as
 // none; the installer then refuses to write over it (file-types.ts, checkWritableFile).
-export function readIfExists(path: string): string | undefined {
-  return readRegularFile(path);
-}
+export { readRegularFile as readIfExists } from '../../store/regular-file';
 
 export function hookPaths(hooksDir: string, name: GitHookName = 'pre-commit'): { hook: string; backup: string } {
   const hook = join(hooksDir, name);

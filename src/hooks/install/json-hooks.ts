@@ -13,7 +13,6 @@ export interface HookEntry {
 
 type Json = Record<string, unknown>;
 
-// Is this hook handler one of ours (the named `coord hook …` command)?
 // The `hooks` object of a settings or hooks.json text (event name -> groups), or undefined when the text
 // is not JSON or has none: readers that only look never fail on a file the user broke.
 export function hooksObjectOf(text: string | undefined): Record<string, unknown> | undefined {
@@ -28,6 +27,7 @@ export function hooksObjectOf(text: string | undefined): Record<string, unknown>
   return hooks !== null && typeof hooks === 'object' && !Array.isArray(hooks) ? (hooks as Record<string, unknown>) : undefined;
 }
 
+// Is this hook handler one of ours (the named `coord hook …` command)?
 export function isOurHandler(handler: unknown, names: readonly string[]): boolean {
   const command = (handler as { command?: unknown } | null)?.command;
   if (typeof command !== 'string') return false;
@@ -193,7 +193,7 @@ function render(child: { key?: string; value: unknown }, lineIndent: string, uni
 }
 
 // Takes one member or element out with the comma and spacing that joined it to its neighbour.
-function removeChild(text: string, container: JsonNode, index: number): string {
+export function removeChild(text: string, container: JsonNode, index: number): string {
   const count = container.members?.length ?? container.elements?.length ?? 0;
   const child = childSpan(container, index);
   if (index > 0) return text.slice(0, childSpan(container, index - 1).end) + text.slice(child.end);

@@ -7,23 +7,7 @@ import type { IcCommand } from './entries';
 export const OPENCODE_PLUGIN_MARKER = '// ic-opencode-plugin';
 
 export function renderOpencodePlugin(ic: IcCommand): string {
-  const program = ic.kind === 'path' ? ic.bin : 'ic';
-  return `${OPENCODE_PLUGIN_MARKER} (written by \`ic coord install --opencode\`; \`ic coord uninstall --opencode\` removes it)
-// Each tool call goes through \`ic coord hook opencode-pre-tool\` / \`opencode-post-tool\`; ic decides, this file only asks.
-import { spawnSync } from 'node:child_process';
-
-const IC = ${JSON.stringify(program)};
-
-function hook(name, payload) {
-  const result = spawnSync(IC, ['coord', 'hook', name], { input: JSON.stringify(payload), encoding: 'utf8', timeout: 15000 });
-  if (result.error || result.status !== 0) return process.env.IC_HOOK_FAIL === 'closed' && name === 'opencode-pre-tool' ? { decision: 'deny', reason: \`ic could not check this tool call (\${result.error ? result.error.message : 'exit ' + result.status}); IC_HOOK_FAIL=closed\` } : {};
-  try {
-    return result.stdout.trim() === '' ? {} : JSON.parse(result.stdout);
-  } catch {
-    return {};
-  }
-}
-
+  return `${askerPrelude(OPENCODE_PLUGIN_MARKER, 'opencode', ic, '(name, payload)')}
 export const IcCoordination = async ({ directory }) => {
   const sessions = new Set();
   const argsOf = new Map(); // call id → the arguments the before-hook saw, for the after-hook
@@ -45,5 +29,26 @@ export const IcCoordination = async ({ directory }) => {
     },
   };
 };
+`;
+}
+
+// The start of both generated files (this plugin, pi's extension): the marker line, the ic they run, and
+// hook(), which asks ic and reads its reply (a failure denies only with IC_HOOK_FAIL=closed).
+export function askerPrelude(marker: string, agent: 'opencode' | 'pi', ic: IcCommand, signature: string): string {
+  return `${marker} (written by \`ic coord install --${agent}\`; \`ic coord uninstall --${agent}\` removes it)
+// Each tool call goes through \`ic coord hook ${agent}-pre-tool\` / \`${agent}-post-tool\`; ic decides, this file only asks.
+import { spawnSync } from 'node:child_process';
+
+const IC = ${JSON.stringify(ic.kind === 'path' ? ic.bin : 'ic')};
+
+function hook${signature} {
+  const result = spawnSync(IC, ['coord', 'hook', name], { input: JSON.stringify(payload), encoding: 'utf8', timeout: 15000 });
+  if (result.error || result.status !== 0) return process.env.IC_HOOK_FAIL === 'closed' && name === '${agent}-pre-tool' ? { decision: 'deny', reason: \`ic could not check this tool call (\${result.error ? result.error.message : 'exit ' + result.status}); IC_HOOK_FAIL=closed\` } : {};
+  try {
+    return result.stdout.trim() === '' ? {} : JSON.parse(result.stdout);
+  } catch {
+    return {};
+  }
+}
 `;
 }

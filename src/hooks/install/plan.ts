@@ -3,7 +3,8 @@ import { join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES, claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
+import { claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
 import { detectClaude, detectCline, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, detectPi, type Detection, type Detector } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
@@ -137,7 +138,7 @@ export function planInstall(options: PlanOptions): InstallPlan {
     nextSteps.push('Private staging areas: Claude sessions get theirs from SessionStart; other agents run `export GIT_INDEX_FILE="$(ic coord hook git-index-path)"` with IC_OWNER set.');
   }
   if (options.commitGate !== undefined) {
-    checkGatePattern(options.commitGate);
+    parseGatePattern(options.commitGate); // before anything is written: a pattern outside its restricted syntax would refuse or hang every commit
     changes.push(...planGitInstall(projectRoot, options.icBin ?? icBinPath(), 'commit-msg', options.commitGate));
   }
   const agents = planAgentInstall({ projectRoot, targets: options.targets, ic, trust: options.trust === true, env }); // Gemini, Copilot, OpenCode
@@ -217,12 +218,6 @@ function planTrustRemoval(hooksFile: string, env: NodeJS.ProcessEnv): Change[] {
 function requireGit(projectRoot: string): string {
   if (!findGitInfo(projectRoot)) throw new IcError('INVALID_INPUT', `${projectRoot} is not in a git repository, so there is no commit to guard; pass --claude or --codex`);
   return gitHooksDir(projectRoot);
-}
-
-// A pattern the gate cannot use would refuse every commit, and one a backtracking engine explodes on would
-// hang it: the restricted syntax of core/gate-pattern.ts is checked here, before anything is written.
-function checkGatePattern(pattern: string): void {
-  parseGatePattern(pattern);
 }
 
 // Our hook becomes `name`; a hook that was there is kept as `name`.ic-backup and still runs first.

@@ -1,6 +1,6 @@
 import { resolveProject } from '../../coord/context';
 import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
-import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from './entries';
+import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { readIfExists } from './git-hook';
 import { commandProgram, ourCommands } from './hook-commands';
 import { claudeSettingsFiles, codexHooksFile, planInstall, type Target } from './plan';
