@@ -1,6 +1,7 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { Client, type QueryConfig, type QueryResult } from 'pg';
 import { ConfigError, connectPlan } from './client-config';
+import { noteCodePath, saveCodeCacheNow } from '../../../code-cache';
 import { REPLY_COUNTER, type Reply, type ReplyError, type Request, type Statement, type StatementResult } from './protocol';
 
 // The driver's worker thread (docs/design/postgres.md, "The driver"): node-postgres, which is asynchronous,
@@ -21,8 +22,24 @@ let broken: ReplyError | undefined;
 const RAW = { getTypeParser: () => (value: string) => value };
 
 port.on('message', (request: Request) => {
-  void handle(request).then(post, (error: unknown) => post({ results: [], error: replyError(error), state, serverVersion, tls }));
+  void handle(request).then(
+    (reply) => {
+      post(reply);
+      if (request.kind === 'run' && !reply.error) saveCodeCache();
+    },
+    (error: unknown) => post({ results: [], error: replyError(error), state, serverVersion, tls }),
+  );
 });
+
+// Once statements have run (a login and a query: the path every call takes), the loader's code cache of this
+// bundle is saved with what they compiled, after the reply is on its way; bin/ic writes it only when it grew.
+let cacheSaved = false;
+function saveCodeCache(): void {
+  if (cacheSaved) return;
+  cacheSaved = true;
+  noteCodePath(tls ? 'tls' : 'session');
+  saveCodeCacheNow();
+}
 
 // Anything thrown outside a query's promise (a reply the protocol parser chokes on) still gets an answer.
 process.on('uncaughtException', (error) => {
