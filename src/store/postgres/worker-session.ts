@@ -199,9 +199,20 @@ function takeEarlyWorker(): EarlyWorker | undefined {
   return early;
 }
 
-// Started by bin/ic's loader (beside dist/), which runs the worker's bundle through a code cache of its own.
+// Started by bin/ic's loader beside dist/ (the worker's bundle then runs through a code cache of its own); a
+// checkout whose loader predates that starts the bundle itself.
 export function startWorker(file: string = workerFile()): EarlyWorker {
-  return (require(join(dirname(file), '..', 'bin', 'ic')) as { startDriverWorker(bundle: string): EarlyWorker }).startDriverWorker(file);
+  const loader = join(dirname(file), '..', 'bin', 'ic');
+  const start = existsSync(loader) ? (require(loader) as { startDriverWorker?: (bundle: string) => EarlyWorker }).startDriverWorker : undefined;
+  if (start) return start(file);
+  const signal = new SharedArrayBuffer(4);
+  const { MessageChannel, Worker } = workerThreads();
+  const { port1, port2 } = new MessageChannel();
+  // The worker's stdout and stderr are the process's own, and it keeps nothing alive: a call exits when done.
+  const worker = new Worker(file, { workerData: { port: port2, signal }, transferList: [port2], stdout: false, stderr: false });
+  worker.unref();
+  port1.unref();
+  return { worker, port: port1, signal };
 }
 
 // dist/pg-worker.cjs: beside the bundle that runs this code, else in the dist/ of the ic checkout above it
