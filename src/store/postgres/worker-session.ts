@@ -199,7 +199,12 @@ function takeEarlyWorker(): EarlyWorker | undefined {
   return early;
 }
 
+// Started by bin/ic's loader beside dist/ (the worker's bundle then runs through a code cache of its own); a
+// checkout whose loader predates that starts the bundle itself.
 export function startWorker(file: string = workerFile()): EarlyWorker {
+  const loader = join(dirname(file), '..', 'bin', 'ic');
+  const start = existsSync(loader) ? (require(loader) as { startDriverWorker?: (bundle: string) => EarlyWorker }).startDriverWorker : undefined;
+  if (start) return start(file);
   const signal = new SharedArrayBuffer(4);
   const { MessageChannel, Worker } = workerThreads();
   const { port1, port2 } = new MessageChannel();

@@ -11,6 +11,8 @@ declare module 'pg' {
     application_name?: string;
     connectionTimeoutMillis?: number;
     ssl?: false | Record<string, unknown>;
+    // Queries written without waiting for the previous one's reply (pg 8.23).
+    pipeline?: boolean;
     [key: string]: unknown;
   }
   export interface FieldDef {

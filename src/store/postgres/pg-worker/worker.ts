@@ -1,6 +1,7 @@
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { Client, type QueryConfig, type QueryResult } from 'pg';
 import { ConfigError, connectPlan } from './client-config';
+import { noteCodePath, saveCodeCacheNow } from '../../../code-cache';
 import { REPLY_COUNTER, type Reply, type ReplyError, type Request, type Statement, type StatementResult } from './protocol';
 
 // The driver's worker thread (docs/design/postgres.md, "The driver"): node-postgres, which is asynchronous,
@@ -21,8 +22,24 @@ let broken: ReplyError | undefined;
 const RAW = { getTypeParser: () => (value: string) => value };
 
 port.on('message', (request: Request) => {
-  void handle(request).then(post, (error: unknown) => post({ results: [], error: replyError(error), state, serverVersion, tls }));
+  void handle(request).then(
+    (reply) => {
+      post(reply);
+      if (request.kind === 'run' && !reply.error) saveCodeCache();
+    },
+    (error: unknown) => post({ results: [], error: replyError(error), state, serverVersion, tls }),
+  );
 });
+
+// Once statements have run (a login and a query: the path every call takes), the loader's code cache of this
+// bundle is saved with what they compiled, after the reply is on its way; bin/ic writes it only when it grew.
+let cacheSaved = false;
+function saveCodeCache(): void {
+  if (cacheSaved) return;
+  cacheSaved = true;
+  noteCodePath(tls ? 'tls' : 'session');
+  saveCodeCacheNow();
+}
 
 // Anything thrown outside a query's promise (a reply the protocol parser chokes on) still gets an answer.
 process.on('uncaughtException', (error) => {
@@ -64,7 +81,7 @@ async function connect(url: string, env: Record<string, string | undefined>, con
   const attempts = plan.tls === 'never' ? [plain] : plan.tls === 'only' ? [withTls] : plan.tls === 'first' ? [withTls, plain] : [plain, withTls];
   let last: unknown;
   for (const [index, attempt] of attempts.entries()) {
-    const candidate = new Client(attempt);
+    const candidate = new Client({ ...attempt, pipeline: true });
     candidate.on('error', noteBroken);
     candidate.connection.on('parameterStatus', (message: { parameterName?: string; parameterValue?: string }) => {
       if (message.parameterName === 'server_version' && message.parameterValue) serverVersion = versionNumber(message.parameterValue);
@@ -102,23 +119,30 @@ function noteBroken(error: unknown): void {
   state = 'lost';
 }
 
+// A request's statements go to the server at once (pg's pipeline mode), not one round trip each: every statement
+// keeps its own Sync, so each still succeeds or fails on its own, in order, as when they were sent one by one.
 async function run(statements: Statement[]): Promise<Reply> {
-  const results: StatementResult[] = [];
-  let first: ReplyError | undefined = broken;
-  for (const statement of statements) {
-    if (client === undefined || broken !== undefined) {
-      first ??= { message: 'the connection is closed', sqlstate: undefined, lost: true, malformed: false, systemCode: undefined };
-      break;
-    }
-    try {
+  if (client === undefined || broken !== undefined) {
+    const closed = broken ?? { message: 'the connection is closed', sqlstate: undefined, lost: true, malformed: false, systemCode: undefined };
+    return { results: [], error: closed, state: 'lost', serverVersion, tls };
+  }
+  const sent = client;
+  const outcomes = await Promise.allSettled(
+    statements.map((statement) => {
       const config: QueryConfig = { text: statement.sql, rowMode: 'array', types: RAW };
       if (statement.parameters !== undefined) config.values = statement.parameters;
-      const result = await client.query(config);
+      return sent.query(config);
+    }),
+  );
+  const results: StatementResult[] = [];
+  let first: ReplyError | undefined;
+  for (const outcome of outcomes) {
+    if (outcome.status === 'fulfilled') {
+      const result = outcome.value;
       results.push(resultOf(Array.isArray(result) ? result[result.length - 1]! : result));
-    } catch (error) {
-      first ??= replyError(error);
+    } else {
+      first ??= replyError(outcome.reason);
       results.push({ columns: [], rows: [], changes: 0 });
-      if (first.lost) break;
     }
   }
   if (broken !== undefined) state = 'lost';
