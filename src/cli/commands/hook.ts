@@ -1,14 +1,13 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { HOOK_NAMES, isHookName } from '../../hooks/run';
-import { withCommonOptions, type CommonOptions } from '../common';
+import { commonCommand, type CommonOptions } from '../common';
 import { runHookCall } from '../hook-call';
 import { failure, type Reply } from '../reply';
 
 // `ic coord hook NAME`: the agent's wire format in and out (not ic's JSON envelope), always exit 0 or 1.
 export function hookCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('hook'))
-    .description(`run an agent or git hook: ${HOOK_NAMES.join(', ')} (reads the hook payload on stdin)`)
+  return commonCommand('hook', `run an agent or git hook: ${HOOK_NAMES.join(', ')} (reads the hook payload on stdin)`)
     .argument('<name>', 'which hook')
     .action((name: string, options: CommonOptions) => {
       if (!isHookName(name)) return emit(failure(new IcError('USAGE', `unknown hook "${name}"; hooks are ${HOOK_NAMES.join(', ')}`, { hint: 'Try: ic coord install' })));

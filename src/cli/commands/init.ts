@@ -12,7 +12,7 @@ import { otherProjectNames } from '../../coord/project-names';
 import type { PgConnection } from '../../store/postgres/pg-connection';
 import { execFileSync } from 'node:child_process';
 import { storeSchemaVersion } from '../../store/migrate';
-import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { viewConflict, commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 interface InitOptions extends CommonOptions {
@@ -21,8 +21,7 @@ interface InitOptions extends CommonOptions {
 }
 
 export function initCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('init'))
-    .description('create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
+  return commonCommand('init', 'create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
     .option('--import <path>', 'bring the live locks of another ic database (the 0.1 .ic/ic.db) into this one; the source is left unchanged')
     .option('--project <key>', "name this repository's project (stored as git config ic.project): on a PostgreSQL database, the scope every clone with the same key shares")
     .action((options: InitOptions) => emit(runInit(options)));
