@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IcError } from '../core/errors';
-import { findGitInfo, type GitInfo } from '../store/discover';
+import type { GitInfo } from '../store/discover';
 import type { PostgresConnection } from '../store/postgres/connection';
 import { bindProject } from '../store/postgres/projects';
 import type { HealthCheck } from '../store/health';
@@ -27,7 +27,7 @@ export function checkProjectBinding(
   root: string,
   key: string,
   options: { record: boolean } = { record: true },
-  info: GitInfo | null = findGitInfo(root),
+  info: GitInfo | null,
 ): BindingOutcome {
   if (!info) return 'unverified'; // project-key.ts refuses this before
   // Beside git's own files, not in <git dir>/ic/ (a clone on a server keeps nothing there).

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { findGitInfo, type GitInfo } from '../store/discover';
+import type { GitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
 import type { Project } from './workspace';
 import { childProcess } from '../lazy-builtins';
@@ -70,7 +70,7 @@ export function rootsOf(root: string): string[] {
 }
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
-export function projectIdentity(root: string, info: GitInfo | null = findGitInfo(root)): string {
+export function projectIdentity(root: string, info: GitInfo | null): string {
   const cached = known.get(root);
   if (cached !== undefined) return cached;
   if (!info) throw notInGit(root);

@@ -77,7 +77,7 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
     'init',
     (ctx) => {
       markProjectRoot(ctx);
-      const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
+      const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot, ctx.git) } : {};
       const alsoNamed = ctx.db.engine === 'postgres' ? otherProjectNames(ctx.db as PgConnection, ctx.projectRoot, named.project!) : [];
       const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
       const recorded = recordServer(ctx.dbLocation, project);
