@@ -4,6 +4,8 @@ import type { GitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
 import type { Project } from './workspace';
 import { childProcess } from '../lazy-builtins';
+import type { PgConnection } from '../store/postgres/pg-connection';
+import { projectsOfRootCommit } from '../store/postgres/projects';
 
 // On a PostgreSQL server one database serves every clone of a repository, on any host: a scope cannot be a
 // path there (two clones never share one). It is the project's identity instead (docs/postgres.md, "The
@@ -148,4 +150,13 @@ function scopeUnder(key: string, root: string, dir: string): string {
     });
   }
   return `${key}:${rel}`;
+}
+
+// What `ic init` says on a server: the keys naming this repository's root commit other than the clone's own
+// `key` and the root commit itself, so a new clone sees which project to join (a fork or a renamed project
+// cannot be told from the original by its commits: joining is always the person's choice).
+export function otherProjectNames(db: PgConnection, root: string, key: string): string[] {
+  const rootCommit = rootCommitOf(root);
+  if (rootCommit === undefined) return [];
+  return db.read(() => projectsOfRootCommit(db.pg, rootCommit).map((project) => project.project)).filter((name) => name !== key && name !== rootCommit);
 }

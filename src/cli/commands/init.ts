@@ -7,8 +7,7 @@ import { clockFromEnv, resolveProject, resolveWorkspace, type CoordContext, type
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
 import { DB_CONFIG_KEY, DB_DIR, isServerDb, type DbLocation } from '../../store/discover';
 import { withoutPassword } from '../../store/postgres/url';
-import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
-import { otherProjectNames } from '../../coord/project-names';
+import { otherProjectNames, projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
 import type { PgConnection } from '../../store/postgres/pg-connection';
 import { execFileSync } from 'node:child_process';
 import { storeSchemaVersion } from '../../store/migrate';

@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
 import { parseNonNegativeDuration } from '../../core/duration';
 import { LOCK_TYPES, viewLock, type LockType } from '../../core/lock';
-import { list } from '../../coord/list';
+import { list, lockDelayBlockers } from '../../coord/list';
 import { commonCommand, withContext, type CommonOptions } from '../common';
-import { lockDelayBlockers } from '../lock-delay';
 import { success, type Reply } from '../reply';
 import { lockTable } from '../render';
 

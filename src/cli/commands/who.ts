@@ -3,7 +3,7 @@ import { viewLock, type LockView } from '../../core/lock';
 import { formatTime } from '../../core/time';
 import { who } from '../../coord/who';
 import { commonCommand, withContext, type CommonOptions } from '../common';
-import { lockDelayBlockers } from '../lock-delay';
+import { lockDelayBlockers } from '../../coord/list';
 import { success, type Reply } from '../reply';
 import { joinLines, lockTable, relativeTime } from '../render';
 
