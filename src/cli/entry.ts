@@ -74,11 +74,8 @@ function reportError(error: unknown, json: boolean): void {
   if (isCommanderError(error)) {
     const { fromCommanderError } = require('./program') as typeof import('./program');
     const translated = fromCommanderError(error);
-    if (translated === 'exit-0') {
-      process.exitCode = 0;
-      return;
-    }
-    writeReply(failure(translated), json);
+    if (translated === 'exit-0') process.exitCode = 0;
+    else writeReply(failure(translated), json);
     return;
   }
   const icError = toIcError(error);
