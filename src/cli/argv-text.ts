@@ -37,17 +37,11 @@ function readRawArgs(): Buffer[] | undefined {
   } catch {
     return undefined;
   }
-  const parts: Buffer[] = [];
-  let start = 0;
-  for (let i = 0; i < cmdline.length; i++) {
-    if (cmdline[i] === 0) {
-      parts.push(cmdline.subarray(start, i));
-      start = i + 1;
-    }
-  }
+  // Each argument ends in a NUL; latin1 maps every byte to one character and back.
+  const parts = cmdline.toString('latin1').split('\0').slice(0, -1);
   const userCount = process.argv.length - 2;
   // cmdline is node, its own flags, the script, then the user's arguments: those are the last ones.
-  return parts.length >= userCount + 2 ? parts.slice(parts.length - userCount) : undefined;
+  return parts.length >= userCount + 2 ? parts.slice(parts.length - userCount).map((part) => Buffer.from(part, 'latin1')) : undefined;
 }
 
 function isUtf8(bytes: Buffer): boolean {

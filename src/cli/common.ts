@@ -1,5 +1,4 @@
-import type { Command } from 'commander';
-import { Option } from 'commander';
+import { Command, Option } from 'commander';
 import type { Conflict } from '../core/conflict';
 import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
@@ -19,9 +18,10 @@ export interface CommonOptions {
   owner?: string;
 }
 
-// Every coord command takes --db, --scope, --json and --format (docs/reference.md, "Common flags").
-export function withCommonOptions(command: Command): Command {
-  return command
+// A command with the flags every one takes: --db, --scope, --json, --format, --color (docs/reference.md, "Common flags").
+export function commonCommand(name: string, description: string): Command {
+  return new Command(name)
+    .description(description)
     .option('--db <path>', 'database file or postgres:// URL; beats $IC_DB (default: <git common dir>/ic/ic.db in a git repository, else <root>/.ic/ic.db)')
     .option('--scope <dir>', 'scope directory (default: the git work tree root)')
     .option('--json', 'print JSON even on a terminal (same as --format json)')

@@ -5,14 +5,10 @@ import { chooseOutput, setOutput } from './format';
 import { reportTimingsAtExit } from './timing-report';
 import { failure, toIcError, type Reply } from './reply';
 
-export interface Io {
-  json: boolean;
-}
-
 // The only writer to stdout: one JSON document when piped or with --json/--format json/IC_FORMAT=json,
 // a human summary on a terminal or with --format table.
-export function writeReply(reply: Reply, io: Io): void {
-  if (io.json) {
+export function writeReply(reply: Reply, json: boolean): void {
+  if (json) {
     process.stdout.write(`${JSON.stringify(reply.json)}\n`);
     // A person reading a pipeline (`coord list | grep x`) still sees why it failed: one line on stderr.
     if (reply.json.ok === false) process.stderr.write(`ic: ${errorLine(reply.json)}\n`);
@@ -43,25 +39,25 @@ export function run(argv: string[]): void {
   );
   const hookCall = require('./hook-call') as typeof import('./hook-call');
   if (hookCall.isBareHookCall(argv)) return hookCall.runHookCall(argv[2]!);
-  let io: Io = { json: !process.stdout.isTTY };
+  let json = !process.stdout.isTTY;
   try {
     const output = chooseOutput(argv, process.env, Boolean(process.stdout.isTTY));
-    io = { json: output.format === 'json' };
+    json = output.format === 'json';
     useColor(output.color);
     setOutput(output);
   } catch (error) {
-    return writeReply(failure(toIcError(error)), io);
+    return writeReply(failure(toIcError(error)), json);
   }
   if (!workingDirectoryExists()) {
     const hint = 'cd into your project (the directory you were in was deleted or cannot be read) and run the command again';
-    return writeReply(failure(new IcError('DB_UNAVAILABLE', `the current directory no longer exists, so ic cannot tell which project it is in; ${hint}`, { hint })), io);
+    return writeReply(failure(new IcError('DB_UNAVAILABLE', `the current directory no longer exists, so ic cannot tell which project it is in; ${hint}`, { hint })), json);
   }
   // Loaded here, not at the top: the hook fast path above never pays for commander and the command tree.
   const { buildProgram } = require('./program') as typeof import('./program');
   let replied = false;
   const emit = (reply: Reply) => {
     replied = true;
-    writeReply(reply, io);
+    writeReply(reply, json);
   };
   try {
     const { checkArguments } = require('./argv-text') as typeof import('./argv-text');
@@ -70,19 +66,16 @@ export function run(argv: string[]): void {
     buildProgram(emit).parse(rewriteHelpArgs(argv), { from: 'user' });
   } catch (error) {
     if (replied) return;
-    reportError(error, io);
+    reportError(error, json);
   }
 }
 
-function reportError(error: unknown, io: Io): void {
+function reportError(error: unknown, json: boolean): void {
   if (isCommanderError(error)) {
     const { fromCommanderError } = require('./program') as typeof import('./program');
     const translated = fromCommanderError(error);
-    if (translated === 'exit-0') {
-      process.exitCode = 0;
-      return;
-    }
-    writeReply(failure(translated), io);
+    if (translated === 'exit-0') process.exitCode = 0;
+    else writeReply(failure(translated), json);
     return;
   }
   const icError = toIcError(error);
@@ -90,7 +83,7 @@ function reportError(error: unknown, io: Io): void {
   if (icError.code === 'INTERNAL' && !(error instanceof IcError) && error instanceof Error && !process.env.IC_DEBUG) {
     process.stderr.write(`ic: ${error.message}\n`);
   }
-  writeReply(failure(icError), io);
+  writeReply(failure(icError), json);
 }
 
 function isCommanderError(error: unknown): error is CommanderError {

@@ -25,8 +25,7 @@ function flagValue(words: string[], flag: string): string | undefined {
 
 function checkFormat(value: string, where: string): Format {
   if (value === 'table' || value === 'json') return value;
-  if (value === '') throw new IcError('USAGE', `${where} needs a value: table or json`, { hint: 'Try: --format table' });
-  throw new IcError('USAGE', `${where} must be table or json, got "${value}"`, { hint: 'Try: --format table' });
+  throw new IcError('USAGE', value === '' ? `${where} needs a value: table or json` : `${where} must be table or json, got "${value}"`, { hint: 'Try: --format table' });
 }
 
 // A flag beats the environment, which beats the default: JSON on a pipe, a table on a terminal.

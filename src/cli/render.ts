@@ -23,7 +23,7 @@ export type Human = string | SafeText;
 
 // Lines of mixed parts as one SafeText: plain strings are escaped here, SafeText parts are kept.
 export function joinLines(parts: Human[]): SafeText {
-  return new SafeText(parts.map((part) => (typeof part === 'string' ? escapeControls(part) : part.text)).join('\n'));
+  return new SafeText(parts.map(humanText).join('\n'));
 }
 
 export function humanText(human: Human): string {
@@ -91,7 +91,7 @@ const LONG_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0
 // sessions apart in a table; --wide shows the whole owner.
 export function shortOwner(owner: string): string {
   const short = owner.replace(LONG_ID, (id) => id.slice(0, 8));
-  return [...short].length > 32 ? `${[...short].slice(0, 31).join('')}…` : short;
+  return clip(short, 32);
 }
 
 function clip(text: string, max: number): string {

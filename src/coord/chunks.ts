@@ -31,7 +31,22 @@ export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: read
   try {
     let next = 0;
     while (next < items.length) {
-      next = oneChunk(ctx, scope, items, next, apply, limits, results);
+      // One write transaction from item `next` on; its results count only once it has committed.
+      const chunk = writeTransaction(ctx, scope, (now) => {
+        const started = monotonicMs();
+        const end = Math.min(items.length, next + limits.rows);
+        const kept: R[] = [];
+        let i = next;
+        while (i < end) {
+          const result = apply(items[i]!, now);
+          i++;
+          if (result !== undefined) kept.push(result);
+          if (monotonicMs() - started >= limits.budgetMs) break;
+        }
+        return { next: i, kept };
+      });
+      results.push(...chunk.kept);
+      next = chunk.next;
       if (bulk) checkpointPassive(ctx.db);
       if (next < items.length) blockingSleep(CHUNK.yieldMs);
     }
@@ -39,34 +54,6 @@ export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: read
     resume?.();
   }
   return results;
-}
-
-// One write transaction from item `from` on; returns where the next chunk starts. Results are kept only
-// once the chunk has committed (an error rolls it back and reaches the caller).
-function oneChunk<T, R>(
-  ctx: CoordContext,
-  scope: WriteScope,
-  items: readonly T[],
-  from: number,
-  apply: (item: T, now: number) => R | undefined,
-  limits: { rows: number; budgetMs: number },
-  results: R[],
-): number {
-  const { next, kept } = writeTransaction(ctx, scope, (now) => {
-    const started = monotonicMs();
-    const end = Math.min(items.length, from + limits.rows);
-    const kept: R[] = [];
-    let i = from;
-    while (i < end) {
-      const result = apply(items[i]!, now);
-      i++;
-      if (result !== undefined) kept.push(result);
-      if (monotonicMs() - started >= limits.budgetMs) break;
-    }
-    return { next: i, kept };
-  });
-  for (const result of kept) results.push(result);
-  return next;
 }
 
 // Repeats a bounded statement (e.g. a DELETE of at most `rows` rows) in its own write transaction until it

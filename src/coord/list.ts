@@ -50,3 +50,15 @@ function orphanRunsInView(ctx: Pick<CoordContext, 'db' | 'scope'>, allScopes: bo
 function withOrphans(locks: StoredLock[], orphans: StoredLock[]): StoredLock[] {
   return orphans.length === 0 ? locks : [...locks, ...orphans].sort((a, b) => a.token - b.token);
 }
+
+// Locks that lapsed by expiry less than the lock-delay ago: no longer active, yet they still bind every
+// owner but their own (README, "Concepts"). `list --active` and `who` show them, or a person sees
+// nothing held while a reserve is refused. Swept ones count too: a sweep marks them released as expired.
+export function lockDelayBlockers(ctx: CoordContext, allScopes: boolean, filter: { owner?: string; type?: LockType } = {}): Lock[] {
+  if (ctx.lockDelayMs <= 0) return [];
+  return readTransaction(ctx, (now) =>
+    locksInView(ctx, allScopes, { ...filter, expiresBefore: now })
+      .filter((lock) => lock.expires_at > now - ctx.lockDelayMs && (lock.released_at === null || lock.release_reason === 'expired'))
+      .map(withoutBase),
+  );
+}

@@ -1,6 +1,6 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { resolveProject } from './context';
+import { resolveProject, type Project } from './context';
 import { privateIndexDir } from './private-index-dir';
 import { crypto } from '../lazy-builtins';
 
@@ -21,19 +21,19 @@ function short(text: string, length: number): string {
   return crypto().createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 
-// `<git common dir>/ic/index`, beside the database; undefined outside git.
-export function indexDirOf(cwd: string): string | undefined {
-  const project = resolveProject(cwd);
-  return project.projectDb.source === 'git' ? privateIndexDir(project.projectDb.path) : undefined;
+// `<git common dir>/ic/index`, beside the database; undefined outside git. `where`: a directory, or its project when known.
+export function indexDirOf(where: string | Pick<Project, 'projectDb'>): string | undefined {
+  const { projectDb } = typeof where === 'string' ? resolveProject(where) : where;
+  return projectDb.source === 'git' ? privateIndexDir(projectDb.path) : undefined;
 }
 
 // The index file of one owner's session in the work tree holding `cwd`: `<owner>@<worktree hash>`, the owner
 // kept when it is a plain name, else hashed. Subagents share their session's (one shell environment).
 export function indexFileFor(cwd: string, owner: string): string | undefined {
   const project = resolveProject(cwd);
-  if (project.projectDb.source !== 'git') return undefined;
+  const dir = indexDirOf(project);
   const session = owner.split('/')[0]!;
-  return join(privateIndexDir(project.projectDb.path), `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
+  return dir && join(dir, `${SAFE.test(session) ? session : short(session, 32)}@${short(project.projectRoot, 8)}`);
 }
 
 export function readIndexBase(index: string): IndexBase | undefined {

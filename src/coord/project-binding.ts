@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IcError } from '../core/errors';
-import { findGitInfo, type GitInfo } from '../store/discover';
+import type { GitInfo } from '../store/discover';
 import type { PostgresConnection } from '../store/postgres/connection';
 import { bindProject } from '../store/postgres/projects';
 import type { HealthCheck } from '../store/health';
@@ -21,14 +21,7 @@ export type BindingOutcome = 'cached' | 'bound' | 'unverified';
  * Refuses (69) a clone whose project key this server has bound to another repository; binds an unbound key to
  * this clone's root commit. `record: false` (doctor) asks the server without writing anything.
  */
-export function checkProjectBinding(
-  db: PostgresConnection,
-  server: string,
-  root: string,
-  key: string,
-  options: { record: boolean } = { record: true },
-  info: GitInfo | null = findGitInfo(root),
-): BindingOutcome {
+export function checkProjectBinding(db: PostgresConnection, server: string, root: string, key: string, options: { record: boolean }, info: GitInfo | null): BindingOutcome {
   if (!info) return 'unverified'; // project-key.ts refuses this before
   // Beside git's own files, not in <git dir>/ic/ (a clone on a server keeps nothing there).
   const cacheFile = join(info.commonDir, BOUND_FILE);

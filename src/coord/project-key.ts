@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { findGitInfo, type GitInfo } from '../store/discover';
+import type { GitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
 import type { Project } from './workspace';
 import { childProcess } from '../lazy-builtins';
+import type { PgConnection } from '../store/postgres/pg-connection';
+import { projectsOfRootCommit } from '../store/postgres/projects';
 
 // On a PostgreSQL server one database serves every clone of a repository, on any host: a scope cannot be a
 // path there (two clones never share one). It is the project's identity instead (docs/postgres.md, "The
@@ -70,7 +72,7 @@ export function rootsOf(root: string): string[] {
 }
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
-export function projectIdentity(root: string, info: GitInfo | null = findGitInfo(root)): string {
+export function projectIdentity(root: string, info: GitInfo | null): string {
   const cached = known.get(root);
   if (cached !== undefined) return cached;
   if (!info) throw notInGit(root);
@@ -148,4 +150,13 @@ function scopeUnder(key: string, root: string, dir: string): string {
     });
   }
   return `${key}:${rel}`;
+}
+
+// What `ic init` says on a server: the keys naming this repository's root commit other than the clone's own
+// `key` and the root commit itself, so a new clone sees which project to join (a fork or a renamed project
+// cannot be told from the original by its commits: joining is always the person's choice).
+export function otherProjectNames(db: PgConnection, root: string, key: string): string[] {
+  const rootCommit = rootCommitOf(root);
+  if (rootCommit === undefined) return [];
+  return db.read(() => projectsOfRootCommit(db.pg, rootCommit).map((project) => project.project)).filter((name) => name !== key && name !== rootCommit);
 }

@@ -1,5 +1,5 @@
 import type { Lock } from '../core/lock';
-import { allLapsedRunLocks, forgetRunProcess, lapsedRunLocks, recordRunProcess, type RunProcessRow } from '../store/run-processes';
+import { allLapsedRunLocks, forgetRunProcess, recordRunProcess, type RunProcessRow } from '../store/run-processes';
 import type { Connection } from '../store/connection';
 import { getLock, withoutBase, type StoredLock } from '../store/locks';
 import { readStat, thisMachine } from './client-process';
@@ -23,13 +23,6 @@ export function processStartTime(pid: number): string | undefined {
   return stat === undefined || stat.state === 'Z' || stat.state === 'X' ? undefined : stat.start;
 }
 
-// The identity to record for a command just started, or undefined where it cannot be told later.
-export function identifyRunProcess(pid: number): RunProcessRow | undefined {
-  const host = thisHost();
-  const started = host === undefined ? undefined : processStartTime(pid);
-  return host === undefined || started === undefined ? undefined : { host, pid, started };
-}
-
 // Alive: the leader with the same start time, or (leader gone) any member of its process group. The
 // kernel does not reuse a pid while a group of that id exists, so a live group of that id is ours; a
 // process with that pid but another start time means our group has ended. Another host: cannot tell.
@@ -47,8 +40,10 @@ export function runProcessState(row: RunProcessRow): 'alive' | 'ended' | 'elsewh
 
 // Records the command started for the run holding `lock`; false where its identity cannot be read.
 export function recordRun(ctx: CoordContext, lock: Lock, pid: number): boolean {
-  const row = identifyRunProcess(pid);
-  if (row === undefined) return false;
+  const host = thisHost();
+  const started = host === undefined ? undefined : processStartTime(pid);
+  if (host === undefined || started === undefined) return false;
+  const row = { host, pid, started };
   return writeTransaction(ctx, inScopes(lock.scope), () => {
     const stored = getLock(ctx.db, lock.id);
     if (stored === undefined) return false;
@@ -62,11 +57,11 @@ export interface OrphanRun {
   pid: number;
 }
 
-// A run lock on `name` whose lease lapsed but whose command still lives on this host: it still holds the
-// name. Rows of commands found ended are deleted on the way.
+// A run lock on `name` whose lease lapsed (expired, or swept as expired) but whose command still lives on
+// this host: it still holds the name. Rows of commands found ended are deleted on the way.
 export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | undefined {
   if (thisHost() === undefined) return undefined;
-  const rows = readTransaction(ctx, (now) => lapsedRunLocks(ctx.db, ctx.scope, name, now));
+  const rows = readTransaction(ctx, (now) => allLapsedRunLocks(ctx.db, now)).filter((row) => row.scope === ctx.scope && row.pattern === name);
   const ended: number[] = [];
   let alive: OrphanRun | undefined;
   for (const row of rows) {

@@ -121,12 +121,9 @@ const reaped = new Set<string>();
 // at the next ic call instead of at their TTL. Once per database per process; reads only when none died.
 export function releaseDeadClients(ctx: CoordContext): number {
   const host = hostToLookOver(ctx);
-  return host === undefined
-    ? 0
-    : releaseGoneClients(
-        ctx,
-        readTransaction(ctx, () => sessionsOnHost(ctx.db, host)),
-      );
+  if (host === undefined) return 0;
+  const onHost = readTransaction(ctx, () => sessionsOnHost(ctx.db, host));
+  return releaseGoneClients(ctx, onHost);
 }
 
 // This host, when this process has not yet looked over its sessions in this database (once per database

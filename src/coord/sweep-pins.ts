@@ -1,5 +1,5 @@
 import { recordedBlobs } from '../store/custody';
-import { findGitInfo, isServerDb } from '../store/discover';
+import { isServerDb } from '../store/discover';
 import { listMarkers } from '../store/markers';
 import { join } from 'node:path';
 import { dropPins, expiredPins, listPins, RETENTION_MS } from '../store/git/keep';
@@ -26,11 +26,10 @@ export interface PinSweep {
 export function sweepPins(ctx: CoordContext, dryRun: boolean): PinSweep {
   // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
   if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, ctx.db.now(ctx.clock) - RETENTION_MS);
-  const git = findGitInfo(ctx.cwd);
-  if (!git) return { dropped: 0, kept: 0, displaced: 0 };
-  const repo = { commonDir: git.commonDir };
+  if (!ctx.git) return { dropped: 0, kept: 0, displaced: 0 };
+  const repo = { commonDir: ctx.git.commonDir };
   const { needed, now } = readTransaction(ctx, (now) => ({ needed: recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));
-  const displaced = removeStale(join(git.commonDir, 'ic', 'displaced'), now - RETENTION_MS, { ageOf: (_, name) => displacedTime(name), dryRun });
+  const displaced = removeStale(join(repo.commonDir, 'ic', 'displaced'), now - RETENTION_MS, { ageOf: (_, name) => displacedTime(name), dryRun });
   const pins = listPins(repo);
   if (pins.length === 0) return { dropped: 0, kept: 0, displaced };
   if (!isServerDb(ctx.dbLocation)) for (const marker of listMarkers(ctx.dbLocation.path)) for (const row of marker.rows) if (row.blob !== null) needed.add(row.blob);

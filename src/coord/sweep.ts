@@ -73,7 +73,7 @@ function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult
 // The cleanup loop of private indexes: a session that ended without its SessionEnd hook leaves its index
 // behind; after 24 h with no write to it and no event of its owner, it goes.
 function sweepIndexes(ctx: CoordContext, now: number, dryRun: boolean): number {
-  const dir = indexDirOf(ctx.cwd);
+  const dir = indexDirOf(ctx);
   if (dir === undefined) return 0;
   const activity = allLastActivity(ctx.db);
   return sweepIndexFiles(dir, now, (owner) => activity.get(owner), dryRun).length;

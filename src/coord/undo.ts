@@ -38,7 +38,8 @@ export function undo(ctx: CoordContext, input: { eventId: number; owner: string 
       event: event.id,
     });
   if (event.scope !== ctx.scope) throw new IcError('OUTSIDE_SCOPE', `event ${event.id} is of another scope (${event.scope}): run coord undo there`, { event: event.id, scope: event.scope });
-  const git = findGitInfo(ctx.scopeDir);
+  // The call's repository, unless --scope moved the scope into another one.
+  const git = ctx.scopeDir === ctx.projectRoot ? ctx.git : findGitInfo(ctx.scopeDir);
   if (!git) throw new IcError('INVALID_INPUT', `${ctx.scopeDir} is not in a git repository: kept contents live in git's object store`);
   const repo = repoAt(git.root, git.commonDir);
   const path = event.pattern;

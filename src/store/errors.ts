@@ -19,6 +19,7 @@ export function translateDbError(error: unknown, dbPath: string): unknown {
   if (error instanceof IcError) return error;
   const code = (error as { code?: unknown })?.code;
   if (typeof code !== 'string') return error;
+  const message = error instanceof Error ? error.message : String(error);
   if (BUSY_CODES.has(code)) {
     return new IcError('BUSY', `the database is busy (${code}); try again`, { path: dbPath }, { cause: error });
   }
@@ -27,11 +28,9 @@ export function translateDbError(error: unknown, dbPath: string): unknown {
     return new IcError('DB_UNAVAILABLE', `disk full: cannot write the database at ${dbPath} (${code}); ${hint}`, { path: dbPath, sqlite_code: code, hint }, { cause: error });
   }
   if (code.startsWith('SQLITE_')) {
-    const message = error instanceof Error ? error.message : String(error);
     return new IcError('DB_UNAVAILABLE', `cannot use the database at ${dbPath}: ${message} (${code}); run \`ic doctor\``, { path: dbPath, sqlite_code: code }, { cause: error });
   }
   if (['EACCES', 'EROFS', 'ENOENT', 'ENOTDIR', 'EPERM', 'ELOOP', 'ENAMETOOLONG', 'EISDIR', 'ENXIO'].includes(code)) {
-    const message = error instanceof Error ? error.message : String(error);
     return new IcError('DB_UNAVAILABLE', `cannot use the database at ${dbPath}: ${message}`, { path: dbPath, errno: code }, { cause: error });
   }
   return error;

@@ -147,8 +147,9 @@ function inspect(path: string, now: number, report: HealthReport): void {
   const checks = report.checks;
   const moveAside = `move it aside (mv ${path} ${path}.bad) and run \`ic init\` for a fresh one; agents re-reserve on their next edit`;
   let header: string;
+  let kind: ReturnType<typeof classifyDbFile>;
   try {
-    const kind = classifyDbFile(path); // never blocks: a FIFO in place of the database would hang a plain read
+    kind = classifyDbFile(path); // never blocks: a FIFO in place of the database would hang a plain read
     if (kind.kind === 'not_regular') {
       checks.push({
         name: 'format',
@@ -168,7 +169,6 @@ function inspect(path: string, now: number, report: HealthReport): void {
     checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is not a SQLite database (it starts with ${JSON.stringify(header.slice(0, 16))})`, fix: moveAside });
     return;
   }
-  const kind = classifyDbFile(path);
   if (kind.kind === 'foreign') {
     const fix = `point --db/IC_DB at another file and leave this one alone; if it is a database of ic 0.1, import its live locks: ic init --import ${shellQuote(path)}`;
     checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is a SQLite database that ic did not create (application_id ${kind.applicationId})`, fix });

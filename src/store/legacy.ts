@@ -16,11 +16,9 @@ const NEEDED_COLUMNS = ['type', 'scope', 'pattern', 'owner', 'mode', 'reason', '
 
 // The locks still in force in another ic database, read through a read-only connection: the source is
 // never changed, not even checkpointed (its -wal stays as it was). Anything that is not an ic database
-// of a schema this ic knows is refused before a row is read.
+// of a schema this ic knows is refused before a row is read (that it is a regular file, checkReadableDbFile says first).
 export function readLiveLocks(path: string, now: number): ImportableLock[] {
   const file = classifyDbFile(path);
-  if (file.kind === 'missing') throw new IcError('INVALID_INPUT', `${path} does not exist`, { path });
-  if (file.kind === 'not_regular') throw new IcError('INVALID_INPUT', `${path} is ${file.what}, not a database file`, { path });
   if (file.kind === 'not_sqlite' || file.kind === 'blank') throw new IcError('INVALID_INPUT', `${path} is not an ic database (not a SQLite file with a schema)`, { path });
   let db: Database.Database;
   try {

@@ -73,22 +73,19 @@ export function purgeMarkers(dbPath: string, startedBefore: number): void {
   if (!isPostgresUrl(dbPath)) removeStale(runningDir(dbPath), startedBefore, { ageOf: (path, name) => (name.endsWith('.json') ? parseMarker(path)?.started_at : undefined) });
 }
 
+// None on a server, or before the first marker.
 export function listMarkers(dbPath: string): CommandMarker[] {
-  const { dir, names } = markerFiles(dbPath);
+  const dir = runningDir(dbPath);
+  let names: string[];
+  try {
+    names = isPostgresUrl(dbPath) ? [] : readdirSync(dir);
+  } catch {
+    return [];
+  }
   return names.flatMap((name) => {
     const marker = name.endsWith('.json') ? parseMarker(join(dir, name)) : undefined;
     return marker ? [marker] : [];
   });
-}
-
-// The directory of the database's markers and the names in it (none on a server, or before the first marker).
-function markerFiles(dbPath: string): { dir: string; names: string[] } {
-  const dir = runningDir(dbPath);
-  try {
-    return { dir, names: isPostgresUrl(dbPath) ? [] : readdirSync(dir) };
-  } catch {
-    return { dir, names: [] };
-  }
 }
 
 function parseMarker(file: string): CommandMarker | undefined {

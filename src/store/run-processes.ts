@@ -35,9 +35,3 @@ export function allLapsedRunLocks(db: Connection, now: number): (StoredLock & Ru
       ORDER BY l.seq`,
   ).all(now) as (StoredLock & RunProcessRow)[];
 }
-
-// Run locks on this name whose lease lapsed (expired, or swept as expired) and whose command was recorded:
-// the ones an orphaned command may still hold. The same rows as allLapsedRunLocks, narrowed to one name.
-export function lapsedRunLocks(db: Connection, scope: string, name: string, now: number): (StoredLock & RunProcessRow)[] {
-  return allLapsedRunLocks(db, now).filter((row) => row.scope === scope && row.pattern === name);
-}

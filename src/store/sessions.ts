@@ -116,9 +116,7 @@ export function extendLineageUntil(db: Connection, owner: string, now: number, u
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
 // cover need a write.
 export function lineageLockEndsBefore(db: Connection, owner: string, now: number, until: number): boolean {
-  return (
-    statement(db, `SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, owner, owner.length + 1, `${owner}/`) !== undefined
-  );
+  return statement(db, `SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, ...lineageOf(owner)) !== undefined;
 }
 
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents, in `scopes`.

@@ -2,12 +2,11 @@ import { Command } from 'commander';
 import { check } from '../../coord/check';
 import { commandLinePattern } from '../../coord/paths';
 import { checkWorkLimit } from '../../core/conflict';
-import { describeConflict, optionalOwner, ownerOption, projectFor, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { describeConflict, optionalOwner, ownerOption, projectFor, viewConflict, commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function checkCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('check'))
-    .description('would a reserve be granted? (read-only; exit 1 if not free)')
+  return commonCommand('check', 'would a reserve be granted? (read-only; exit 1 if not free)')
     .argument('<paths...>', 'paths or patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
     .option('--shared', 'ask about a shared reservation')

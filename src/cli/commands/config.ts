@@ -1,12 +1,11 @@
 import { Command } from 'commander';
 import { readConfig, writeConfig, type SettingView } from '../../coord/config';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 // `ic config [NAME [VALUE]]`: the repository's settings, stored with the database (coord/config.ts).
 export function configCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('config'))
-    .description("show or set the repository's settings, stored with its database (stall-after)")
+  return commonCommand('config', "show or set the repository's settings, stored with its database (stall-after)")
     .argument('[name]', 'a setting: stall-after')
     .argument('[value]', 'its new value (e.g. 30m); without it, the setting is shown')
     .action((name: string | undefined, value: string | undefined, options: CommonOptions) => emit(runConfig(name, value, options)));

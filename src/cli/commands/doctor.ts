@@ -10,13 +10,12 @@ import { diagnosePostgres } from '../../store/postgres/health';
 import { projectBindingCheck } from '../../coord/project-binding';
 import { diagnose, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { commonCommand, withContext, type CommonOptions } from '../common';
 import { repairClock } from '../../coord/clock';
 import { failure, success, type Reply } from '../reply';
 
 export function doctorCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('doctor'))
-    .description('check the database: location, file system, integrity, schema, journal mode, lock counts, and what to do')
+  return commonCommand('doctor', 'check the database: location, file system, integrity, schema, journal mode, lock counts, and what to do')
     .option('--repair-clock', 'date events and locks stamped in the future (by a write with a wrong clock) now, then check')
     .action((options: DoctorOptions) => emit(options.repairClock ? runRepairClock(options) : runDoctor(options)));
 }

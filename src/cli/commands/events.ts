@@ -4,7 +4,7 @@ import { parseNonNegativeDuration } from '../../core/time';
 import { followEvents, readEvents, type EventsInput, type EventView, type FollowPosition } from '../../coord/events';
 import { LOG_START } from '../../store/events';
 import { validateName } from '../../core/names';
-import { openContext, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { openContext, commonCommand, withContext, type CommonOptions } from '../common';
 import { failure, success, toIcError, type Reply } from '../reply';
 import { currentOutput } from '../format';
 import { readTransaction, type CoordContext } from '../../coord/context';
@@ -19,8 +19,7 @@ interface EventsOptions extends CommonOptions {
 }
 
 export function eventsCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('events'))
-    .description('the event log: reserved, renewed, released, force_released, expired, transferred, conflict, waited')
+  return commonCommand('events', 'the event log: reserved, renewed, released, force_released, expired, transferred, conflict, waited')
     .option('--since <id|duration>', 'events after this event ID, or within this long (e.g. 10m)')
     .option('--consumer <name>', "only events after this consumer's cursor, and advance it")
     .option('--limit <n>', 'at most this many events (default 100, at most 10000)')

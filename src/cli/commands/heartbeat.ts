@@ -2,12 +2,11 @@ import { Command } from 'commander';
 import { formatTime } from '../../core/time';
 import { countOf } from '../../core/plural';
 import { heartbeat } from '../../coord/heartbeat';
-import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, resolveOwner, commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function heartbeatCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('heartbeat'))
-    .description("renew all of the owner's locks and claims and record it as alive (cheap: call it on every tool use)")
+  return commonCommand('heartbeat', "renew all of the owner's locks and claims and record it as alive (cheap: call it on every tool use)")
     .addOption(ownerOption())
     .action((options: CommonOptions) => emit(runHeartbeat(options)));
 }

@@ -3,16 +3,15 @@ import { countOf } from '../../core/plural';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { viewLock } from '../../core/lock';
-import { clockFromEnv, resolveProject, resolveWorkspace, type CoordContext, type Project } from '../../coord/context';
+import { clockFromEnv, resolveProject, resolveWorkspace, type Project } from '../../coord/context';
 import { importLocks, readImport, type ImportRow } from '../../coord/import';
 import { DB_CONFIG_KEY, DB_DIR, isServerDb, type DbLocation } from '../../store/discover';
 import { withoutPassword } from '../../store/postgres/url';
-import { projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
-import { otherProjectNames } from '../../coord/project-names';
+import { otherProjectNames, projectIdentity, setProjectKey, validateProjectKey, PROJECT_CONFIG_KEY } from '../../coord/project-key';
 import type { PgConnection } from '../../store/postgres/pg-connection';
 import { execFileSync } from 'node:child_process';
 import { storeSchemaVersion } from '../../store/migrate';
-import { viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { viewConflict, commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 interface InitOptions extends CommonOptions {
@@ -21,17 +20,10 @@ interface InitOptions extends CommonOptions {
 }
 
 export function initCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('init'))
-    .description('create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
+  return commonCommand('init', 'create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
     .option('--import <path>', 'bring the live locks of another ic database (the 0.1 .ic/ic.db) into this one; the source is left unchanged')
     .option('--project <key>', "name this repository's project (stored as git config ic.project): on a PostgreSQL database, the scope every clone with the same key shares")
     .action((options: InitOptions) => emit(runInit(options)));
-}
-
-// Outside git, `ic init` makes its directory a project root (.ic/), also when --db puts the database elsewhere:
-// hooks find a file's project by that mark, and without one they coordinate nothing.
-function markProjectRoot(ctx: CoordContext): void {
-  if (ctx.unmarked) mkdirSync(join(ctx.projectRoot, DB_DIR), { recursive: true });
 }
 
 function runInit(options: InitOptions): Reply {
@@ -77,8 +69,10 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
     options,
     'init',
     (ctx) => {
-      markProjectRoot(ctx);
-      const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot) } : {};
+      // Outside git, `ic init` makes its directory a project root (.ic/), also when --db puts the database
+      // elsewhere: hooks find a file's project by that mark, and without one they coordinate nothing.
+      if (ctx.unmarked) mkdirSync(join(ctx.projectRoot, DB_DIR), { recursive: true });
+      const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot, ctx.git) } : {};
       const alsoNamed = ctx.db.engine === 'postgres' ? otherProjectNames(ctx.db as PgConnection, ctx.projectRoot, named.project!) : [];
       const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
       const recorded = recordServer(ctx.dbLocation, project);

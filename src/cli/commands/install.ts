@@ -10,7 +10,7 @@ import { resolveProject, resolveWorkspace, type Workspace } from '../../coord/co
 import { escapeForDisplay } from '../../core/names';
 import { IcError } from '../../core/errors';
 import { DEFAULT_GATE_PATTERN } from '../../hooks/commit-gate';
-import { openContext, withCommonOptions, type CommonOptions } from '../common';
+import { openContext, commonCommand, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 import { digestDir, runningDir } from '../../store/custody-digest';
 
@@ -34,7 +34,7 @@ interface InstallOptions extends CommonOptions {
 }
 
 function withTargetOptions(command: Command): Command {
-  return withCommonOptions(command)
+  return command
     .option('--claude', 'Claude Code: .claude/settings.local.json (edits, refused edits, session start/end, subagents)')
     .option('--codex', 'Codex: .codex/hooks.json (PreToolUse on apply_patch, shell tools and MCP tools, SessionEnd)')
     .option('--git', 'git guard in `git rev-parse --git-path hooks`: pre-commit, and reference-transaction for commits that skip it (--no-verify); chains existing hooks')
@@ -57,8 +57,7 @@ function targetsOf(options: InstallOptions): Target[] {
 }
 
 export function installCommand(emit: (reply: Reply) => void): Command {
-  return withTargetOptions(new Command('install'))
-    .description('install the hooks (no flag: for the clients found here, and the git guard); running it again changes nothing')
+  return withTargetOptions(commonCommand('install', 'install the hooks (no flag: for the clients found here, and the git guard); running it again changes nothing'))
     .option('--shared', 'Claude hooks in the committed .claude/settings.json, calling `ic` from PATH (no machine-specific path)')
     .option('--trust', "also record the folder trust of Gemini CLI (~/.gemini/trustedFolders.json) and Copilot CLI (~/.copilot/config.json), which skip an untrusted folder's hooks")
     .option('--no-trust', "record no trust at all (by default install records Codex's trust for exactly the hooks it writes, in $CODEX_HOME/config.toml)")
@@ -105,8 +104,7 @@ function withDetection(reply: Reply, targets: Target[], detected: ReturnType<typ
 }
 
 export function uninstallCommand(emit: (reply: Reply) => void): Command {
-  return withTargetOptions(new Command('uninstall'))
-    .description('remove the hooks install added and restore what they replaced (--purge: the database too)')
+  return withTargetOptions(commonCommand('uninstall', 'remove the hooks install added and restore what they replaced (--purge: the database too)'))
     .option('--purge', 'also delete the database; for a full removal. With live locks it asks on a terminal, else needs --force')
     .option('--force', 'with --purge: delete the database even though it holds live locks (they are listed on stderr)')
     .action((options: InstallOptions) => {

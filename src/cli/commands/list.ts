@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
 import { parseNonNegativeDuration } from '../../core/time';
 import { LOCK_TYPES, viewLock, type LockType } from '../../core/lock';
-import { list } from '../../coord/list';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
-import { lockDelayBlockers } from '../lock-delay';
+import { list, lockDelayBlockers } from '../../coord/list';
+import { commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 import { lockTable } from '../render';
 
@@ -16,8 +15,7 @@ interface ListOptions extends CommonOptions {
 }
 
 export function listCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('list'))
-    .description('list locks in the scope, oldest first')
+  return commonCommand('list', 'list locks in the scope, oldest first')
     .option('--active', 'only locks that bind now: held ones, and lapsed ones still in their lock-delay (state delay)')
     .option('--owner <name>', 'only this owner')
     .addOption(new Option('--type <type>', 'only this type (lock: the same as named, the locks of `coord lock`)').choices([...LOCK_TYPES, 'lock']))

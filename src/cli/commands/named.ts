@@ -6,7 +6,7 @@ import { dropName, takeName, type NameType } from '../../coord/named';
 import { askHandoff, claimState, takeOver } from '../../coord/handoff';
 import { checkText, validateName } from '../../core/names';
 import { reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
-import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, resolveOwner, commonCommand, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { lockTable } from '../render';
 import { runCommandUnderLock, type RunOptions } from './lock-run';
@@ -35,8 +35,7 @@ function askMessage(options: TakeOptions): string | null {
 const NOUN: Record<NameType, string> = { named: 'lock', claim: 'claim' };
 
 export function lockCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('lock'))
-    .description('take a named lock (e.g. a repo-wide test mutex); with `-- CMD`, hold it while CMD runs')
+  return commonCommand('lock', 'take a named lock (e.g. a repo-wide test mutex); with `-- CMD`, hold it while CMD runs')
     .argument('<name>', 'lock name')
     .argument('[command...]', 'command to run under the lock (after --)')
     .addOption(ownerOption())
@@ -54,8 +53,7 @@ export function lockCommand(emit: (reply: Reply) => void): Command {
 }
 
 export function claimCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('claim'))
-    .description('claim a work item (exclusive, 30m default TTL, kept alive by heartbeat)')
+  return commonCommand('claim', 'claim a work item (exclusive, 30m default TTL, kept alive by heartbeat)')
     .argument('<item>', 'work item name, e.g. an issue number')
     .addOption(ownerOption())
     .option('--ttl <duration>', 'time to live (default 30m)')
@@ -75,8 +73,7 @@ export function unclaimCommand(emit: (reply: Reply) => void): Command {
 }
 
 function dropCommand(commandName: string, type: NameType, description: string, emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command(commandName))
-    .description(description)
+  return commonCommand(commandName, description)
     .argument('<name>', type === 'named' ? 'lock name' : 'work item')
     .addOption(ownerOption())
     .option('--force', "release another owner's (recorded as force_released)")

@@ -1,12 +1,11 @@
 import { Command } from 'commander';
 import { overlaps } from '../../core/glob';
 import { canonicalFilePattern } from '../../coord/paths';
-import { projectFor, withCommonOptions, type CommonOptions } from '../common';
+import { projectFor, commonCommand, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function overlapCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('overlap'))
-    .description('can two patterns match a common path? (exit 0 either way)')
+  return commonCommand('overlap', 'can two patterns match a common path? (exit 0 either way)')
     .argument('<a>', 'first pattern')
     .argument('<b>', 'second pattern')
     .action((a: string, b: string, options: CommonOptions) => emit(runOverlap(a, b, options)));

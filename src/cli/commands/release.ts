@@ -3,7 +3,7 @@ import { IcError } from '../../core/errors';
 import { viewLock, type LockType } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { release, type ReleaseResult } from '../../coord/release';
-import { ownerOption, projectFor, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, projectFor, resolveOwner, commonCommand, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { joinLines, lockTable } from '../render';
 import { escapeForDisplay } from '../../core/names';
@@ -19,8 +19,7 @@ interface ReleaseOptions extends CommonOptions {
 }
 
 export function releaseCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('release'))
-    .description("release locks: by ID, by --pattern, or --all of the owner's file locks")
+  return commonCommand('release', "release locks: by ID, by --pattern, or --all of the owner's file locks")
     .argument('[ids...]', 'lock IDs')
     .addOption(ownerOption())
     .option('--pattern <pattern>', "release the owner's file lock on exactly this pattern")

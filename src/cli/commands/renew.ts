@@ -3,13 +3,12 @@ import { IcError } from '../../core/errors';
 import { parseTtl } from '../../core/time';
 import { viewLock } from '../../core/lock';
 import { renew } from '../../coord/renew';
-import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, resolveOwner, commonCommand, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { lockTable } from '../render';
 
 export function renewCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('renew'))
-    .description("extend the owner's active locks (all of them in the scope when no ID is given)")
+  return commonCommand('renew', "extend the owner's active locks (all of them in the scope when no ID is given)")
     .argument('[ids...]', 'lock IDs')
     .addOption(ownerOption())
     .option('--ttl <duration>', 'new time to live from now (default: the TTL each lock was taken with)')

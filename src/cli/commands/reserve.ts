@@ -6,7 +6,7 @@ import { commandLinePattern } from '../../coord/paths';
 import { reserveOnce, reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { checkWorkLimit } from '../../core/conflict';
 import { shellQuote } from '../../core/shell';
-import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, commonCommand, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { shortOwner, whenText } from '../render';
 import type { LockView } from '../../core/lock';
@@ -19,8 +19,7 @@ interface ReserveOptions extends CommonOptions {
 }
 
 export function reserveCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('reserve'))
-    .description('reserve file patterns, all or none')
+  return commonCommand('reserve', 'reserve file patterns, all or none')
     .argument('<patterns...>', 'glob patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
     .option('--ttl <duration>', 'time to live: 90s, 15m, 2h or 1d (default 15m, at most 24h)')

@@ -1,12 +1,11 @@
 import { Command } from 'commander';
 import { formatNullableTime, parseNonNegativeDuration } from '../../core/time';
 import { stats } from '../../coord/stats';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function statsCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('stats'))
-    .description('tries, grants, conflicts, waits, expiries and the most contended patterns')
+  return commonCommand('stats', 'tries, grants, conflicts, waits, expiries and the most contended patterns')
     .option('--since <duration>', 'only the last duration (e.g. 1h, 7d)')
     .action((options: CommonOptions & { since?: string }) => emit(runStats(options)));
 }

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { parseNonNegativeDuration } from '../../core/time';
 import { sweep } from '../../coord/sweep';
 import { countOf } from '../../core/plural';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 interface SweepOptions extends CommonOptions {
@@ -11,8 +11,7 @@ interface SweepOptions extends CommonOptions {
 }
 
 export function sweepCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('sweep'))
-    .description('mark expired locks released; with --older-than, delete old released locks and events')
+  return commonCommand('sweep', 'mark expired locks released; with --older-than, delete old released locks and events')
     .option('--older-than <duration>', 'also purge released locks and events older than this')
     .option('--dry-run', 'count what would change, change nothing')
     .action((options: SweepOptions) => emit(runSweep(options)));

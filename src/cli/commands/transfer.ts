@@ -5,7 +5,7 @@ import { viewLock } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { validateName } from '../../core/names';
 import { transfer } from '../../coord/transfer';
-import { ownerOption, projectFor, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, projectFor, resolveOwner, commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 import { lockTable } from '../render';
 
@@ -17,8 +17,7 @@ interface TransferOptions extends CommonOptions {
 }
 
 export function transferCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('transfer'))
-    .description("atomically hand A's active locks in the scope to B, with new fencing tokens (only A, or anyone with --force)")
+  return commonCommand('transfer', "atomically hand A's active locks in the scope to B, with new fencing tokens (only A, or anyone with --force)")
     .requiredOption('--from <owner>', 'current owner')
     .requiredOption('--to <owner>', 'new owner')
     .option('--pattern <pattern>', 'only the locks on this pattern (or named lock / claim name)')

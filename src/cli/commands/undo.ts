@@ -1,12 +1,11 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { undo } from '../../coord/undo';
-import { ownerOption, resolveOwner, withCommonOptions, withContext, type CommonOptions } from '../common';
+import { ownerOption, resolveOwner, commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function undoCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('undo'))
-    .description("put back a content custody displaced (an event's detail.saved); what it replaces is kept, so an undo is undoable")
+  return commonCommand('undo', "put back a content custody displaced (an event's detail.saved); what it replaces is kept, so an undo is undoable")
     .argument('<event>', 'event ID of a restored, displaced or undone event (coord events shows them)')
     .addOption(ownerOption())
     .action((eventId: string, options: CommonOptions) => emit(runUndo(eventId, options)));

@@ -2,12 +2,11 @@ import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { viewLock } from '../../core/lock';
 import { verify } from '../../coord/verify';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
+import { commonCommand, withContext, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function verifyCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('verify'))
-    .description('exit 0 iff the lock is still active with this fencing token')
+  return commonCommand('verify', 'exit 0 iff the lock is still active with this fencing token')
     .argument('<id>', 'lock ID')
     .argument('<token>', 'fencing token')
     .action((id: string, token: string, options: CommonOptions) => emit(runVerify(id, token, options)));

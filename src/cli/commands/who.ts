@@ -2,8 +2,8 @@ import { Command } from 'commander';
 import { viewLock, type LockView } from '../../core/lock';
 import { formatTime } from '../../core/time';
 import { who } from '../../coord/who';
-import { withCommonOptions, withContext, type CommonOptions } from '../common';
-import { lockDelayBlockers } from '../lock-delay';
+import { commonCommand, withContext, type CommonOptions } from '../common';
+import { lockDelayBlockers } from '../../coord/list';
 import { success, type Reply } from '../reply';
 import { joinLines, lockTable, relativeTime } from '../render';
 
@@ -13,8 +13,7 @@ interface WhoOptions extends CommonOptions {
 }
 
 export function whoCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('who'))
-    .description('who holds what, most recently active owner first (lapsed locks still in their lock-delay last)')
+  return commonCommand('who', 'who holds what, most recently active owner first (lapsed locks still in their lock-delay last)')
     .option('--all-scopes', 'every scope in the database')
     .option('--wide', 'every column: token, type, mode, full owner, scope')
     .action((options: WhoOptions) => emit(runWho(options)));

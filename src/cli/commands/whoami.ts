@@ -2,12 +2,11 @@ import { Command } from 'commander';
 import { formatTime } from '../../core/time';
 import { validateOwner } from '../../core/owner';
 import { escapeForDisplay } from '../../core/names';
-import { explainOwner, ownerOption, withCommonOptions, type CommonOptions } from '../common';
+import { explainOwner, ownerOption, commonCommand, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 
 export function whoamiCommand(emit: (reply: Reply) => void): Command {
-  return withCommonOptions(new Command('whoami'))
-    .description('which owner this shell or process acts as, and why (--owner, $IC_OWNER, an agent session it runs in, or none)')
+  return commonCommand('whoami', 'which owner this shell or process acts as, and why (--owner, $IC_OWNER, an agent session it runs in, or none)')
     .addOption(ownerOption())
     .action((options: CommonOptions) => emit(runWhoami(options)));
 }

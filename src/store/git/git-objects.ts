@@ -18,7 +18,7 @@ export function blobId(content: Buffer): string {
   return crypto().createHash('sha1').update(header(content.length)).update(content).digest('hex');
 }
 
-function loosePath(objectsDir: string, id: string): string {
+export function loosePath(objectsDir: string, id: string): string {
   return join(objectsDir, id.slice(0, 2), id.slice(2));
 }
 

@@ -1,8 +1,9 @@
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { NO_DEADLINE, type Deadline } from '../deadline';
 import { runGit, runGitText } from './git-process';
-import { STREAM_BYTES, storeFile, writeBlob } from './git-objects';
+import { loosePath, STREAM_BYTES, storeFile, writeBlob } from './git-objects';
+import { gitMode, isContent, lstatOrNull, signature, type Repo } from './files';
 
 // Custody keeps every content it records or displaces reachable, so `git gc --prune=now` never takes it:
 // each blob is pinned by a ref of ic's own, refs/ic/custody/<UTC day>/<blob id> (a ref may name a blob).
@@ -18,11 +19,7 @@ export const PIN_PREFIX = 'refs/ic/custody/';
 export const RETENTION_DAYS = 14;
 export const RETENTION_MS = RETENTION_DAYS * 86_400_000;
 
-export interface KeepRepo {
-  root: string;
-  commonDir: string;
-  objectsDir: string;
-}
+export type KeepRepo = Omit<Repo, 'gitDir'>;
 
 export function pinDay(now: number): string {
   return new Date(now).toISOString().slice(0, 10);
@@ -43,7 +40,7 @@ function usesReftable(commonDir: string): boolean {
 // loose blob is pinned: a ref to an object git lacks would make `git gc` and `git log --all` fail, and a
 // packed one was reachable at the last gc (its pin, if it had one, is kept by sweep while a record needs it).
 export function pinBlobs(repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>, ids: Iterable<string | null | undefined>, now: number, deadline: Deadline = NO_DEADLINE): void {
-  const wanted = [...new Set([...ids].filter((id): id is string => typeof id === 'string' && BLOB_ID.test(id)))].filter((id) => existsSync(looseObject(repo.objectsDir, id)));
+  const wanted = [...new Set([...ids].filter((id): id is string => typeof id === 'string' && BLOB_ID.test(id)))].filter((id) => existsSync(loosePath(repo.objectsDir, id)));
   if (wanted.length === 0) return;
   if (usesReftable(repo.commonDir)) {
     const lines = wanted.map((id) => `update ${pinRef(id, now)} ${id}\n`).join('');
@@ -87,18 +84,6 @@ function writeLooseRef(file: string, id: string): void {
   }
 }
 
-function lstatOrNull(path: string): import('node:fs').Stats | null {
-  try {
-    return lstatSync(path);
-  } catch {
-    return null;
-  }
-}
-
-function looseObject(objectsDir: string, id: string): string {
-  return join(objectsDir, id.slice(0, 2), id.slice(2));
-}
-
 export interface Saved {
   blob: string;
   /** git's mode: 100644, 100755 or 120000 (a symlink, whose content is its target). */
@@ -112,13 +97,8 @@ export interface Saved {
 // caller must then not overwrite it.
 export function saveContent(repo: KeepRepo, path: string, now: number, deadline: Deadline = NO_DEADLINE): Saved | undefined {
   const absolute = join(repo.root, path);
-  let st: import('node:fs').Stats;
-  try {
-    st = lstatSync(absolute);
-  } catch {
-    return undefined;
-  }
-  if (!st.isFile() && !st.isSymbolicLink()) return undefined;
+  const st = lstatOrNull(absolute);
+  if (!isContent(st)) return undefined;
   // A large file is stored by streaming, within the deadline (custody's size policy: git-objects.ts).
   const blob = st.isSymbolicLink()
     ? writeBlob(repo.objectsDir, Buffer.from(readlinkSync(absolute)))
@@ -126,11 +106,7 @@ export function saveContent(repo: KeepRepo, path: string, now: number, deadline:
       ? storeFile(repo.objectsDir, absolute, deadline)
       : writeBlob(repo.objectsDir, readFileSync(absolute));
   pinBlobs(repo, [blob], now, deadline);
-  return { blob, mode: st.isSymbolicLink() ? 0o120000 : st.mode & 0o111 ? 0o100755 : 0o100644, stat: signatureOf(st) };
-}
-
-function signatureOf(st: import('node:fs').Stats): string {
-  return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+  return { blob, mode: gitMode(st), stat: signature(st) };
 }
 
 // Done before a restore takes the database's write lock (reading, deflating and fsyncing blobs, or asking
@@ -157,7 +133,7 @@ export function keepAhead(repo: KeepRepo, plans: readonly { path: string; expect
 // restore or an undo ever needs.
 export function blobPresent(repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>, id: string, deadline: Deadline = NO_DEADLINE): boolean {
   if (!BLOB_ID.test(id)) return false;
-  if (existsSync(looseObject(repo.objectsDir, id))) return true;
+  if (existsSync(loosePath(repo.objectsDir, id))) return true;
   try {
     return runGitText(['--git-dir', repo.commonDir, 'cat-file', '-t', id], {}, deadline).trim() === 'blob';
   } catch (error) {
@@ -213,7 +189,7 @@ export function keepBeforeRestore(
   }
   const early = ahead.saved.get(path);
   const st = lstatOrNull(join(repo.root, path));
-  const saved = early !== undefined && st !== null && signatureOf(st) === early.stat ? early : saveContent(repo, path, now, deadline);
+  const saved = early !== undefined && st !== null && signature(st) === early.stat ? early : saveContent(repo, path, now, deadline);
   return { missing: false, detail: saved ? { saved: saved.blob, saved_mode: gitModeText(saved.mode) } : {} };
 }
 
