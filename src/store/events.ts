@@ -1,13 +1,7 @@
 import { dialect, type Connection } from './connection';
 import { runWithoutResult } from './statements';
 
-// The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
-// hook, a hand-off request for a claim, and a stalled claim taken over. 0.3: a held file a shell command
-// changed, put back (restored) or, created under another owner's pattern, moved aside (displaced). 0.4: a
-// held file changed without proof it was the command (unverified), or not written because unsafe
-// (restore_refused); a late write after a command's after hook (late_write); a restore that could not happen
-// because git no longer had the holder's content (not_restored), and a displaced content put back by
-// `coord undo` (undone).
+// Every kind of event ic records (docs/reference.md lists what each means).
 export type EventType =
   | 'reserved'
   | 'renewed'
