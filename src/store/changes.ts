@@ -1,9 +1,8 @@
 import type { Connection } from './connection';
-import { statement } from './statements';
 
 // The newest event id: a snapshot's position in the event log, to ask later what changed since.
 export function lastEventId(db: Connection): number {
-  return (statement(db, 'SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
+  return (db.prepare('SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
 }
 
 // Where reserve's read snapshot stands in the log, to bring its decision up to date inside the write lock
@@ -15,7 +14,7 @@ export function lastEventId(db: Connection): number {
 // writer of it still has in flight.
 export function snapshotEventId(db: Connection, scope: string): number {
   if (db.engine !== 'postgres') return lastEventId(db);
-  return (statement(db, 'SELECT coalesce(max(id), 0) AS id FROM events WHERE scope = ?').get(scope) as { id: number }).id;
+  return (db.prepare('SELECT coalesce(max(id), 0) AS id FROM events WHERE scope = ?').get(scope) as { id: number }).id;
 }
 
 // The events that change a lock's row in a way that can make it bind someone it did not bind before:
@@ -26,12 +25,12 @@ const LOCK_CHANGING = "'reserved', 'renewed', 'released', 'force_released', 'exp
 // order (each is taken inside the write transaction that commits it), so this is every such change
 // committed since the snapshot that read `afterId`.
 export function locksChangedSince(db: Connection, afterId: number, scope: string): string[] {
-  const rows = statement(db, `SELECT DISTINCT lock_id FROM events WHERE id > ? AND scope = ? AND lock_id IS NOT NULL AND type IN (${LOCK_CHANGING})`).all(afterId, scope) as { lock_id: string }[];
+  const rows = db.prepare(`SELECT DISTINCT lock_id FROM events WHERE id > ? AND scope = ? AND lock_id IS NOT NULL AND type IN (${LOCK_CHANGING})`).all(afterId, scope) as { lock_id: string }[];
   return rows.map((row) => row.lock_id);
 }
 
 // How many purges have deleted events so far: a count that moved since a snapshot says events after the
 // snapshot may be gone, so what changed since cannot be told from the log.
 export function purgeCount(db: Connection): number {
-  return (statement(db, 'SELECT count FROM purges WHERE id = 1').get() as { count: number }).count;
+  return (db.prepare('SELECT count FROM purges WHERE id = 1').get() as { count: number }).count;
 }

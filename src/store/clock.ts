@@ -1,5 +1,4 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 
 // The store's clocks: the log's own time (its newest event; times dated in the future, and their repair), a
 // monotonic clock for waits, and how long write transactions waited for the write lock and held it.
@@ -11,7 +10,7 @@ export const CLOCK_TOLERANCE_MS = 3_600_000;
 export function newestEventTime(db: Connection): number | null {
   const read = db.newestEventRead?.();
   if (read !== undefined) return read;
-  const row = statement(db, NEWEST_EVENT_SQL).get() as { created_at: number } | undefined;
+  const row = db.prepare(NEWEST_EVENT_SQL).get() as { created_at: number } | undefined;
   return row ? row.created_at : null;
 }
 

@@ -1,5 +1,5 @@
 import { dialect, type Connection } from './connection';
-import { runWithoutResult, statement } from './statements';
+import { runWithoutResult } from './statements';
 
 // Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
 // command's files were before it ran. Contents are git blob ids.
@@ -34,19 +34,18 @@ export function latestFor(db: Connection, scope: string, paths: readonly string[
   const found = new Map<string, LatestRow>();
   if (paths.length === 0) return found;
   // One query for all the paths (a held directory may cover thousands), by the (scope, path) key.
-  const rows = statement(db, LATEST_FOR).all(scope, JSON.stringify(paths)) as LatestRow[];
+  const rows = db.prepare(LATEST_FOR).all(scope, JSON.stringify(paths)) as LatestRow[];
   for (const row of rows) found.set(row.path, row);
   return found;
 }
 
 // Every recorded path of the scope: one read, for a caller that asks about many directories at once.
 export function latestPaths(db: Connection, scope: string): string[] {
-  return (statement(db, 'SELECT path FROM custody_latest WHERE scope = ?').all(scope) as { path: string }[]).map((row) => row.path);
+  return (db.prepare('SELECT path FROM custody_latest WHERE scope = ?').all(scope) as { path: string }[]).map((row) => row.path);
 }
 
 export function recordLatest(db: Connection, scope: string, row: LatestRow): void {
-  statement(
-    db,
+  db.prepare(
     'INSERT INTO custody_latest (scope, path, owner, blob, mode, stat, source, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, blob = excluded.blob, mode = excluded.mode, stat = excluded.stat, source = excluded.source, recorded_at = excluded.recorded_at',
   ).run(scope, row.path, row.owner, row.blob, row.mode, row.stat, row.source, row.recorded_at);
 }
@@ -54,54 +53,55 @@ export function recordLatest(db: Connection, scope: string, row: LatestRow): voi
 // Every blob a live record names: holders' latest contents and running commands' snapshots since `since`
 // (coord sweep keeps their pins, src/coord/sweep-pins.ts).
 export function recordedBlobs(db: Connection, since: number): Set<string> {
-  const rows = statement(
-    db,
-    'SELECT blob FROM custody_latest WHERE blob IS NOT NULL AND recorded_at >= ? UNION SELECT s.blob FROM custody_snapshots s JOIN custody_commands c ON c.scope = s.scope AND c.writer = s.writer AND c.call_id = s.call_id WHERE s.blob IS NOT NULL AND c.started_at >= ?',
-  ).all(since, since) as { blob: string }[];
+  const rows = db
+    .prepare(
+      'SELECT blob FROM custody_latest WHERE blob IS NOT NULL AND recorded_at >= ? UNION SELECT s.blob FROM custody_snapshots s JOIN custody_commands c ON c.scope = s.scope AND c.writer = s.writer AND c.call_id = s.call_id WHERE s.blob IS NOT NULL AND c.started_at >= ?',
+    )
+    .all(since, since) as { blob: string }[];
   return new Set(rows.map((row) => row.blob));
 }
 
 // Records older than the longest lock (24 h) describe no live holder any more.
 export function purgeLatest(db: Connection, before: number): number {
-  return statement(db, 'DELETE FROM custody_latest WHERE recorded_at < ?').run(before).changes;
+  return db.prepare('DELETE FROM custody_latest WHERE recorded_at < ?').run(before).changes;
 }
 
 export function startCommand(db: Connection, scope: string, writer: string, callId: string, now: number, rows: readonly SnapshotRow[]): void {
-  statement(db, 'DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
-  statement(db, 'INSERT INTO custody_commands (scope, writer, call_id, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, writer, call_id) DO UPDATE SET started_at = excluded.started_at').run(
+  db.prepare('DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
+  db.prepare('INSERT INTO custody_commands (scope, writer, call_id, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, writer, call_id) DO UPDATE SET started_at = excluded.started_at').run(
     scope,
     writer,
     callId,
     now,
   );
-  const insert = statement(db, 'INSERT INTO custody_snapshots (scope, writer, call_id, path, holder, blob, mode, stat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO custody_snapshots (scope, writer, call_id, path, holder, blob, mode, stat) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   for (const row of rows) insert.run(scope, writer, callId, row.path, row.holder, row.blob, row.mode, row.stat);
 }
 
 export function commandStart(db: Connection, scope: string, writer: string, callId: string): number | undefined {
-  const row = statement(db, 'SELECT started_at FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').get(scope, writer, callId) as { started_at: number } | undefined;
+  const row = db.prepare('SELECT started_at FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').get(scope, writer, callId) as { started_at: number } | undefined;
   return row?.started_at;
 }
 
 export function snapshotRows(db: Connection, scope: string, writer: string, callId: string): Map<string, SnapshotRow> {
-  const rows = statement(db, 'SELECT path, holder, blob, mode, stat FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').all(scope, writer, callId) as SnapshotRow[];
+  const rows = db.prepare('SELECT path, holder, blob, mode, stat FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').all(scope, writer, callId) as SnapshotRow[];
   return new Map(rows.map((row) => [row.path, row]));
 }
 
 export function endCommand(db: Connection, scope: string, writer: string, callId: string): void {
-  statement(db, 'DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
-  statement(db, 'DELETE FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
+  db.prepare('DELETE FROM custody_snapshots WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
+  db.prepare('DELETE FROM custody_commands WHERE scope = ? AND writer = ? AND call_id = ?').run(scope, writer, callId);
 }
 
 // Commands whose after hook never came (killed, timed out): dropped once older than the cutoff.
 export function purgeCommands(db: Connection, startedBefore: number): void {
-  const stale = statement(db, 'SELECT scope, writer, call_id FROM custody_commands WHERE started_at < ?').all(startedBefore) as { scope: string; writer: string; call_id: string }[];
+  const stale = db.prepare('SELECT scope, writer, call_id FROM custody_commands WHERE started_at < ?').all(startedBefore) as { scope: string; writer: string; call_id: string }[];
   for (const c of stale) endCommand(db, c.scope, c.writer, c.call_id);
 }
 
 // Other writers' commands running now (started, not yet ended): their writes to files they hold are theirs.
 export function runningWriters(db: Connection, scope: string, since: number): Set<string> {
-  const rows = statement(db, 'SELECT DISTINCT writer FROM custody_commands WHERE scope = ? AND started_at >= ?').all(scope, since) as { writer: string }[];
+  const rows = db.prepare('SELECT DISTINCT writer FROM custody_commands WHERE scope = ? AND started_at >= ?').all(scope, since) as { writer: string }[];
   return new Set(rows.map((r) => r.writer));
 }
 
@@ -113,8 +113,7 @@ export interface EditRow {
 
 // The holder's edit hook is about to let its tool write these files (custody_edits).
 export function markEdits(db: Connection, scope: string, owner: string, paths: readonly string[], now: number): void {
-  const upsert = statement(
-    db,
+  const upsert = db.prepare(
     'INSERT INTO custody_edits (scope, path, owner, started_at) VALUES (?, ?, ?, ?) ON CONFLICT (scope, path) DO UPDATE SET owner = excluded.owner, started_at = excluded.started_at',
   );
   for (const path of paths) runWithoutResult(upsert, scope, path, owner, now);
@@ -122,7 +121,7 @@ export function markEdits(db: Connection, scope: string, owner: string, paths: r
 
 export function editsFor(db: Connection, scope: string, paths: readonly string[]): Map<string, EditRow> {
   const found = new Map<string, EditRow>();
-  const select = statement(db, 'SELECT path, owner, started_at FROM custody_edits WHERE scope = ? AND path = ?');
+  const select = db.prepare('SELECT path, owner, started_at FROM custody_edits WHERE scope = ? AND path = ?');
   for (const path of paths) {
     const row = select.get(scope, path) as EditRow | undefined;
     if (row) found.set(path, row);
@@ -132,18 +131,18 @@ export function editsFor(db: Connection, scope: string, paths: readonly string[]
 
 // The holder's write was recorded (or its command ended): the file's edit is no longer under way.
 export function clearEdits(db: Connection, scope: string, paths: readonly string[]): void {
-  const remove = statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND path = ?');
+  const remove = db.prepare('DELETE FROM custody_edits WHERE scope = ? AND path = ?');
   for (const path of paths) remove.run(scope, path);
 }
 
 // Edit marks older than the cutoff: their tool never reported back (refused, failed, killed).
 export function purgeEdits(db: Connection, startedBefore: number): number {
-  return statement(db, 'DELETE FROM custody_edits WHERE started_at < ?').run(startedBefore).changes;
+  return db.prepare('DELETE FROM custody_edits WHERE started_at < ?').run(startedBefore).changes;
 }
 
 // The owner's own shell command ended: the marks its before hook made are over (its writes were recorded).
 export function clearEditsBy(db: Connection, scope: string, owner: string): void {
-  statement(db, 'DELETE FROM custody_edits WHERE scope = ? AND owner = ?').run(scope, owner);
+  db.prepare('DELETE FROM custody_edits WHERE scope = ? AND owner = ?').run(scope, owner);
 }
 
 // The open commands of these writers, in every scope (a turn that ended ends them: see
@@ -159,5 +158,5 @@ export function endCommandsOf(db: Connection, writers: readonly string[]): numbe
 }
 
 export function openCommandsOf(db: Connection, writer: string): { scope: string; call_id: string }[] {
-  return statement(db, 'SELECT scope, call_id FROM custody_commands WHERE writer = ?').all(writer) as { scope: string; call_id: string }[];
+  return db.prepare('SELECT scope, call_id FROM custody_commands WHERE writer = ?').all(writer) as { scope: string; call_id: string }[];
 }

@@ -1,13 +1,7 @@
 import { dialect, type Connection } from './connection';
-import { runWithoutResult, statement } from './statements';
+import { runWithoutResult } from './statements';
 
-// The last four were added in 0.2: an owner's heartbeat (coalesced), a commit seen by the post-commit
-// hook, a hand-off request for a claim, and a stalled claim taken over. 0.3: a held file a shell command
-// changed, put back (restored) or, created under another owner's pattern, moved aside (displaced). 0.4: a
-// held file changed without proof it was the command (unverified), or not written because unsafe
-// (restore_refused); a late write after a command's after hook (late_write); a restore that could not happen
-// because git no longer had the holder's content (not_restored), and a displaced content put back by
-// `coord undo` (undone).
+// Every kind of event ic records (docs/reference.md lists what each means).
 export type EventType =
   | 'reserved'
   | 'renewed'
@@ -56,23 +50,15 @@ const INSERT_EVENT = dialect({
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
 // every other event takes the next id (SQLite's next rowid), which is the same number.
 export function insertEvent(db: Connection, event: NewEvent, id: number | null = null): number {
-  const result = statement(db, INSERT_EVENT).run(
-    id,
-    event.type,
-    event.lock_id,
-    event.scope,
-    event.owner,
-    event.pattern,
-    event.reason,
-    event.created_at,
-    event.detail ? JSON.stringify(event.detail) : null,
-  );
+  const result = db
+    .prepare(INSERT_EVENT)
+    .run(id, event.type, event.lock_id, event.scope, event.owner, event.pattern, event.reason, event.created_at, event.detail ? JSON.stringify(event.detail) : null);
   return Number(result.lastInsertRowid);
 }
 
 // One event by id (coord undo), with its detail as stored JSON.
 export function getEvent(db: Connection, id: number): StoredEvent | undefined {
-  return statement(db, 'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id = ?').get(id) as StoredEvent | undefined;
+  return db.prepare('SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id = ?').get(id) as StoredEvent | undefined;
 }
 
 // The id the next token-assigning event will get, which is its fencing token and, for a grant, the new
@@ -87,15 +73,15 @@ const NEXT_EVENT_ID = dialect({
 });
 
 export function nextEventId(db: Connection): { id: number } {
-  return statement(db, NEXT_EVENT_ID).get() as { id: number };
+  return db.prepare(NEXT_EVENT_ID).get() as { id: number };
 }
 
 // The first event id whose time is at or after `since`, found by bisecting the ids: commit order and
 // clock agree on one host (`now` is read inside the write transaction), so created_at grows with id
 // unless the clock is stepped back. For hints that must stay cheap; exact answers filter every event.
 export function firstEventIdSince(db: Connection, since: number): number {
-  const at = statement(db, 'SELECT id, created_at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
-  const last = statement(db, 'SELECT max(id) AS id FROM events').get() as { id: number | null };
+  const at = db.prepare('SELECT id, created_at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
+  const last = db.prepare('SELECT max(id) AS id FROM events').get() as { id: number | null };
   let [low, high] = [0, (last.id ?? 0) + 1]; // the answer lies in (low, high]
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);
@@ -111,18 +97,18 @@ export function firstEventIdSince(db: Connection, since: number): number {
 // Each purge that deletes anything is counted (see the purges table), in the same transaction.
 // At most `rows` events per call, oldest id first (a bulk purge repeats it, one transaction each).
 export function purgeEvents(db: Connection, before: number, rows: number): number {
-  const deleted = statement(db, 'DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)').run(before, rows).changes;
-  if (deleted > 0) statement(db, 'UPDATE purges SET count = count + 1 WHERE id = 1').run();
+  const deleted = db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)').run(before, rows).changes;
+  if (deleted > 0) db.prepare('UPDATE purges SET count = count + 1 WHERE id = 1').run();
   return deleted;
 }
 
 export function newestEventId(db: Connection): { id: number; created_at: number } | undefined {
-  return statement(db, 'SELECT id, created_at FROM events ORDER BY id DESC LIMIT 1').get() as { id: number; created_at: number } | undefined;
+  return db.prepare('SELECT id, created_at FROM events ORDER BY id DESC LIMIT 1').get() as { id: number; created_at: number } | undefined;
 }
 
 // What purgeEvents would delete now, for a dry run.
 export function countEventsBefore(db: Connection, before: number): number {
-  return (statement(db, 'SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before) as { n: number }).n;
+  return (db.prepare('SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before) as { n: number }).n;
 }
 
 export interface EventQuery {
@@ -141,7 +127,7 @@ const QUERY_EVENTS = dialect({
 });
 
 export function queryEvents(db: Connection, q: EventQuery): StoredEvent[] {
-  return statement(db, QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
+  return db.prepare(QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
 }
 
 /**
@@ -170,7 +156,7 @@ const EVENTS_AFTER_CURSOR = dialect({
 
 /** The events after `cursor` that no later commit can precede, in reading order; none with an id at or below `floorId`. */
 export function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number }): PositionedEvent[] {
-  return statement(db, EVENTS_AFTER_CURSOR).all(cursor.xact, cursor.id, q.floorId, q.since ?? 0, q.limit) as PositionedEvent[];
+  return db.prepare(EVENTS_AFTER_CURSOR).all(cursor.xact, cursor.id, q.floorId, q.since ?? 0, q.limit) as PositionedEvent[];
 }
 
 /** The cursor after `event` (the last one a reader took). */
@@ -187,7 +173,7 @@ const LOCK_CONSUMER = 'SELECT pg_advisory_xact_lock(713013, hashtext(?))';
 
 /** First thing in the consumer's write transaction: no other reader of it is in one after this (its lock wait bounds the wait). */
 export function lockConsumer(db: Connection, name: string): void {
-  if (db.engine === 'postgres') runWithoutResult(statement(db, LOCK_CONSUMER), name);
+  if (db.engine === 'postgres') runWithoutResult(db.prepare(LOCK_CONSUMER), name);
 }
 
 const CONSUMER_POSITION = dialect({
@@ -197,7 +183,7 @@ const CONSUMER_POSITION = dialect({
 
 /** A consumer's cursor; one saved without a transaction (SQLite, or PostgreSQL before schema 3) is an id floor. */
 export function consumerPosition(db: Connection, name: string): { cursor: EventCursor; floorId: number } {
-  const row = statement(db, CONSUMER_POSITION).get(name) as { last_event: number; last_xact: string | null } | undefined;
+  const row = db.prepare(CONSUMER_POSITION).get(name) as { last_event: number; last_xact: string | null } | undefined;
   if (row?.last_xact) return { cursor: { xact: row.last_xact, id: row.last_event }, floorId: 0 };
   return { cursor: LOG_START, floorId: row?.last_event ?? 0 };
 }
@@ -212,5 +198,5 @@ const ADVANCE_CONSUMER = dialect({
 
 // Sent with the commit where the engine can (one round trip fewer while the consumer's lock is held).
 export function advanceConsumer(db: Connection, name: string, last: PositionedEvent, now: number): void {
-  runWithoutResult(statement(db, ADVANCE_CONSUMER), name, last.id, now, last.xact);
+  runWithoutResult(db.prepare(ADVANCE_CONSUMER), name, last.id, now, last.xact);
 }

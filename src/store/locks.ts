@@ -1,7 +1,7 @@
 import type { Connection } from './connection';
 import type { Lock, LockMode, LockType } from '../core/lock';
 import { randomId } from '../core/ids';
-import { runWithoutResult, statement } from './statements';
+import { runWithoutResult } from './statements';
 
 export interface StoredLock extends Lock {
   /** The row's key: the id of the event that recorded the grant. */
@@ -16,7 +16,7 @@ const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason
 // id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
 // would otherwise fail the whole grant). `newId` is for tests that need a collision.
 export function allocateLockKey(db: Connection, next: { id: number }, newId: () => string = randomId): { seq: number; id: string } {
-  const taken = statement(db, 'SELECT 1 FROM locks WHERE id = ?');
+  const taken = db.prepare('SELECT 1 FROM locks WHERE id = ?');
   let id = newId();
   while (taken.get(id)) id = newId();
   return { seq: next.id, id };
@@ -24,7 +24,7 @@ export function allocateLockKey(db: Connection, next: { id: number }, newId: () 
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
 export function insertLock(db: Connection, lock: StoredLock): void {
-  statement(db, `INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+  db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
     lock.seq,
     lock.id,
     lock.token,
@@ -45,12 +45,12 @@ export function insertLock(db: Connection, lock: StoredLock): void {
 
 // By public id, through locks_by_id.
 export function getLock(db: Connection, id: string): StoredLock | undefined {
-  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
+  return db.prepare(`SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
 }
 
 // By key: how a bulk operation finds again, inside a later write transaction, a row it listed before.
 export function getLockBySeq(db: Connection, seq: number): StoredLock | undefined {
-  return statement(db, `SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq) as StoredLock | undefined;
+  return db.prepare(`SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq) as StoredLock | undefined;
 }
 
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.
@@ -71,27 +71,14 @@ export function findCandidates(db: Connection, q: { scope: string; type: LockTyp
   const isFile = q.type === 'file';
   if (isFile && q.base === '') {
     // A pattern with no literal base may overlap anything in the scope.
-    return statement(db, candidatesSql('everything', 0)).all(q.scope, q.type, q.scope, q.type, q.delayCutoff) as StoredLock[];
+    return db.prepare(candidatesSql('everything', 0)).all(q.scope, q.type, q.scope, q.type, q.delayCutoff) as StoredLock[];
   }
-  if (!isFile) return statement(db, candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.base, q.delayCutoff) as StoredLock[]; // names and claims compare by equality
+  if (!isFile) return db.prepare(candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.base, q.delayCutoff) as StoredLock[]; // names and claims compare by equality
   const prefixes = basePrefixes(q.base);
   const below = [`${q.base}/`, `${q.base}0`]; // strictly below our base: '0' sorts right after '/'
-  return statement(db, candidatesSql('related', prefixes.length)).all(
-    q.scope,
-    q.type,
-    ...prefixes,
-    q.scope,
-    q.type,
-    ...below,
-    q.scope,
-    q.type,
-    ...prefixes,
-    q.delayCutoff,
-    q.scope,
-    q.type,
-    ...below,
-    q.delayCutoff,
-  ) as StoredLock[];
+  return db
+    .prepare(candidatesSql('related', prefixes.length))
+    .all(q.scope, q.type, ...prefixes, q.scope, q.type, ...below, q.scope, q.type, ...prefixes, q.delayCutoff, q.scope, q.type, ...below, q.delayCutoff) as StoredLock[];
 }
 
 // The SQL of findCandidates depends only on the kind of base and the number of its prefixes; building it
@@ -117,16 +104,16 @@ function candidatesSql(kind: 'everything' | 'equal' | 'related', prefixCount: nu
 }
 
 export function setExpiry(db: Connection, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): void {
-  runWithoutResult(statement(db, 'UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?'), expiresAt, ttlMs, mode, seq);
+  runWithoutResult(db.prepare('UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?'), expiresAt, ttlMs, mode, seq);
 }
 
 // Marks a lock released once; returns false when it already was (so no second event is written).
 export function markReleased(db: Connection, seq: number, at: number, reason: string): boolean {
-  return statement(db, 'UPDATE locks SET released_at = ?, release_reason = ? WHERE seq = ? AND released_at IS NULL').run(at, reason, seq).changes === 1;
+  return db.prepare('UPDATE locks SET released_at = ?, release_reason = ? WHERE seq = ? AND released_at IS NULL').run(at, reason, seq).changes === 1;
 }
 
 export function reassign(db: Connection, seq: number, owner: string, token: number): void {
-  statement(db, 'UPDATE locks SET owner = ?, token = ? WHERE seq = ?').run(owner, token, seq);
+  db.prepare('UPDATE locks SET owner = ?, token = ? WHERE seq = ?').run(owner, token, seq);
 }
 
 export interface LockFilter {
@@ -146,7 +133,7 @@ export interface LockFilter {
 // Lists locks by the given filter, oldest grant first.
 export function listLocks(db: Connection, filter: LockFilter): StoredLock[] {
   const { sql, params } = locksQuery(filter);
-  return statement(db, sql).all(...params) as StoredLock[];
+  return db.prepare(sql).all(...params) as StoredLock[];
 }
 
 // Inside a read: announces the listLocks(filter) the read will make (Connection.prefetch).
@@ -174,7 +161,7 @@ function locksQuery(filter: LockFilter): { sql: string; params: unknown[] } {
 // Unreleased locks whose TTL has run out: what a sweep marks as expired.
 export function listLapsed(db: Connection, now: number, scope?: string): StoredLock[] {
   const sql = `SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ?${scope ? ' AND scope = ?' : ''} ORDER BY token`;
-  return statement(db, sql).all(...(scope ? [now, scope] : [now])) as StoredLock[];
+  return db.prepare(sql).all(...(scope ? [now, scope] : [now])) as StoredLock[];
 }
 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.
@@ -201,28 +188,28 @@ export function withoutBase(lock: StoredLock): Lock {
 // Deletes at most `rows` released locks older than the cutoff (the cleanup loop for every creation loop),
 // oldest release first through locks_released_at; a bulk purge repeats it, one transaction each.
 export function purgeReleased(db: Connection, releasedBefore: number, rows: number): number {
-  return statement(db, 'DELETE FROM locks WHERE seq IN (SELECT seq FROM locks WHERE released_at IS NOT NULL AND released_at < ? ORDER BY released_at LIMIT ?)').run(releasedBefore, rows).changes;
+  return db.prepare('DELETE FROM locks WHERE seq IN (SELECT seq FROM locks WHERE released_at IS NOT NULL AND released_at < ? ORDER BY released_at LIMIT ?)').run(releasedBefore, rows).changes;
 }
 
 export function countReleasedBefore(db: Connection, releasedBefore: number): number {
-  return (statement(db, 'SELECT count(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore) as { n: number }).n;
+  return (db.prepare('SELECT count(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore) as { n: number }).n;
 }
 
 // Pushes expiry out for every active lock of an owner (all scopes), each by the TTL it was taken with.
 export function extendOwnerLocks(db: Connection, owner: string, now: number): number {
-  return statement(db, 'UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
+  return db.prepare('UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
 }
 
 // The stored key (what locks are stored under) of the scope whose directory has this identity
 // (schema/0005_scope_names.sql; coord/workspace.ts, scopeKey).
 export function scopeNameOf(db: Connection, identity: string): string | undefined {
-  const row = statement(db, 'SELECT scope FROM scope_names WHERE identity = ?').get(identity) as { scope: string } | undefined;
+  const row = db.prepare('SELECT scope FROM scope_names WHERE identity = ?').get(identity) as { scope: string } | undefined;
   return row?.scope;
 }
 
 // Records `scope` as the key of the directory with this identity, replacing a stale row for either (a
 // directory that is gone and whose inode was reused, a device renumbered at boot).
 export function recordScopeName(db: Connection, identity: string, scope: string): void {
-  statement(db, 'DELETE FROM scope_names WHERE identity = ? OR scope = ?').run(identity, scope);
-  statement(db, 'INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(identity, scope);
+  db.prepare('DELETE FROM scope_names WHERE identity = ? OR scope = ?').run(identity, scope);
+  db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(identity, scope);
 }
