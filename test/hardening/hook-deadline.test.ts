@@ -267,6 +267,23 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
     }
   });
 
+  it.each(['open', 'closed'])('IC_HOOK_FAIL=%s: an anonymous pipe whose writer never closes it is answered by the fail policy within the budget', async (mode) => {
+    await coord(repo, ['reserve', 'held.txt', '--owner', 'alice']);
+    before = stored(repo.db);
+    // The writer (a process substitution: an anonymous pipe) prints the cut payload and stays; it is killed once the hook has answered.
+    const script = 'exec 3< <(printf %s "$1"; exec sleep 60); writer=$!; "$0" coord hook claude-pre-edit <&3; status=$?; kill $writer; exit $status';
+    const { result, ms } = await timed(() =>
+      execa('bash', ['--noprofile', '--norc', '-c', script, IC_BIN, partialEdit()], {
+        cwd: repo.dir,
+        env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
+        extendEnv: false,
+        reject: false,
+        timeout: RUN_TIMEOUT_MS,
+      }),
+    );
+    await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
+  });
+
   it('a payload whose writer closes stdin a moment later is read whole, as before', async () => {
     const started = performance.now();
     // A budget no loaded machine runs out of: this is about reading the payload whole, not about the deadline.
