@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { coord, makeTempRepo, runBin, IC_BIN, type TempRepo } from '../support/cli';
 import { IcError } from '../../src/core/errors';
-import { connect, freshDatabaseUrl } from './support';
+import { connect, freshDatabaseUrl, ownServer, serverDir } from './support';
 
 const cleanups: (() => void | Promise<void>)[] = [];
 afterEach(async () => {
@@ -114,7 +114,8 @@ describe('a server that misbehaves', () => {
 });
 
 describe('a stopped server (SIGSTOP, as a paused VM)', () => {
-  const postmasterPid = (): number => Number(readFileSync(join(inject('pgDir'), 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  ownServer(); // stopping the suite's server would stall every other file's tests meanwhile
+  const postmasterPid = (): number => Number(readFileSync(join(serverDir(), 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
   it('a stopped postmaster: the command is 69 and the hook answers by IC_HOOK_FAIL', async () => {
     const url = `${freshDatabaseUrl()}&connect_timeout=2`;

@@ -7,13 +7,12 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/cli';
-import { freshPostgresDatabase, type TestDatabase } from '../support/engine';
 import { startFakeClient, type FakeClient } from '../support/fake-client';
 import { seeded } from '../support/random';
 import { doubleGrants } from './grants';
-import { keyedProject, withConnection } from './support';
+import { freshSchemaUrl, keyedProject, ownServer, serverDir, withConnection } from './support';
 
 const SEED = Number(process.env.STRESS_SEED ?? 38_005);
 const PROJECTS = ['stress-a', 'stress-b'];
@@ -22,23 +21,24 @@ const HOOKS_PER_CLIENT = 6;
 const FILES = ['src/a.ts', 'src/b.ts', 'src/c.ts'];
 
 let root: string;
-let database: TestDatabase;
+let database: { url: string }; // on the file's own server: it goes with it
 
 const project = (name: string): string => keyedProject(root, name);
 
+ownServer(); // it restarts it mid-run
+
 beforeAll(() => {
   root = realpathSync(mkdtempSync(join(tmpdir(), 'ic-hook-stress-')));
-  database = freshPostgresDatabase();
+  database = freshSchemaUrl();
 });
 
 afterAll(() => {
   rmSync(root, { recursive: true, force: true });
-  database?.drop();
 });
 
 // `pg_ctl restart -m fast` in a process of its own, so the hooks go on meanwhile (as stress.test.ts).
 function restartServer(): Promise<void> {
-  const script = `import { restartPostgres } from ${JSON.stringify(`${REPO_ROOT}/scripts/postgres-server.mjs`)}; restartPostgres(${JSON.stringify(inject('pgDir'))});`;
+  const script = `import { restartPostgres } from ${JSON.stringify(`${REPO_ROOT}/scripts/postgres-server.mjs`)}; restartPostgres(${JSON.stringify(serverDir())});`;
   return new Promise((resolve, reject) => execFile(process.execPath, ['--input-type=module', '-e', script], (error) => (error ? reject(error) : resolve())));
 }
 

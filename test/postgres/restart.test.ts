@@ -1,17 +1,19 @@
 // The server restarted in the middle of a run of writer processes (issue #24, "stress with faults"): the
 // clients see BUSY for the transactions the restart ended, open new connections as the next ic call would,
 // and carry on; afterwards no pattern was ever held twice and every commit the server acknowledged is there.
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 // @ts-expect-error -- a plain .mjs script without type declarations
 import { restartPostgres } from '../../scripts/postgres-server.mjs';
-import { freshSchemaUrl, serverUrl, withConnection } from './support';
+import { freshSchemaUrl, ownServer, serverDir, serverUrl, withConnection } from './support';
 import { worker } from './process';
 import { doubleGrants } from './grants';
 
 const WRITERS = 8;
 const PATTERNS = ['src/a.ts', 'src/b.ts', 'src/c.ts'];
 const SEED = Number(process.env.STRESS_SEED ?? 211804388);
+
+ownServer(); // it restarts it
 
 const created: string[] = [];
 afterEach(() => {
@@ -39,7 +41,7 @@ describe('a server restart in the middle of a run', () => {
     );
     // Restart once the writers are well under way (some events written), not before they start.
     const before = await eventsOnceAtLeast(url, 40);
-    restartPostgres(inject('pgDir'));
+    restartPostgres(serverDir());
     const results = await Promise.all(writers);
     for (const result of results) expect(result.exitCode, result.stderr).toBe(0);
     const reports = results.map((result) => JSON.parse(result.stdout) as WriterReport);

@@ -2,17 +2,43 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { PostgresConnection, type PostgresOptions } from '../../src/store/postgres/connection';
 import { withParameter } from '../../src/store/postgres/url';
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { startPostgres, stopPostgres } from '../../scripts/postgres-server.mjs';
 
-// The suite's server (test/postgres/global-setup.ts): over its unix socket (trusted) and over TCP (password).
+interface Server {
+  url: string;
+  tcpUrl: string;
+  dir: string;
+}
+let own: Server | undefined;
+
+// The file's server: its own (ownServer), else the suite's (test/postgres/global-setup.ts), which the files
+// share. Over its unix socket (trusted) and over TCP (password); `dir` is what restartPostgres takes.
 export function serverUrl(): string {
-  return inject('pgUrl');
+  return own?.url ?? inject('pgUrl');
 }
 
 export function serverTcpUrl(): string {
-  return inject('pgTcpUrl');
+  return own?.tcpUrl ?? inject('pgTcpUrl');
+}
+
+export function serverDir(): string {
+  return own?.dir ?? inject('pgDir');
+}
+
+// For a file that restarts, stops, signals or reconfigures its server: a throwaway server of its own for the
+// whole file, so no other file's test ever meets that. Call it at the top of the file.
+export function ownServer(): void {
+  beforeAll(async () => {
+    own = (await startPostgres()) as Server;
+  }, 120_000);
+  afterAll(() => {
+    if (own) stopPostgres(own.dir);
+    own = undefined;
+  });
 }
 
 // A URL whose ic tables live in a schema of their own: tests share one database without seeing each other.

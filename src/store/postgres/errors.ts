@@ -28,6 +28,8 @@ export function translateServerError(error: ServerError, shownUrl: string): IcEr
   const { sqlstate, message } = error;
   const details: Record<string, unknown> = { url: shownUrl };
   if (sqlstate) details.sqlstate = sqlstate;
+  // The driver names a socket the server closed under a write (a restart) by Node's code, not a SQLSTATE.
+  if (sqlstate === 'EPIPE' || sqlstate === 'ECONNRESET') return lostConnectionError(message, shownUrl);
   const busy = sqlstate ? BUSY_STATES.get(sqlstate) : undefined;
   if (busy) return new IcError('BUSY', `the PostgreSQL database is busy (${busy}: ${message}); try again`, details);
   if (sqlstate === '42P01') {
