@@ -45,13 +45,13 @@ function post(repo: TempRepo, session: string, callId: string, command: string, 
 
 // One whole Bash call: before hook, the command in real bash (when allowed), after hook. Says which way
 // the before hook went.
-async function shellCall(repo: TempRepo, session: string, callId: string, command: string) {
-  const before = await pre(repo, session, callId, command);
+async function shellCall(repo: TempRepo, session: string, callId: string, command: string, env: Record<string, string | undefined> = {}) {
+  const before = await pre(repo, session, callId, command, env);
   expect(before.exitCode).toBe(0);
   const fast = markers(repo).length > 0 && commandRows(repo) === 0;
   const denied = before.stdout.includes('"deny"');
   if (!denied) execFileSync('bash', ['-c', command], { cwd: repo.dir });
-  const after = await post(repo, session, callId, command);
+  const after = await post(repo, session, callId, command, env);
   expect(after.exitCode).toBe(0);
   return { before, after, fast, denied };
 }
@@ -212,19 +212,22 @@ describe('the shell hooks’ fast path', () => {
   });
 
   it('a command of the holder that is still running keeps another agent’s restore off the holder’s file', async () => {
-    await shellCall(repo, H, 'h1', 'ls');
-    await shellCall(repo, W, 'c1', 'ls');
+    // One clock for the whole exchange: the fast path needs the session seen within the liveness interval,
+    // which a loaded machine can outlast between two real calls.
+    const now = { IC_TEST_CLOCK: '1', IC_NOW: String(Date.now()) };
+    await shellCall(repo, H, 'h1', 'ls', now);
+    await shellCall(repo, W, 'c1', 'ls', now);
     // The holder's command has started (fast) and writes its own file; meanwhile the writer's command ends.
-    const holderBefore = await pre(repo, H, 'h2', 'make');
+    const holderBefore = await pre(repo, H, 'h2', 'make', now);
     expect(markers(repo)).toHaveLength(1);
     expect(holderBefore.stdout).toBe('');
-    const writerBefore = await pre(repo, W, 'c2', 'make');
+    const writerBefore = await pre(repo, W, 'c2', 'make', now);
     expect(writerBefore.stdout).toBe('');
     write(repo, 'src/a.ts', 'the holder’s build output');
-    const writerAfter = await post(repo, W, 'c2', 'make');
+    const writerAfter = await post(repo, W, 'c2', 'make', now);
     expect(JSON.parse(writerAfter.stdout).hookSpecificOutput.additionalContext).toContain("changed while claude-sess-holder's own command was running, so ic left it");
     expect(read(repo, 'src/a.ts')).toBe('the holder’s build output');
-    await post(repo, H, 'h2', 'make');
+    await post(repo, H, 'h2', 'make', now);
     expect(markers(repo)).toEqual([]);
   });
 

@@ -134,7 +134,7 @@ export async function runBin(bin: string, args: string[], options: { cwd: string
     extendEnv: false,
     reject: false,
     input: options.input ?? '',
-    timeout: options.timeout ?? 20_000,
+    timeout: options.timeout ?? 60_000, // a bound for a hung call, not a time the call must meet: a loaded machine takes seconds
   };
   const result = await execa(bin, args, execaOptions);
   const stdout = String(result.stdout ?? '');

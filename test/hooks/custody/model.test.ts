@@ -400,6 +400,6 @@ describe.skipIf(onPostgres)('custody model: random interleavings never lose a by
         { numRuns: RUNS, seed: SEED },
       );
     },
-    Math.max(60_000, RUNS * 5_000),
-  ); // runs of a few steps take about a second each on a loaded 2-core machine
+    Math.max(120_000, RUNS * 15_000),
+  ); // runs of a few steps take about a second each, and five times that beside a second copy of the suite
 });
