@@ -222,6 +222,20 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
     // Nothing was reserved: the edit hook never got its payload.
     expect(stored(repo.db)).toBe(before);
   }
+
+  // The hook run by a bash script that gives it a stdin (the script's $0 is the bin, $1 its one argument).
+  async function hookUnderBash(mode: string, script: string, arg: string): Promise<[{ exitCode: number; stdout: string; stderr: string }, number]> {
+    const { result, ms } = await timed(() =>
+      execa('bash', ['--noprofile', '--norc', '-c', script, IC_BIN, arg], {
+        cwd: repo.dir,
+        env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
+        extendEnv: false,
+        reject: false,
+        timeout: RUN_TIMEOUT_MS,
+      }),
+    );
+    return [{ exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms];
+  }
   let before: string;
 
   it.each(['open', 'closed'])('IC_HOOK_FAIL=%s: a socket held open (how Node- and Bun-based agents pipe a payload) is answered by the fail policy within the budget', async (mode) => {
@@ -252,16 +266,7 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
     try {
       writeSync(fd, partialEdit());
       // bash opens the FIFO read-write as the hook's stdin (so it is a writer too) and execs the hook on it.
-      const { result, ms } = await timed(() =>
-        execa('bash', ['--noprofile', '--norc', '-c', 'exec "$0" coord hook claude-pre-edit 0<>"$1"', IC_BIN, fifo], {
-          cwd: repo.dir,
-          env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
-          extendEnv: false,
-          reject: false,
-          timeout: RUN_TIMEOUT_MS,
-        }),
-      );
-      await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
+      await expectFailPolicy(mode, ...(await hookUnderBash(mode, 'exec "$0" coord hook claude-pre-edit 0<>"$1"', fifo)));
     } finally {
       closeSync(fd);
     }
@@ -272,16 +277,7 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
     before = stored(repo.db);
     // The writer (a process substitution: an anonymous pipe) prints the cut payload and stays; it is killed once the hook has answered.
     const script = 'exec 3< <(printf %s "$1"; exec sleep 60); writer=$!; "$0" coord hook claude-pre-edit <&3; status=$?; kill $writer; exit $status';
-    const { result, ms } = await timed(() =>
-      execa('bash', ['--noprofile', '--norc', '-c', script, IC_BIN, partialEdit()], {
-        cwd: repo.dir,
-        env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
-        extendEnv: false,
-        reject: false,
-        timeout: RUN_TIMEOUT_MS,
-      }),
-    );
-    await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
+    await expectFailPolicy(mode, ...(await hookUnderBash(mode, script, partialEdit())));
   });
 
   it('a payload whose writer closes stdin a moment later is read whole, as before', async () => {
