@@ -35,9 +35,9 @@ export interface RunResult {
 
 /** A prepared statement: positional parameters, rows as plain objects, numbers as JS numbers. */
 export interface Statement {
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  run(...params: unknown[]): RunResult;
+  get(...params: unknown[]): Promise<unknown>;
+  all(...params: unknown[]): Promise<unknown[]>;
+  run(...params: unknown[]): Promise<RunResult>;
   /** Optional: a write whose result nobody reads, sent with the next statement (PostgreSQL: one round trip fewer; its error is reported there). */
   runLater?(...params: unknown[]): void;
 }
@@ -64,14 +64,14 @@ export interface Connection {
   readonly location: string;
   /** The statement for this text, prepared once per connection and cached (preparing is a measurable part of a short-lived call). */
   prepare(sql: Sql): Statement;
-  /** Runs `work` in one write transaction holding the scope's write lock: it commits when `work` returns and rolls back when it throws. Nested, it is a savepoint. */
-  write<T>(scope: WriteScope, work: () => T): T;
+  /** Runs `work` in one write transaction holding the scope's write lock: it commits when `work` settles and rolls back when it throws. Nested, it is a savepoint. */
+  write<T>(scope: WriteScope, work: () => Promise<T>): Promise<T>;
   /** Runs `work` in one read transaction: one consistent snapshot, no write lock. */
-  read<T>(work: () => T): T;
+  read<T>(work: () => Promise<T>): Promise<T>;
   /** How long a statement waits for another writer's lock before the engine reports busy (BUSY, exit 75). SQLite: busy_timeout; PostgreSQL: lock_timeout. */
   setLockWait(ms: number): void;
   /** The time a transaction acts at. SQLite: the client's clock. PostgreSQL: the server's (clock_timestamp()), so a client clock hours off cannot grant over a live lock. */
-  now(clientClock: () => number): number;
+  now(clientClock: () => number): Promise<number>;
   /** Closes the connection (a connection shared within a hook process ignores it; the process exit closes it). */
   close(): void;
   /**

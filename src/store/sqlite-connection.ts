@@ -3,8 +3,6 @@ import type { Connection, Sql, Statement, WriteScope } from './connection';
 import { isBusyError } from './errors';
 import { monotonicMs } from './clock';
 
-type Runner = Database.Transaction<(work: () => unknown) => unknown>;
-
 const WRITE_LOCK_POLL_MS = 1;
 const pollSleeper = new Int32Array(new SharedArrayBuffer(4));
 
@@ -13,8 +11,11 @@ const pollSleeper = new Int32Array(new SharedArrayBuffer(4));
 // does nothing, or is not offered, on another engine.
 export class SqliteConnection implements Connection {
   readonly engine = 'sqlite' as const;
-  private readonly statements = new Map<string, Database.Statement>();
-  private runner: Runner | undefined;
+  private readonly statements = new Map<string, Statement>();
+  // The transaction control statements, run directly.
+  private readonly sqliteStatements = new Map<string, Database.Statement>();
+  // Open transactions, the outer one included: a write or read inside another is a savepoint.
+  private depth = 0;
   private lockWaitMs: number | undefined;
 
   constructor(
@@ -22,36 +23,73 @@ export class SqliteConnection implements Connection {
     readonly location: string,
   ) {}
 
-  // Each text is prepared once per connection: better-sqlite3's own statement is the Statement, so a call
-  // through the interface costs what a direct call did.
+  // Each text is prepared once per connection; the Statement answers with better-sqlite3's synchronous
+  // result, as a settled promise.
   prepare(sql: Sql): Statement {
     const text = typeof sql === 'string' ? sql : sql.sqlite;
     let prepared = this.statements.get(text);
     if (prepared === undefined) {
-      prepared = this.sqlite.prepare(text);
+      prepared = promised(this.sqlite.prepare(text));
       this.statements.set(text, prepared);
     }
     return prepared;
   }
 
   // BEGIN IMMEDIATE takes the one write lock of the whole file, so the scope needs no lock of its own.
-  // A write inside a write is a savepoint of the outer one (better-sqlite3's nesting).
-  write<T>(_scope: WriteScope, work: () => T): T {
-    if (this.sqlite.inTransaction) return this.transactions().immediate(work) as T;
+  // The transaction is run here, not by better-sqlite3's db.transaction(), which cannot await its body: one
+  // connection per process and one statement at a time keep the awaited body alone on the connection.
+  write<T>(_scope: WriteScope, work: () => Promise<T>): Promise<T> {
+    if (this.depth > 0 || this.sqlite.inTransaction) return this.savepoint(work);
     this.takeWriteLock();
+    return this.transaction(work);
+  }
+
+  read<T>(work: () => Promise<T>): Promise<T> {
+    if (this.depth > 0 || this.sqlite.inTransaction) return this.savepoint(work);
+    this.sqliteStatement('BEGIN').run();
+    return this.transaction(work);
+  }
+
+  private async transaction<T>(work: () => Promise<T>): Promise<T> {
+    this.depth = 1;
     let committed = false;
     try {
-      const result = work();
-      this.prepare('COMMIT').run();
+      const result = await work();
+      this.sqliteStatement('COMMIT').run();
       committed = true;
       return result;
     } finally {
-      if (!committed && this.sqlite.inTransaction) this.prepare('ROLLBACK').run();
+      this.depth = 0;
+      // SQLite may have rolled back already (some errors end the transaction themselves)
+      if (!committed && this.sqlite.inTransaction) this.sqliteStatement('ROLLBACK').run();
     }
   }
 
-  read<T>(work: () => T): T {
-    return this.transactions().deferred(work) as T;
+  // A transaction inside another, as better-sqlite3 nests them: a savepoint, released when `work` settles,
+  // rolled back to (and released) when it throws, while the outer transaction is still open.
+  private async savepoint<T>(work: () => Promise<T>): Promise<T> {
+    const name = `ic_${this.depth}`;
+    this.sqlite.exec(`SAVEPOINT ${name}`);
+    this.depth += 1;
+    try {
+      const result = await work();
+      this.sqlite.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      if (this.sqlite.inTransaction) this.sqlite.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      throw error;
+    } finally {
+      this.depth -= 1;
+    }
+  }
+
+  private sqliteStatement(text: string): Database.Statement {
+    let prepared = this.sqliteStatements.get(text);
+    if (prepared === undefined) {
+      prepared = this.sqlite.prepare(text);
+      this.sqliteStatements.set(text, prepared);
+    }
+    return prepared;
   }
 
   setLockWait(ms: number): void {
@@ -59,8 +97,8 @@ export class SqliteConnection implements Connection {
     this.sqlite.pragma(`busy_timeout = ${this.lockWaitMs}`);
   }
 
-  now(clientClock: () => number): number {
-    return clientClock();
+  now(clientClock: () => number): Promise<number> {
+    return Promise.resolve(clientClock());
   }
 
   close(): void {
@@ -71,10 +109,10 @@ export class SqliteConnection implements Connection {
   // sleeps grow to 100 ms: a writer that gives the lock back for a moment between short transactions (a
   // bulk operation's chunks) would otherwise keep it from a waiter that wakes up too seldom to see the gap.
   private takeWriteLock(): void {
-    const begin = this.prepare('BEGIN IMMEDIATE');
+    const begin = this.sqliteStatement('BEGIN IMMEDIATE');
     const waitMs = (this.lockWaitMs ??= Number(this.sqlite.pragma('busy_timeout', { simple: true })));
     if (waitMs === 0) return void begin.run();
-    this.prepare('PRAGMA busy_timeout = 0').get();
+    this.sqliteStatement('PRAGMA busy_timeout = 0').get();
     try {
       const giveUpAt = monotonicMs() + waitMs;
       for (;;) {
@@ -87,16 +125,19 @@ export class SqliteConnection implements Connection {
         Atomics.wait(pollSleeper, 0, 0, WRITE_LOCK_POLL_MS);
       }
     } finally {
-      this.prepare(`PRAGMA busy_timeout = ${waitMs}`).get();
+      this.sqlite.prepare(`PRAGMA busy_timeout = ${waitMs}`).get();
     }
   }
+}
 
-  // One transaction function per connection, given the work as an argument: better-sqlite3 builds a new
-  // wrapper (several closures and property definitions) for every db.transaction() call.
-  private transactions(): Runner {
-    this.runner ??= this.sqlite.transaction((work: () => unknown) => work());
-    return this.runner;
-  }
+// better-sqlite3's statement behind the store's Statement: its synchronous results as settled promises (a
+// throw becomes a rejection).
+function promised(prepared: Database.Statement): Statement {
+  return {
+    get: async (...params: unknown[]) => prepared.get(...params),
+    all: async (...params: unknown[]) => prepared.all(...params),
+    run: async (...params: unknown[]) => prepared.run(...params),
+  };
 }
 
 /** The better-sqlite3 handle under a SQLite connection; undefined on any other engine. */

@@ -20,7 +20,7 @@ export interface PgConnectionOptions extends PostgresOptions {
 }
 
 // The store's Connection on PostgreSQL (docs/postgres.md): statements through one synchronous
-// connection; each write one READ COMMITTED transaction holding its scopes' row locks (the single writer per
+// connection (answered as settled promises); each write one READ COMMITTED transaction holding its scopes' row locks (the single writer per
 // scope that SQLite's file lock gives, while other scopes run in parallel); each read one snapshot; the
 // time a transaction acts at read from the server's clock.
 export class PgConnection implements Connection {
@@ -57,7 +57,7 @@ export class PgConnection implements Connection {
     return prepared;
   }
 
-  write<T>(scope: WriteScope, work: () => T): T {
+  write<T>(scope: WriteScope, work: () => Promise<T>): Promise<T> {
     if (this.depth > 0) return this.savepoint(work);
     // Sent with the first statement of the work: the transaction, its lock wait and the shared side of the
     // everything lock (a lock wait that ran out is reported by that statement).
@@ -92,7 +92,7 @@ export class PgConnection implements Connection {
 
   // One snapshot for the whole read (REPEATABLE READ); READ ONLY, so a read that tried to write would fail
   // loudly instead of writing without its scope's lock. Inside a write it is part of that write.
-  read<T>(work: () => T): T {
+  read<T>(work: () => Promise<T>): Promise<T> {
     if (this.depth > 0) return work();
     this.pg.execLater('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Its COMMIT goes out at once (no snapshot stays open) but is not waited for: a read-only transaction's
@@ -118,7 +118,7 @@ export class PgConnection implements Connection {
 
   // The server's clock (coord/context.ts asks once per transaction, after its locks are held, and nested
   // writes and reads act at that time).
-  now(clientClock: () => number): number {
+  async now(clientClock: () => number): Promise<number> {
     return this.options.clientClock ? clientClock() : this.pg.serverNowMs();
   }
 
@@ -131,11 +131,11 @@ export class PgConnection implements Connection {
     return Math.max(1, this.lockWaitMs);
   }
 
-  private inTransaction<T>(work: () => T, commit: () => void = () => this.pg.exec('COMMIT')): T {
+  private async inTransaction<T>(work: () => Promise<T>, commit: () => void = () => this.pg.exec('COMMIT')): Promise<T> {
     this.depth = 1;
     this.newestEvent = undefined;
     try {
-      const result = work();
+      const result = await work();
       commit();
       return result;
     } catch (error) {
@@ -149,12 +149,12 @@ export class PgConnection implements Connection {
     }
   }
 
-  private savepoint<T>(work: () => T): T {
+  private async savepoint<T>(work: () => Promise<T>): Promise<T> {
     const name = `ic_${this.depth}`;
     this.pg.execLater(`SAVEPOINT ${name}`);
     this.depth += 1;
     try {
-      const result = work();
+      const result = await work();
       this.pg.execLater(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
@@ -178,13 +178,13 @@ export class PgConnection implements Connection {
       return pg.takePrefetched(text, params) ?? pg.all(text, params);
     };
     return {
-      get: (...params: unknown[]) => rows(params as SqlParameter[])[0],
-      all: (...params: unknown[]) => rows(params as SqlParameter[]),
+      get: async (...params: unknown[]) => rows(params as SqlParameter[])[0],
+      all: async (...params: unknown[]) => rows(params as SqlParameter[]),
       runLater: (...params: unknown[]): void => {
         this.newestEvent = undefined;
         pg.runLater(text, params as SqlParameter[]);
       },
-      run: (...params: unknown[]): RunResult => {
+      run: async (...params: unknown[]): Promise<RunResult> => {
         this.newestEvent = undefined;
         const { rows, changes } = pg.query(text, params as SqlParameter[]);
         const first = rows[0];

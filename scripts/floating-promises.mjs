@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Lists promises nobody waits for, which tsc does not flag: a statement that is only a call (or other
+// expression) giving a Promise, or an array of them, and an arrow function whose body gives a Promise where
+// its caller expects nothing back (`rows.forEach((row) => stmt.run(row))`). Each would let a write run after
+// its transaction ended, or an error go unseen. `void promise` says on purpose; `await` or `return` it
+// otherwise. Exit 1 when there is any. Usage: node scripts/floating-promises.mjs [tsconfig.json]
+import path from 'node:path';
+import ts from 'typescript';
+
+const configPath = path.resolve(process.argv[2] ?? 'tsconfig.json');
+const config = ts.readConfigFile(configPath, ts.sys.readFile);
+if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, '\n'));
+const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, path.dirname(configPath));
+const program = ts.createProgram(parsed.fileNames, parsed.options);
+const checker = program.getTypeChecker();
+
+// A Promise, a union holding one, or an array of them (one level: an array of arrays is not looked into).
+function isPromise(type, inArray = false) {
+  if (type.isUnion()) return type.types.some((member) => isPromise(member, inArray));
+  if ((type.getSymbol() ?? type.aliasSymbol)?.getName() === 'Promise') return true;
+  return !inArray && checker.isArrayType(type) && isPromise(checker.getTypeArguments(type)[0], true);
+}
+
+function returnsNothing(type) {
+  return (type.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)) !== 0;
+}
+
+// An arrow function with an expression body whose caller ignores what it gives (a void-returning callback).
+function ignoredArrowBody(node) {
+  if (!ts.isArrowFunction(node.parent) || node.parent.body !== node) return false;
+  const contextual = checker.getContextualType(node.parent);
+  const signatures = contextual?.getCallSignatures() ?? [];
+  return signatures.length > 0 && signatures.every((signature) => returnsNothing(checker.getReturnTypeOfSignature(signature)));
+}
+
+const found = [];
+for (const file of program.getSourceFiles()) {
+  if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) continue;
+  const visit = (node) => {
+    const floating =
+      (ts.isExpressionStatement(node) && !ts.isVoidExpression(node.expression) && !ts.isAwaitExpression(node.expression) && isPromise(checker.getTypeAtLocation(node.expression))) ||
+      (ts.isExpression(node) && !ts.isVoidExpression(node) && ignoredArrowBody(node) && isPromise(checker.getTypeAtLocation(node)));
+    if (floating) {
+      const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
+      found.push(`${path.relative(process.cwd(), file.fileName)}:${line + 1}:${character + 1}: ${node.getText(file).split('\n')[0].slice(0, 100)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(file);
+}
+for (const line of found) console.log(line);
+if (found.length > 0) {
+  console.error(`${found.length} promise(s) not awaited, returned or voided`);
+  process.exitCode = 1;
+}
