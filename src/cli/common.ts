@@ -33,26 +33,26 @@ export function ownerOption(): Option {
   return new Option('--owner <name>', 'who acts (default: $IC_OWNER)');
 }
 
-export function resolveOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string {
-  return validateOwner(options.owner ?? sessionOwner(options, env));
+export async function resolveOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<string> {
+  return validateOwner(options.owner ?? (await sessionOwner(options, env)));
 }
 
-export function optionalOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string | undefined {
-  const owner = options.owner ?? sessionOwner(options, env);
+export async function optionalOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const owner = options.owner ?? (await sessionOwner(options, env));
   return owner === undefined || owner === '' ? undefined : validateOwner(owner);
 }
 
 // Without --owner: the live agent session this command runs in (found through its parent processes), else
 // $IC_OWNER (docs/sessions.md, "Identity"). A database that cannot be read leaves it to $IC_OWNER.
-function sessionOwner(options: CommonOptions, env: NodeJS.ProcessEnv): string | undefined {
-  return explainOwner({ ...options, owner: undefined }, env).owner;
+async function sessionOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  return (await explainOwner({ ...options, owner: undefined }, env)).owner;
 }
 
 // Who this process acts as and why (`ic whoami`): --owner, else what sessionOwner finds.
-export function explainOwner(options: CommonOptions, env: NodeJS.ProcessEnv): ActingOwner | { owner: string; source: 'flag' } {
+export async function explainOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<ActingOwner | { owner: string; source: 'flag' }> {
   if (options.owner !== undefined) return { owner: options.owner, source: 'flag' };
   try {
-    const ctx = createContext({ cwd: process.cwd(), env, dbFlag: options.db, scopeFlag: options.scope, write: false });
+    const ctx = await createContext({ cwd: process.cwd(), env, dbFlag: options.db, scopeFlag: options.scope, write: false });
     try {
       return explainActingOwner(ctx, env.IC_OWNER);
     } finally {
@@ -70,18 +70,18 @@ export function projectFor(options: CommonOptions): Project {
 
 // `write: 'init'` is `ic init`, the one command that may start a database outside git where none is yet.
 // `project`: the command's project or whole Workspace, when it has found them already.
-export function openContext(options: CommonOptions, write: boolean | 'init', project?: Project | Workspace): CoordContext {
+export async function openContext(options: CommonOptions, write: boolean | 'init', project?: Project | Workspace): Promise<CoordContext> {
   const workspace = project && 'cwd' in project ? project : resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope }, project);
-  const ctx = createContext({ workspace, env: process.env, write: write !== false, init: write === 'init', readsNeedProject: true });
+  const ctx = await createContext({ workspace, env: process.env, write: write !== false, init: write === 'init', readsNeedProject: true });
   noticeLocation(ctx);
-  if (write) releaseDeadClientsQuietly(ctx);
+  if (write) await releaseDeadClientsQuietly(ctx);
   return ctx;
 }
 
 // A killed agent's locks go at the next call, not at their TTL; a failure here must not fail the command.
-function releaseDeadClientsQuietly(ctx: CoordContext): void {
+async function releaseDeadClientsQuietly(ctx: CoordContext): Promise<void> {
   try {
-    releaseDeadClients(ctx);
+    await releaseDeadClients(ctx);
   } catch {
     // the TTL remains the backstop
   }
@@ -98,8 +98,8 @@ function noticeLocation(ctx: CoordContext): void {
 }
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
-export function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T, project?: Project | Workspace): T {
-  const ctx = openContext(options, write, project);
+export async function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T, project?: Project | Workspace): Promise<T> {
+  const ctx = await openContext(options, write, project);
   try {
     return work(ctx);
   } finally {

@@ -16,13 +16,13 @@ export function isBareHookCall(argv: string[]): boolean {
 // Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
 // `input`: stdin as the fast path's bundle already read it (src/hooks/fast/entry.ts). git passes no
 // payload (and its stdin may be a terminal): only agent hooks read stdin.
-export function runHookCall(name: string, given?: HookInput, env: NodeJS.ProcessEnv = process.env): void {
+export async function runHookCall(name: string, given?: HookInput, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
   const deadline = startDeadline(hookSettings(env).timeoutMs); // the hook's one deadline, counted from the process start
   shareConnections(); // one connection per database for the whole hook (src/store/sqlite-connection.ts)
   limitServerWaits(deadline.leftMs); // no PostgreSQL server can hold the hook past its deadline
   const input = given ?? (!readsStdin(name) ? { text: '' } : readStdinSync(STDIN_CAP_BYTES, deadline.leftMs()));
-  const result = runHook(name, input, env, hookCwd(env), deadline);
+  const result = await runHook(name, input, env, hookCwd(env), deadline);
   writeQuietly(1, result.stdout);
   writeQuietly(2, result.stderr);
   process.exitCode = result.exitCode;

@@ -6,11 +6,11 @@ import { closeSharedConnections } from '../store/sqlite-connection';
 
 // Entry of dist/hook.cjs, the bundle bin/ic loads for a bare `coord hook NAME`; anything else is
 // handed to the full CLI.
-export function run(argv: string[]): void {
+export async function run(argv: string[]): Promise<void> {
   ignoreInspectorSignal();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
   if (isBareHookCall(argv) && !HOOKS_OF_THE_FULL_CLI.includes(argv[2]!)) {
-    runHookCall(argv[2]!);
+    await runHookCall(argv[2]!);
     exitAfterHook();
   }
   (require('./ic.cjs') as { run: (argv: string[]) => void }).run(argv);
@@ -26,10 +26,10 @@ export function exitAfterHook(): never {
 }
 
 // The fast path's bundle (dist/fast.cjs) read stdin and could not decide: the hook runs on that input.
-export function runWithInput(argv: string[], input: HookInput): void {
+export async function runWithInput(argv: string[], input: HookInput): Promise<void> {
   ignoreInspectorSignal();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();
-  runHookCall(argv[2]!, input);
+  await runHookCall(argv[2]!, input);
 }
 
 // No inspector on SIGUSR1 whichever way this bundle is entered (bin/ sets the same listener first).

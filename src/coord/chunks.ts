@@ -24,7 +24,13 @@ export const CHUNK = {
 // transaction reads its own `now` (after the write lock is held); `apply` must re-check its item against
 // the row as it is then, since other writers run between chunks. Returns the results `apply` kept.
 // `scope`: what every chunk may change (context.ts, writeTransaction).
-export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: readonly T[], apply: (item: T, now: number) => R | undefined, limits: { rows: number; budgetMs: number } = CHUNK): R[] {
+export async function inChunks<T, R>(
+  ctx: CoordContext,
+  scope: WriteScope,
+  items: readonly T[],
+  apply: (item: T, now: number) => R | undefined,
+  limits: { rows: number; budgetMs: number } = CHUNK,
+): Promise<R[]> {
   const results: R[] = [];
   const bulk = items.length >= CHUNK.manualCheckpointFrom;
   const resume = bulk ? pauseAutoCheckpoint(ctx.db) : undefined;
@@ -32,7 +38,7 @@ export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: read
     let next = 0;
     while (next < items.length) {
       // One write transaction from item `next` on; its results count only once it has committed.
-      const chunk = writeTransaction(ctx, scope, (now) => {
+      const chunk = await writeTransaction(ctx, scope, (now) => {
         const started = monotonicMs();
         const end = Math.min(items.length, next + limits.rows);
         const kept: R[] = [];
@@ -58,12 +64,12 @@ export function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: read
 
 // Repeats a bounded statement (e.g. a DELETE of at most `rows` rows) in its own write transaction until it
 // reports fewer than `rows` changes: for purges, which need no list of items first.
-export function repeatInChunks(ctx: CoordContext, scope: WriteScope, step: (now: number, rows: number) => number, rows: number = CHUNK.rows / 4): number {
+export async function repeatInChunks(ctx: CoordContext, scope: WriteScope, step: (now: number, rows: number) => number, rows: number = CHUNK.rows / 4): Promise<number> {
   const resume = pauseAutoCheckpoint(ctx.db);
   try {
     let total = 0;
     for (;;) {
-      const changed = writeTransaction(ctx, scope, (now) => step(now, rows));
+      const changed = await writeTransaction(ctx, scope, (now) => step(now, rows));
       total += changed;
       if (changed < rows) return total;
       checkpointPassive(ctx.db);

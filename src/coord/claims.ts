@@ -11,8 +11,8 @@ export interface HeldClaim {
 // The claims `isMine` accepts that are held now or ended (released, expired) within `windowMs`, newest
 // first. Claims live in the repository's scope, whatever the worktree.
 export function recentClaims(ctx: CoordContext, isMine: (owner: string) => boolean, windowMs: number): HeldClaim[] {
-  return readTransaction(ctx, (now) => {
-    const claims = listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim' }).filter((lock) => isMine(lock.owner));
+  return readTransaction(ctx, async (now) => {
+    const claims = (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim' })).filter((lock) => isMine(lock.owner));
     const result: HeldClaim[] = [];
     for (const stored of claims) {
       const active = stored.released_at === null && stored.expires_at > now;

@@ -6,5 +6,5 @@ import { EVERYTHING } from '../store/connection';
 // future, so every later write is refused) is dated back to now, in one transaction. The one write that
 // runs without the clock window, since the window is what the poison broke; it needs no owner.
 export function repairClock(ctx: CoordContext): { events: number; locks: number; now: number } {
-  return writeTransaction(ctx, EVERYTHING, (now) => ({ ...repairFutureTimes(ctx.db, now), now }), { checkClock: false });
+  return writeTransaction(ctx, EVERYTHING, async (now) => ({ ...(await repairFutureTimes(ctx.db, now)), now }), { checkClock: false });
 }

@@ -31,8 +31,8 @@ export function recordCommit(ctx: CoordContext, commit: CommitRecord): number {
 
 // The newest commit by someone else in the last `windowMs`, if any (the status line's "HEAD moved by X").
 export function recentCommitByOther(ctx: CoordContext, isOther: (owner: string) => boolean, windowMs: number): { event: StoredEvent; now: number } | undefined {
-  return readTransaction(ctx, (now) => {
-    const event = newestCommitSince(ctx.db, ctx.scope, now - windowMs, isOther);
+  return readTransaction(ctx, async (now) => {
+    const event = await newestCommitSince(ctx.db, ctx.scope, now - windowMs, isOther);
     return event ? { event, now } : undefined;
   });
 }

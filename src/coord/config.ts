@@ -44,9 +44,9 @@ export interface SettingView {
   describe: string;
 }
 
-function viewIn(db: Connection, name: string): SettingView {
+async function viewIn(db: Connection, name: string): Promise<SettingView> {
   const rule = ruleFor(name);
-  const stored = readSetting(db, name);
+  const stored = await readSetting(db, name);
   return { name, value: stored ?? rule.default, default: stored === undefined, describe: rule.describe };
 }
 
@@ -57,14 +57,14 @@ export function readConfig(ctx: CoordContext, name?: string): SettingView[] {
 
 export function writeConfig(ctx: CoordContext, name: string, value: string): { setting: SettingView; previous: string } {
   const canonical = ruleFor(name).parse(value);
-  return writeTransaction(ctx, EVERYTHING, (now) => {
-    const previous = viewIn(ctx.db, name).value;
-    writeSetting(ctx.db, name, canonical, now);
-    return { setting: viewIn(ctx.db, name), previous };
+  return writeTransaction(ctx, EVERYTHING, async (now) => {
+    const previous = (await viewIn(ctx.db, name)).value;
+    await writeSetting(ctx.db, name, canonical, now);
+    return { setting: await viewIn(ctx.db, name), previous };
   });
 }
 
 // The stall threshold of claims, as the repository sets it. Call inside a transaction.
-export function stallAfterMs(db: Connection): number {
-  return parseDuration(viewIn(db, 'stall-after').value, 'stall-after');
+export async function stallAfterMs(db: Connection): Promise<number> {
+  return parseDuration((await viewIn(db, 'stall-after')).value, 'stall-after');
 }

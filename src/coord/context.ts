@@ -54,7 +54,7 @@ export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
   return raw ? parseNonNegativeDuration(raw, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
 }
 
-export function createContext(options: ContextOptions): CoordContext {
+export async function createContext(options: ContextOptions): Promise<CoordContext> {
   const clock = options.clock ?? clockFromEnv(options.env);
   const lockDelayMs = lockDelayFromEnv(options.env);
   const workspace = 'workspace' in options ? options.workspace : resolveWorkspace(options.cwd, { env: options.env, dbFlag: options.dbFlag, scopeFlag: options.scopeFlag });
@@ -71,7 +71,7 @@ export function createContext(options: ContextOptions): CoordContext {
   });
   let keys: { scope: string; claimScope: string };
   try {
-    keys = serverKeys ?? fileScopeKeys(opened.db, workspace, options.write);
+    keys = serverKeys ?? (await fileScopeKeys(opened.db, workspace, options.write));
     // Before anything is read or written under the key: is it this repository's? (project-binding.ts)
     if (serverKeys && !opened.missing) {
       const { projectRoot, git } = workspace;
@@ -85,9 +85,9 @@ export function createContext(options: ContextOptions): CoordContext {
 }
 
 // The stored keys of a workspace's scopes in a database file: each scope directory's recorded spelling.
-function fileScopeKeys(db: Connection, workspace: Workspace, write: boolean): { scope: string; claimScope: string } {
-  const scope = scopeKey(db, workspace.scope, write);
-  return { scope, claimScope: workspace.claimScope === workspace.scope ? scope : scopeKey(db, workspace.claimScope, write) };
+async function fileScopeKeys(db: Connection, workspace: Workspace, write: boolean): Promise<{ scope: string; claimScope: string }> {
+  const scope = await scopeKey(db, workspace.scope, write);
+  return { scope, claimScope: workspace.claimScope === workspace.scope ? scope : await scopeKey(db, workspace.claimScope, write) };
 }
 
 /** A writer's context in the workspace of `dir` (outside git too, unless `inGit`), or undefined where it has no database yet: a hook that only looks creates none. */
@@ -110,19 +110,19 @@ export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoo
 // One write transaction with one clock reading: expiry is judged after the write lock is held. `scope` names
 // what the work may change (the connection's lock: the whole file on SQLite, one lock per scope on an
 // engine that has them). `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
-export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => T, options: { checkClock?: boolean } = {}): T {
+export async function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => T, options: { checkClock?: boolean } = {}): Promise<T> {
   const outer = transactionTimes.get(ctx.db);
   // Nested (a savepoint): the outer transaction has checked the clock and watches the digest; its time is this one's.
   if (outer !== undefined) return ctx.db.write(scope, () => work(outer));
   const requested = monotonicMs();
   let started = requested;
   try {
-    const result = ctx.db.write(scope, () => {
+    const result = await ctx.db.write(scope, async () => {
       started = monotonicMs(); // the write lock is ours
       // A server database has no digest beside it (the shell fast path is off there): nothing to read or drop.
       const digest = !isServerDb(ctx.dbLocation);
-      const generation = digest ? digestGeneration(ctx.db) : undefined;
-      const now = options.checkClock === false ? checkClock(ctx.db.now(ctx.clock), 'the clock') : writeClock(ctx);
+      const generation = digest ? await digestGeneration(ctx.db) : undefined;
+      const now = options.checkClock === false ? checkClock(await ctx.db.now(ctx.clock), 'the clock') : await writeClock(ctx);
       transactionTimes.set(ctx.db, now);
       let out: T;
       try {
@@ -131,7 +131,7 @@ export function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: 
         transactionTimes.delete(ctx.db);
       }
       // The shell hooks' digest no longer tells the whole truth: gone before this commits (schema/0007).
-      if (digest && digestGeneration(ctx.db) !== generation) dropDigest(ctx.dbLocation.path);
+      if (digest && (await digestGeneration(ctx.db)) !== generation) dropDigest(ctx.dbLocation.path);
       return out;
     });
     recordTransaction({ lockWaitMs: started - requested, heldMs: monotonicMs() - started });
@@ -172,11 +172,11 @@ export const MAX_CLOCK_LEAP_MS = 86_400_000;
 // MAX_CLOCK_SKEW_MS (the clock went back, or the log holds events from the future: `ic doctor
 // --repair-clock`), or a test clock more than a day ahead of the log and of the real time. The system
 // clock may run ahead of the log: a repository idle for a week is not a poisoned one.
-function writeClock(ctx: CoordContext): number {
+async function writeClock(ctx: CoordContext): Promise<number> {
   const testClock = Boolean(ctx.env.IC_NOW && ctx.env[TEST_CLOCK_SWITCH] === '1');
   const source = testClock ? 'IC_NOW' : 'the system clock';
-  const now = checkClock(ctx.db.now(ctx.clock), source);
-  const newest = newestEventTime(ctx.db);
+  const now = checkClock(await ctx.db.now(ctx.clock), source);
+  const newest = await newestEventTime(ctx.db);
   if (newest === null) return now;
   if (now < newest - MAX_CLOCK_SKEW_MS) {
     const poisoned = newest > Date.now() + MAX_CLOCK_SKEW_MS;
@@ -214,7 +214,7 @@ function writeClock(ctx: CoordContext): number {
 export function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
   const writing = transactionTimes.get(ctx.db);
   try {
-    return ctx.db.read(() => work(writing ?? ctx.db.now(ctx.clock)));
+    return ctx.db.read(async () => work(writing ?? (await ctx.db.now(ctx.clock))));
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }

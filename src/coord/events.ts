@@ -48,19 +48,19 @@ function sinceOf(input: EventsInput, now: number): number | undefined {
 // readers never get the same event.
 export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
   if (input.consumer === undefined) {
-    return readTransaction(ctx, (now) => queryEvents(ctx.db, { afterId: input.afterId, since: sinceOf(input, now), limit: input.limit }).map(viewEvent));
+    return readTransaction(ctx, async (now) => (await queryEvents(ctx.db, { afterId: input.afterId, since: sinceOf(input, now), limit: input.limit })).map(viewEvent));
   }
   const consumer = input.consumer;
   // A consumer's cursor is no scope's: its read-and-advance locks only the consumer, so two readers of it take
   // turns while every other writer of the server goes on (a lock on everything made each read wait for every
   // project's writers, and stopped them all meanwhile).
-  return writeTransaction(ctx, NO_SCOPE, (now) => {
-    lockConsumer(ctx.db, consumer);
-    const position = consumerPosition(ctx.db, consumer);
+  return writeTransaction(ctx, NO_SCOPE, async (now) => {
+    await lockConsumer(ctx.db, consumer);
+    const position = await consumerPosition(ctx.db, consumer);
     const floorId = Math.max(position.floorId, input.afterId ?? 0);
-    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId, since: sinceOf(input, now), limit: input.limit });
+    const events = await eventsAfterCursor(ctx.db, position.cursor, { floorId, since: sinceOf(input, now), limit: input.limit });
     const last = events[events.length - 1];
-    if (last) advanceConsumer(ctx.db, consumer, last, now);
+    if (last) await advanceConsumer(ctx.db, consumer, last, now);
     return events.map(viewEvent);
   });
 }
@@ -74,8 +74,8 @@ export interface FollowPosition {
 // One poll of `events --follow` without a consumer: the events after the follower's position, and its next
 // position. In the order no later commit can precede (store/events.ts, EventCursor).
 export function followEvents(ctx: CoordContext, input: EventsInput, position: FollowPosition): { events: EventView[]; position: FollowPosition } {
-  return readTransaction(ctx, (now) => {
-    const events = eventsAfterCursor(ctx.db, position.cursor, { floorId: position.floorId, since: sinceOf(input, now), limit: input.limit });
+  return readTransaction(ctx, async (now) => {
+    const events = await eventsAfterCursor(ctx.db, position.cursor, { floorId: position.floorId, since: sinceOf(input, now), limit: input.limit });
     const last = events[events.length - 1];
     return { events: events.map(viewEvent), position: last ? { ...position, cursor: cursorAfter(last) } : position };
   });

@@ -4,5 +4,5 @@ import { readTransaction, type CoordContext } from './context';
 
 // The file locks active now in the context's scope: what the git guard matches staged paths against.
 export function activeFileLocks(ctx: CoordContext): Lock[] {
-  return readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).map(withoutBase));
+  return readTransaction(ctx, async (now) => (await listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now })).map(withoutBase));
 }

@@ -23,35 +23,33 @@ export interface ClaimState {
   requests: { by: string; at: number; reason: string | null }[];
 }
 
-function activeClaim(ctx: CoordContext, item: string, now: number): StoredLock | undefined {
-  return listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', pattern: item, activeAt: now })[0];
+async function activeClaim(ctx: CoordContext, item: string, now: number): Promise<StoredLock | undefined> {
+  return (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', pattern: item, activeAt: now }))[0];
 }
 
-function stateOf(ctx: CoordContext, claim: StoredLock, now: number): ClaimState {
-  const last = Math.max(lastActivity(ctx.db, claim.owner) ?? 0, claim.created_at);
+async function stateOf(ctx: CoordContext, claim: StoredLock, now: number): Promise<ClaimState> {
+  const last = Math.max((await lastActivity(ctx.db, claim.owner)) ?? 0, claim.created_at);
   const latest = new Map<string, { by: string; at: number; reason: string | null }>();
-  for (const row of handoffRequests(ctx.db, [claim.id], claim.token)) {
+  for (const row of await handoffRequests(ctx.db, [claim.id], claim.token)) {
     latest.delete(row.owner); // one per asker: its latest words
     latest.set(row.owner, { by: row.owner, at: row.created_at, reason: row.reason });
   }
   const requests = [...latest.values()];
-  return { claim: withoutBase(claim), last_active: last, stalled: now - last >= stallAfterMs(ctx.db), requests };
+  return { claim: withoutBase(claim), last_active: last, stalled: now - last >= (await stallAfterMs(ctx.db)), requests };
 }
 
 // The active claim on an item with its stalled state and open requests, or undefined when nobody holds it.
 export function claimState(ctx: CoordContext, item: string): ClaimState | undefined {
-  return readTransaction(ctx, (now) => {
-    const claim = activeClaim(ctx, item, now);
-    return claim ? stateOf(ctx, claim, now) : undefined;
+  return readTransaction(ctx, async (now) => {
+    const claim = await activeClaim(ctx, item, now);
+    return claim ? await stateOf(ctx, claim, now) : undefined;
   });
 }
 
 // Every active claim whose owner `isHolder` accepts, with its state: for `who`, the hooks and the status line.
 export function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): ClaimState[] {
-  return readTransaction(ctx, (now) =>
-    listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })
-      .filter((claim) => isHolder(claim.owner))
-      .map((claim) => stateOf(ctx, claim, now)),
+  return readTransaction(ctx, async (now) =>
+    (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })).filter((claim) => isHolder(claim.owner)).map((claim) => stateOf(ctx, claim, now)),
   );
 }
 
@@ -68,13 +66,13 @@ export interface OpenRequest {
 // Open hand-off requests for the active claims `isHolder` accepts, without judging activity (cheap: one
 // indexed look at the claims, and the log only when there are any). Call inside a transaction.
 // One request per asker and item: its latest (a repeated ask replaces its earlier words), oldest first.
-export function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => boolean, now: number): OpenRequest[] {
-  const claims = listLocks(ctx.db, activeClaims(ctx, now)).filter((claim) => isHolder(claim.owner));
+export async function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => boolean, now: number): Promise<OpenRequest[]> {
+  const claims = (await listLocks(ctx.db, activeClaims(ctx, now))).filter((claim) => isHolder(claim.owner));
   if (claims.length === 0) return [];
   const byId = new Map(claims.map((claim) => [claim.id, claim]));
   const oldest = Math.min(...claims.map((claim) => claim.token));
   const latest = new Map<string, OpenRequest>();
-  for (const row of handoffRequests(ctx.db, [...byId.keys()], oldest)) {
+  for (const row of await handoffRequests(ctx.db, [...byId.keys()], oldest)) {
     if (row.id <= byId.get(row.lock_id)!.token) continue;
     const key = `${row.lock_id}\0${row.owner}`;
     latest.delete(key); // re-inserted last: the map's order is the order of each asker's latest request
@@ -85,21 +83,21 @@ export function openRequestsIn(ctx: CoordContext, isHolder: (owner: string) => b
 
 // The requests a live session's model has not been told yet (docs/sessions.md, "Hand-off"); marks them told.
 // Reads only, unless there is something new to tell.
-export function untoldRequests(ctx: CoordContext, owner: string, isHolder: (owner: string) => boolean): OpenRequest[] {
-  const fresh = readTransaction(ctx, (now) => untoldIn(ctx, sessionByOwner(ctx.db, owner)?.told_until, isHolder, now));
+export async function untoldRequests(ctx: CoordContext, owner: string, isHolder: (owner: string) => boolean): Promise<OpenRequest[]> {
+  const fresh = await readTransaction(ctx, async (now) => untoldIn(ctx, (await sessionByOwner(ctx.db, owner))?.told_until, isHolder, now));
   return markRequestsTold(ctx, owner, fresh);
 }
 
 // Inside a read: the open requests newer than `told` (the session's told_until; none for no session).
-export function untoldIn(ctx: CoordContext, told: number | undefined, isHolder: (owner: string) => boolean, now: number): OpenRequest[] {
+export async function untoldIn(ctx: CoordContext, told: number | undefined, isHolder: (owner: string) => boolean, now: number): Promise<OpenRequest[]> {
   if (told === undefined) return [];
-  return openRequestsIn(ctx, isHolder, now).filter((request) => request.id > told);
+  return (await openRequestsIn(ctx, isHolder, now)).filter((request) => request.id > told);
 }
 
 // Records that the session's model is told `fresh` (a write only when there is any), and returns them.
-export function markRequestsTold(ctx: CoordContext, owner: string, fresh: OpenRequest[]): OpenRequest[] {
+export async function markRequestsTold(ctx: CoordContext, owner: string, fresh: OpenRequest[]): Promise<OpenRequest[]> {
   if (fresh.length === 0) return [];
-  writeTransaction(ctx, claimWriteScope(ctx), () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
+  await writeTransaction(ctx, claimWriteScope(ctx), () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
   return fresh;
 }
 
@@ -116,25 +114,25 @@ export function openRequests(ctx: CoordContext, isHolder: (owner: string) => boo
 // (the `taken_over` event's id) and a fresh TTL; the event records the previous owner and its last activity.
 // A claim that is not stalled is refused (CONFLICT); a free item is not this function's business.
 export function takeOver(ctx: CoordContext, input: { item: string; owner: string; ttlMs: number; reason: string | null }): { claim: Lock; previous_owner: string } | undefined {
-  return writeTransaction(ctx, claimWriteScope(ctx), (now) => {
-    const claim = activeClaim(ctx, input.item, now);
+  return writeTransaction(ctx, claimWriteScope(ctx), async (now) => {
+    const claim = await activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
-    const state = stateOf(ctx, claim, now);
+    const state = await stateOf(ctx, claim, now);
     if (!state.stalled) {
       throw new IcError(
         'CONFLICT',
-        `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${formatDuration(stallAfterMs(ctx.db))} without activity: ic config stall-after)`,
+        `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${formatDuration(await stallAfterMs(ctx.db))} without activity: ic config stall-after)`,
         {
           held: viewLock(withoutBase(claim)),
           hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,
         },
       );
     }
-    const token = nextEventId(ctx.db).id;
-    reassign(ctx.db, claim.seq, input.owner, token);
-    setExpiry(ctx.db, claim.seq, now + input.ttlMs, input.ttlMs, claim.mode);
+    const token = (await nextEventId(ctx.db)).id;
+    await reassign(ctx.db, claim.seq, input.owner, token);
+    await setExpiry(ctx.db, claim.seq, now + input.ttlMs, input.ttlMs, claim.mode);
     const detail = { previous_owner: claim.owner, previous_token: claim.token, token, last_active: state.last_active, expires_at: now + input.ttlMs };
-    insertEvent(ctx.db, { type: 'taken_over', lock_id: claim.id, scope: claim.scope, owner: input.owner, pattern: claim.pattern, reason: input.reason, created_at: now, detail }, token);
+    await insertEvent(ctx.db, { type: 'taken_over', lock_id: claim.id, scope: claim.scope, owner: input.owner, pattern: claim.pattern, reason: input.reason, created_at: now, detail }, token);
     return { claim: withoutBase({ ...claim, owner: input.owner, token, expires_at: now + input.ttlMs, ttl_ms: input.ttlMs }), previous_owner: claim.owner };
   });
 }
@@ -142,12 +140,12 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
 // `claim ITEM --ask`: a visible hand-off request to the holder (its hooks and status line show it; it
 // answers with `unclaim` or `transfer`). Undefined when nobody else holds the item.
 export function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): (ClaimState & { repeated?: boolean }) | undefined {
-  return writeTransaction(ctx, claimWriteScope(ctx), (now) => {
-    const claim = activeClaim(ctx, input.item, now);
+  return writeTransaction(ctx, claimWriteScope(ctx), async (now) => {
+    const claim = await activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
-    const mine = handoffRequests(ctx.db, [claim.id], claim.token).filter((row) => row.owner === input.owner);
-    if (mine.length > 0 && mine[mine.length - 1]!.reason === input.reason) return { ...stateOf(ctx, claim, now), repeated: true }; // asked already, in these words
-    insertEvent(ctx.db, {
+    const mine = (await handoffRequests(ctx.db, [claim.id], claim.token)).filter((row) => row.owner === input.owner);
+    if (mine.length > 0 && mine[mine.length - 1]!.reason === input.reason) return { ...(await stateOf(ctx, claim, now)), repeated: true }; // asked already, in these words
+    await insertEvent(ctx.db, {
       type: 'handoff_requested',
       lock_id: claim.id,
       scope: claim.scope,

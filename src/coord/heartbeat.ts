@@ -18,17 +18,17 @@ export interface HeartbeatResult {
 // Each heartbeat that writes also writes one `heartbeat` event (so at most one per owner per interval):
 // the log then shows every extension (each active lock of the owner to created_at + its TTL) and the
 // activity that keeps the owner's claims from looking stalled.
-export function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_SKIP_MS): HeartbeatResult {
-  const recent = readTransaction(ctx, (now) => {
-    const seen = lastSeen(ctx.db, owner);
+export async function heartbeat(ctx: CoordContext, owner: string, skipMs = HEARTBEAT_SKIP_MS): Promise<HeartbeatResult> {
+  const recent = await readTransaction(ctx, async (now) => {
+    const seen = await lastSeen(ctx.db, owner);
     return seen !== undefined && now - seen < skipMs ? seen : undefined;
   });
   if (recent !== undefined) return { renewed: 0, skipped: true, last_seen: recent };
   // Every scope: the owner's locks may lie in any of them.
-  return writeTransaction(ctx, EVERYTHING, (now) => {
-    const renewed = extendOwnerLocks(ctx.db, owner, now);
-    markSeen(ctx.db, owner, now);
-    insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: null, created_at: now, detail: { renewed, interval_ms: skipMs } });
+  return writeTransaction(ctx, EVERYTHING, async (now) => {
+    const renewed = await extendOwnerLocks(ctx.db, owner, now);
+    await markSeen(ctx.db, owner, now);
+    await insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: null, created_at: now, detail: { renewed, interval_ms: skipMs } });
     return { renewed, skipped: false, last_seen: now };
   });
 }

@@ -15,13 +15,13 @@ export type LeaseState = { held: true; expiresAt: number } | { held: false; why:
 
 // The lease of a run under `coord lock NAME -- CMD`, judged in one transaction: still ours, unreleased
 // and not yet expired (an expired lease was free for others, even if nobody took it).
-function judge(ctx: CoordContext, lock: Lock, now: number): { held: true; row: StoredLock } | { held: false; why: LeaseLost } {
-  const row = getLock(ctx.db, lock.id);
+async function judge(ctx: CoordContext, lock: Lock, now: number): Promise<{ held: true; row: StoredLock } | { held: false; why: LeaseLost }> {
+  const row = await getLock(ctx.db, lock.id);
   if (!row) return { held: false, why: 'not_found' };
   if (row.owner !== lock.owner || row.token !== lock.token) return { held: false, why: 'not_owner' };
   if (row.released_at !== null) return { held: false, why: row.release_reason === 'expired' ? 'expired' : 'released' };
   if (row.expires_at <= now) {
-    expireLock(ctx, row, now);
+    await expireLock(ctx, row, now);
     return { held: false, why: 'expired' };
   }
   return { held: true, row };
@@ -29,23 +29,23 @@ function judge(ctx: CoordContext, lock: Lock, now: number): { held: true; row: S
 
 // Extends the lease by ttlMs from now, or reports that it was lost.
 export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseState {
-  return writeTransaction(ctx, inScopes(lock.scope), (now) => {
-    const state = judge(ctx, lock, now);
+  return writeTransaction(ctx, inScopes(lock.scope), async (now) => {
+    const state = await judge(ctx, lock, now);
     if (!state.held) return state;
-    extendLock(ctx.db, state.row, now, ttlMs);
+    await extendLock(ctx.db, state.row, now, ttlMs);
     return { held: true, expiresAt: now + ttlMs };
   });
 }
 
 // Releases the lease when the command has ended; reports whether it was still held up to that moment.
 export function endLease(ctx: CoordContext, lock: Lock, reason: string): LeaseState {
-  return writeTransaction(ctx, inScopes(lock.scope), (now) => {
-    const stored = getLock(ctx.db, lock.id);
-    if (stored !== undefined) forgetRunProcess(ctx.db, stored.seq); // the command has ended: it holds nothing now
-    const state = judge(ctx, lock, now);
+  return writeTransaction(ctx, inScopes(lock.scope), async (now) => {
+    const stored = await getLock(ctx.db, lock.id);
+    if (stored !== undefined) await forgetRunProcess(ctx.db, stored.seq); // the command has ended: it holds nothing now
+    const state = await judge(ctx, lock, now);
     if (!state.held) return state;
-    markReleased(ctx.db, state.row.seq, now, 'released');
-    insertEvent(ctx.db, { type: 'released', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now });
+    await markReleased(ctx.db, state.row.seq, now, 'released');
+    await insertEvent(ctx.db, { type: 'released', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now });
     return { held: true, expiresAt: state.row.expires_at };
   });
 }

@@ -14,37 +14,39 @@ export interface ListInput {
 
 // Locks in the scope (or every scope), oldest grant first.
 export function list(ctx: CoordContext, input: ListInput): Lock[] {
-  return readTransaction(ctx, (now) => {
+  return readTransaction(ctx, async (now) => {
     const activeOnly = input.active || input.expiringMs !== undefined;
-    return heldInView(ctx, input.allScopes, {
-      owner: input.owner,
-      type: input.type,
-      activeAt: activeOnly ? now : undefined,
-      expiresBefore: input.expiringMs !== undefined ? now + input.expiringMs : undefined,
-    }).map(withoutBase);
+    return (
+      await heldInView(ctx, input.allScopes, {
+        owner: input.owner,
+        type: input.type,
+        activeAt: activeOnly ? now : undefined,
+        expiresBefore: input.expiringMs !== undefined ? now + input.expiringMs : undefined,
+      })
+    ).map(withoutBase);
   });
 }
 
 // The locks a project sees: its scope's file and named locks plus the repository's claims (one scope
 // when they coincide, as in the main worktree), or every scope. Oldest grant first.
-export function locksInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): StoredLock[] {
+export async function locksInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): Promise<StoredLock[]> {
   if (allScopes) return listLocks(ctx.db, filter);
-  const own = listLocks(ctx.db, { ...filter, scope: ctx.scope });
+  const own = await listLocks(ctx.db, { ...filter, scope: ctx.scope });
   if (ctx.claimScope === ctx.scope || (filter.type !== undefined && filter.type !== 'claim')) return own;
-  const claims = listLocks(ctx.db, { ...filter, scope: ctx.claimScope, type: 'claim' });
+  const claims = await listLocks(ctx.db, { ...filter, scope: ctx.claimScope, type: 'claim' });
   return [...own, ...claims].sort((a, b) => a.token - b.token);
 }
 
 // What people see as held (list, who): the active locks and also a run lock whose lease lapsed while its
 // command still runs on this host. That lock holds (a waiter is told so), with its command's pid.
-export function heldInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): StoredLock[] {
-  return withOrphans(locksInView(ctx, allScopes, filter), orphanRunsInView(ctx, allScopes, filter));
+export async function heldInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): Promise<StoredLock[]> {
+  return withOrphans(await locksInView(ctx, allScopes, filter), await orphanRunsInView(ctx, allScopes, filter));
 }
 
-function orphanRunsInView(ctx: Pick<CoordContext, 'db' | 'scope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): StoredLock[] {
+async function orphanRunsInView(ctx: Pick<CoordContext, 'db' | 'scope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): Promise<StoredLock[]> {
   if (filter.activeAt === undefined || filter.expiresBefore !== undefined || filter.pattern !== undefined) return [];
   if (filter.type !== undefined && filter.type !== 'named') return [];
-  return liveOrphanRunLocks(ctx.db, filter.activeAt).filter((lock) => (allScopes || lock.scope === ctx.scope) && (filter.owner === undefined || lock.owner === filter.owner));
+  return (await liveOrphanRunLocks(ctx.db, filter.activeAt)).filter((lock) => (allScopes || lock.scope === ctx.scope) && (filter.owner === undefined || lock.owner === filter.owner));
 }
 
 function withOrphans(locks: StoredLock[], orphans: StoredLock[]): StoredLock[] {
@@ -56,8 +58,8 @@ function withOrphans(locks: StoredLock[], orphans: StoredLock[]): StoredLock[] {
 // nothing held while a reserve is refused. Swept ones count too: a sweep marks them released as expired.
 export function lockDelayBlockers(ctx: CoordContext, allScopes: boolean, filter: { owner?: string; type?: LockType } = {}): Lock[] {
   if (ctx.lockDelayMs <= 0) return [];
-  return readTransaction(ctx, (now) =>
-    locksInView(ctx, allScopes, { ...filter, expiresBefore: now })
+  return readTransaction(ctx, async (now) =>
+    (await locksInView(ctx, allScopes, { ...filter, expiresBefore: now }))
       .filter((lock) => lock.expires_at > now - ctx.lockDelayMs && (lock.released_at === null || lock.release_reason === 'expired'))
       .map(withoutBase),
   );

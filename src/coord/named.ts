@@ -7,13 +7,13 @@ import { reserveOnce, type ReserveOutcome } from './reserve';
 export type NameType = 'named' | 'claim';
 
 // Named locks and claims are exclusive reservations of one name in their own namespace.
-export function takeName(
+export async function takeName(
   ctx: CoordContext,
   input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null },
   attempt?: { first: boolean; waitedMs: number },
-): ReserveOutcome {
+): Promise<ReserveOutcome> {
   // A run's lock whose ic was killed is still held while its command lives (run-process.ts).
-  const orphan = input.type === 'named' ? liveOrphanRun(ctx, input.name) : undefined;
+  const orphan = input.type === 'named' ? await liveOrphanRun(ctx, input.name) : undefined;
   if (orphan !== undefined && orphan.lock.owner !== input.owner)
     return { granted: false, conflicts: [{ pattern: input.name, held: orphan.lock, example: input.name, state: 'command_running', pid: orphan.pid }] };
   return reserveOnce(

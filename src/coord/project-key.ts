@@ -155,8 +155,8 @@ function scopeUnder(key: string, root: string, dir: string): string {
 // What `ic init` says on a server: the keys naming this repository's root commit other than the clone's own
 // `key` and the root commit itself, so a new clone sees which project to join (a fork or a renamed project
 // cannot be told from the original by its commits: joining is always the person's choice).
-export function otherProjectNames(db: PgConnection, root: string, key: string): string[] {
+export async function otherProjectNames(db: PgConnection, root: string, key: string): Promise<string[]> {
   const rootCommit = rootCommitOf(root);
   if (rootCommit === undefined) return [];
-  return db.read(() => projectsOfRootCommit(db.pg, rootCommit).map((project) => project.project)).filter((name) => name !== key && name !== rootCommit);
+  return (await db.read(() => projectsOfRootCommit(db.pg, rootCommit).map((project) => project.project))).filter((name) => name !== key && name !== rootCommit);
 }

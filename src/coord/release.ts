@@ -37,7 +37,7 @@ export interface ReleaseResult {
 
 // Releases what was asked for: only the owner's own locks, unless --force, which is audited as force_released.
 // Many locks (--all of 50,000) are released in chunks, each its own transaction (coord/chunks.ts).
-export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
+export async function release(ctx: CoordContext, input: ReleaseInput): Promise<ReleaseResult> {
   if (input.ids.length === 0 && input.pattern === undefined && !input.all) {
     throw new IcError('USAGE', 'say what to release: lock IDs, --pattern P or --all', { hint: 'Try: coord release --all --owner alice' });
   }
@@ -47,10 +47,10 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
   const owner = input.owner;
   // What to release is listed from a read snapshot (no write lock); each row is then judged again as it
   // is inside the chunk that releases it (docs/guarantees.md, "Bulk operations").
-  const { targets, near } = readTransaction(ctx, (now) => listTargets(ctx, input, owner, now));
+  const { targets, near } = await readTransaction(ctx, (now) => listTargets(ctx, input, owner, now));
   const result: ReleaseResult = { released: [], not_released: [] };
   // A lock named by id may lie in any scope; --pattern and --all act in the scopes `list` shows.
-  const outcomes = inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, (target, now) => releaseTarget(ctx, input, owner, target, now));
+  const outcomes = await inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, (target, now) => releaseTarget(ctx, input, owner, target, now));
   for (const outcome of outcomes) {
     if ('lock' in outcome) result.released.push(outcome.lock);
     else result.not_released.push(outcome);
@@ -62,7 +62,7 @@ export function release(ctx: CoordContext, input: ReleaseInput): ReleaseResult {
 // A lock asked for by id (judged in full when its chunk runs), or one found by --pattern or --all.
 type Target = { id: string } | { seq: number };
 
-function listTargets(ctx: CoordContext, input: ReleaseInput, owner: string, now: number): { targets: Target[]; near?: Lock[] } {
+async function listTargets(ctx: CoordContext, input: ReleaseInput, owner: string, now: number): Promise<{ targets: Target[]; near?: Lock[] }> {
   const targets: Target[] = [...new Set(input.ids)].map((id) => ({ id }));
   const seen = new Set<number>(); // a lock matched twice is released once: no search of what is done
   const add = (lock: StoredLock) => {
@@ -71,14 +71,14 @@ function listTargets(ctx: CoordContext, input: ReleaseInput, owner: string, now:
   let near: Lock[] | undefined;
   if (input.pattern !== undefined) {
     // --force with a pattern takes whoever holds it.
-    const byPattern = listLocks(ctx.db, { scope: ctx.scope, owner: input.force ? undefined : owner, pattern: input.pattern, type: input.type, unreleased: true });
+    const byPattern = await listLocks(ctx.db, { scope: ctx.scope, owner: input.force ? undefined : owner, pattern: input.pattern, type: input.type, unreleased: true });
     byPattern.forEach(add);
-    if (byPattern.length === 0 && input.type === 'file') near = nearMatches(ctx, input.pattern, input.force ? undefined : owner, now);
+    if (byPattern.length === 0 && input.type === 'file') near = await nearMatches(ctx, input.pattern, input.force ? undefined : owner, now);
   }
   if (input.all) {
     // --all is always the owner's own locks, forced or not.
     const types = new Set(input.allTypes ?? ['file', 'named', 'claim']);
-    for (const lock of locksInView(ctx, false, { owner, unreleased: true })) if (types.has(lock.type)) add(lock);
+    for (const lock of await locksInView(ctx, false, { owner, unreleased: true })) if (types.has(lock.type)) add(lock);
   }
   return { targets, near };
 }
@@ -86,26 +86,26 @@ function listTargets(ctx: CoordContext, input: ReleaseInput, owner: string, now:
 type TargetOutcome = { lock: Lock } | { id: string; why: NotReleasedWhy; owner?: string };
 
 // Inside a chunk's write transaction: the row as it is now decides.
-function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: string, target: Target, now: number): TargetOutcome | undefined {
+async function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: string, target: Target, now: number): Promise<TargetOutcome | undefined> {
   if ('id' in target) {
-    const lock = getLock(ctx.db, target.id);
+    const lock = await getLock(ctx.db, target.id);
     if (!lock) return { id: target.id, why: 'not_found' };
     if (lock.released_at !== null) return { id: target.id, why: 'already_released' };
     if (!mayChange(owner, lock.owner, input.force)) return { id: target.id, why: 'not_owner', owner: lock.owner };
     return releaseRow(ctx, input, owner, lock, now);
   }
-  const lock = getLockBySeq(ctx.db, target.seq);
+  const lock = await getLockBySeq(ctx.db, target.seq);
   // Released since it was listed (or by an id earlier in this call), or handed to someone else: not ours to release now.
   if (!lock || lock.released_at !== null) return undefined;
   if (lock.owner !== owner && !(input.force && input.pattern !== undefined && lock.pattern === input.pattern)) return undefined;
   return releaseRow(ctx, input, owner, lock, now);
 }
 
-function releaseRow(ctx: CoordContext, input: ReleaseInput, owner: string, lock: StoredLock, now: number): TargetOutcome | undefined {
+async function releaseRow(ctx: CoordContext, input: ReleaseInput, owner: string, lock: StoredLock, now: number): Promise<TargetOutcome | undefined> {
   const forced = lock.owner !== owner;
   const why = forced ? 'force_released' : (input.releaseReason ?? 'released');
-  if (!markReleased(ctx.db, lock.seq, now, why)) return undefined;
-  insertEvent(ctx.db, {
+  if (!(await markReleased(ctx.db, lock.seq, now, why))) return undefined;
+  await insertEvent(ctx.db, {
     type: forced ? 'force_released' : 'released',
     lock_id: lock.id,
     scope: lock.scope,
@@ -119,8 +119,8 @@ function releaseRow(ctx: CoordContext, input: ReleaseInput, owner: string, lock:
 }
 
 // The active file locks whose patterns overlap `pattern`: `release --pattern 'src/*'` when `src/**` is held.
-function nearMatches(ctx: CoordContext, pattern: string, owner: string | undefined, now: number): Lock[] {
-  const active = listLocks(ctx.db, { scope: ctx.scope, owner, type: 'file', activeAt: now });
+async function nearMatches(ctx: CoordContext, pattern: string, owner: string | undefined, now: number): Promise<Lock[]> {
+  const active = await listLocks(ctx.db, { scope: ctx.scope, owner, type: 'file', activeAt: now });
   return active
     .filter((lock) => overlapsSafely(pattern, lock.pattern))
     .slice(0, 10)

@@ -17,20 +17,20 @@ type Outcome = { lock: Lock } | RenewResult['not_renewed'][number];
 // Extends the owner's active locks by --ttl (or the TTL each was taken with); expired locks are not revived.
 // Only one's own: there is no forced renew (core/authority.ts). All of an owner's locks are listed from a
 // read snapshot and renewed in chunks (coord/chunks.ts), each row judged again inside its chunk.
-export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; ttlMs?: number }): RenewResult {
+export async function renew(ctx: CoordContext, input: { ids: string[]; owner: string; ttlMs?: number }): Promise<RenewResult> {
   const targets: ({ id: string } | { seq: number })[] =
     input.ids.length > 0
       ? [...new Set(input.ids)].map((id) => ({ id }))
-      : readTransaction(ctx, (now) => locksInView(ctx, false, { owner: input.owner, activeAt: now }).map((lock) => ({ seq: lock.seq })));
+      : await readTransaction(ctx, async (now) => (await locksInView(ctx, false, { owner: input.owner, activeAt: now })).map((lock) => ({ seq: lock.seq })));
   const result: RenewResult = { locks: [], not_renewed: [] };
   // A lock named by id may lie in any scope; all of an owner's are listed from the scopes `list` shows.
-  const outcomes = inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, (target, now): Outcome | undefined => {
+  const outcomes = await inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, async (target, now): Promise<Outcome | undefined> => {
     if ('seq' in target) {
-      const lock = getLockBySeq(ctx.db, target.seq);
+      const lock = await getLockBySeq(ctx.db, target.seq);
       // Released, expired or handed on since it was listed: no longer the owner's to renew.
-      return lock && lock.owner === input.owner && lock.released_at === null && lock.expires_at > now ? extend(ctx, lock, now, input.ttlMs) : undefined;
+      return lock && lock.owner === input.owner && lock.released_at === null && lock.expires_at > now ? await extend(ctx, lock, now, input.ttlMs) : undefined;
     }
-    const lock = getLock(ctx.db, target.id);
+    const lock = await getLock(ctx.db, target.id);
     if (!lock) return { id: target.id, why: 'not_found' };
     if (!mayChange(input.owner, lock.owner, false)) return { id: target.id, why: 'not_owner' };
     if (lock.released_at !== null || lock.expires_at <= now) return { id: target.id, why: 'not_active' };
@@ -43,8 +43,8 @@ export function renew(ctx: CoordContext, input: { ids: string[]; owner: string; 
   return result;
 }
 
-function extend(ctx: CoordContext, lock: StoredLock, now: number, ttl: number | undefined): Outcome {
+async function extend(ctx: CoordContext, lock: StoredLock, now: number, ttl: number | undefined): Promise<Outcome> {
   const ttlMs = ttl ?? lock.ttl_ms;
-  extendLock(ctx.db, lock, now, ttlMs);
+  await extendLock(ctx.db, lock, now, ttlMs);
   return { lock: withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }) };
 }

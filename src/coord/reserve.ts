@@ -36,9 +36,9 @@ export function baseOf(type: LockType, pattern: string): string {
 
 // The candidates of each request, by its own query (see CandidateGroup): never one merged list.
 export function gatherGroups(db: Connection, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
-  return requests.map((request) => ({
+  return requests.map(async (request) => ({
     request,
-    candidates: findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }),
+    candidates: await findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }),
   }));
 }
 
@@ -155,25 +155,34 @@ export interface Snapshot {
 
 // Reads and decides without the write lock: the glob comparisons, the costly part, happen here.
 export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapshot {
-  return readTransaction(ctx, (now) => {
+  return readTransaction(ctx, async (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkComparisons(requests, groups);
-    return { now, eventId: snapshotEventId(ctx.db, ctx.scope), purges: purgeCount(ctx.db), requests, owns: groups.map(ownLockOf), conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs) };
+    return {
+      now,
+      eventId: await snapshotEventId(ctx.db, ctx.scope),
+      purges: await purgeCount(ctx.db),
+      requests,
+      owns: groups.map(ownLockOf),
+      conflicts: findGroupConflicts(groups, now, ctx.lockDelayMs),
+    };
   });
 }
 
 // Inside the write lock: the snapshot's answer, brought up to date with what changed since, is committed.
 export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
-  return writeTransaction(ctx, ownScope(ctx), (now) => {
-    if (now < snapshot.now || purgeCount(ctx.db) !== snapshot.purges) return SNAPSHOT_STALE;
-    const changedIds = locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
+  return writeTransaction(ctx, ownScope(ctx), async (now) => {
+    if (now < snapshot.now || (await purgeCount(ctx.db)) !== snapshot.purges) return SNAPSHOT_STALE;
+    const changedIds = await locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
     const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);
     // The snapshot's conflicts, on their rows as they are now; past the budget, the rest stand as found.
     const rechecked = snapshot.conflicts.slice(0, WRITE_BUDGET.recheckedConflicts);
     const unverified = snapshot.conflicts.slice(WRITE_BUDGET.recheckedConflicts);
     const requester = snapshot.requests[0]!; // every request has the same owner, mode, type and scope
-    const stillBlocking = rechecked.map((conflict) => recheckConflict(conflict, requester, getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs)).filter((c): c is Conflict => c !== null);
+    const stillBlocking = rechecked
+      .map(async (conflict) => recheckConflict(conflict, requester, await getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs))
+      .filter((c): c is Conflict => c !== null);
     const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
     const revision = reviseForChanges(
       snapshot.requests,
@@ -198,14 +207,22 @@ function ownsAfterChanges(snapshot: Snapshot, changedIds: ReadonlySet<string>, c
 
 // Writes the decision inside the write transaction: the grants (or renewals), or the first try's conflict
 // events, recorded only for conflicts known to hold now (`recordable`).
-function commit(ctx: CoordContext, input: ReserveInput, owns: readonly Own[], conflicts: Conflict[], attempt: Attempt, now: number, recordable: readonly Conflict[] = conflicts): ReserveOutcome {
+async function commit(
+  ctx: CoordContext,
+  input: ReserveInput,
+  owns: readonly Own[],
+  conflicts: Conflict[],
+  attempt: Attempt,
+  now: number,
+  recordable: readonly Conflict[] = conflicts,
+): Promise<ReserveOutcome> {
   if (conflicts.length > 0) {
-    if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) recordConflict(ctx, conflict, input.owner, now, input.conflictDetail);
+    if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) await recordConflict(ctx, conflict, input.owner, now, input.conflictDetail);
     return { granted: false, conflicts, now };
   }
   const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {
-    insertEvent(ctx.db, {
+    await insertEvent(ctx.db, {
       type: 'waited',
       lock_id: locks[0]?.id ?? null,
       scope: ctx.scope,
@@ -235,25 +252,25 @@ function ownLockOf({ request, candidates }: CandidateGroup<StoredLock>): Own {
   return { request, lock: own };
 }
 
-function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number, own: StoredLock | undefined): Lock {
+async function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInput, now: number, own: StoredLock | undefined): Promise<Lock> {
   const base = baseOf(request.type, request.pattern);
   const expiresAt = now + input.ttlMs;
   // A snapshot's copy may predate a heartbeat (which extends without an event): ask the row before expiring it.
   if (own && own.expires_at <= now) {
-    const row = getLock(ctx.db, own.id);
+    const row = await getLock(ctx.db, own.id);
     own = row && row.released_at === null ? row : undefined;
   }
   if (own && own.expires_at > now) {
     const renewedTo = input.neverShorten === true ? Math.max(expiresAt, own.expires_at) : expiresAt;
-    setExpiry(ctx.db, own.seq, renewedTo, input.ttlMs, request.mode);
+    await setExpiry(ctx.db, own.seq, renewedTo, input.ttlMs, request.mode);
     const detail = renewalDetail(renewedTo, request.mode, own.mode); // a re-reserve may switch the mode in place
-    insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now, detail });
+    await insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now, detail });
     return withoutBase({ ...own, expires_at: renewedTo, mode: request.mode });
   }
-  if (own) expireLock(ctx, own, now);
-  const next = nextEventId(ctx.db);
+  if (own) await expireLock(ctx, own, now);
+  const next = await nextEventId(ctx.db);
   const token = next.id; // the fencing token is the id of the event that records the grant
-  const key = allocateLockKey(ctx.db, next);
+  const key = await allocateLockKey(ctx.db, next);
   const lock: StoredLock = {
     seq: key.seq,
     id: key.id,
@@ -271,22 +288,22 @@ function grantOrRenew(ctx: CoordContext, request: LockRequest, input: ReserveInp
     released_at: null,
     release_reason: null,
   };
-  insertLock(ctx.db, lock);
+  await insertLock(ctx.db, lock);
   // The log alone replays a lock's life: what it was granted as, until when.
   const detail = { expires_at: expiresAt, mode: lock.mode };
-  insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now, detail }, token);
+  await insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now, detail }, token);
   return withoutBase(lock);
 }
 
 // Marks one lapsed lock as expired with its single `expired` event (a no-op if a sweep got there first).
-export function expireLock(ctx: Pick<CoordContext, 'db'>, lock: StoredLock, now: number): boolean {
-  if (!markReleased(ctx.db, lock.seq, now, 'expired')) return false;
-  insertEvent(ctx.db, { type: 'expired', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: { expired_at: lock.expires_at } });
+export async function expireLock(ctx: Pick<CoordContext, 'db'>, lock: StoredLock, now: number): Promise<boolean> {
+  if (!(await markReleased(ctx.db, lock.seq, now, 'expired'))) return false;
+  await insertEvent(ctx.db, { type: 'expired', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: { expired_at: lock.expires_at } });
   return true;
 }
 
-export function recordConflict(ctx: CoordContext, conflict: Conflict, owner: string, now: number, extra?: Record<string, unknown>): void {
-  insertEvent(ctx.db, {
+export async function recordConflict(ctx: CoordContext, conflict: Conflict, owner: string, now: number, extra?: Record<string, unknown>): Promise<void> {
+  await insertEvent(ctx.db, {
     type: 'conflict',
     lock_id: conflict.held.id,
     scope: conflict.held.scope,

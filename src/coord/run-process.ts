@@ -44,10 +44,10 @@ export function recordRun(ctx: CoordContext, lock: Lock, pid: number): boolean {
   const started = host === undefined ? undefined : processStartTime(pid);
   if (host === undefined || started === undefined) return false;
   const row = { host, pid, started };
-  return writeTransaction(ctx, inScopes(lock.scope), () => {
-    const stored = getLock(ctx.db, lock.id);
+  return writeTransaction(ctx, inScopes(lock.scope), async () => {
+    const stored = await getLock(ctx.db, lock.id);
     if (stored === undefined) return false;
-    recordRunProcess(ctx.db, stored.seq, row);
+    await recordRunProcess(ctx.db, stored.seq, row);
     return true;
   });
 }
@@ -59,9 +59,9 @@ export interface OrphanRun {
 
 // A run lock on `name` whose lease lapsed (expired, or swept as expired) but whose command still lives on
 // this host: it still holds the name. Rows of commands found ended are deleted on the way.
-export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | undefined {
+export async function liveOrphanRun(ctx: CoordContext, name: string): Promise<OrphanRun | undefined> {
   if (thisHost() === undefined) return undefined;
-  const rows = readTransaction(ctx, (now) => allLapsedRunLocks(ctx.db, now)).filter((row) => row.scope === ctx.scope && row.pattern === name);
+  const rows = (await readTransaction(ctx, (now) => allLapsedRunLocks(ctx.db, now))).filter((row) => row.scope === ctx.scope && row.pattern === name);
   const ended: number[] = [];
   let alive: OrphanRun | undefined;
   for (const row of rows) {
@@ -72,15 +72,13 @@ export function liveOrphanRun(ctx: CoordContext, name: string): OrphanRun | unde
     }
     if (state === 'ended') ended.push(row.seq);
   }
-  if (ended.length > 0) writeTransaction(ctx, ownScope(ctx), () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
+  if (ended.length > 0) await writeTransaction(ctx, ownScope(ctx), () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
   return alive;
 }
 
 // Inside a read: the run locks whose lease lapsed but whose command still lives on this host, marked with
 // that command's pid. Read only (an ended command's row is left for the next lock call to forget).
-export function liveOrphanRunLocks(db: Connection, now: number): StoredLock[] {
+export async function liveOrphanRunLocks(db: Connection, now: number): Promise<StoredLock[]> {
   if (thisHost() === undefined) return [];
-  return allLapsedRunLocks(db, now)
-    .filter((row) => runProcessState(row) === 'alive')
-    .map(({ host: _host, pid, started: _started, ...lock }) => ({ ...lock, command_pid: pid }));
+  return (await allLapsedRunLocks(db, now)).filter((row) => runProcessState(row) === 'alive').map(({ host: _host, pid, started: _started, ...lock }) => ({ ...lock, command_pid: pid }));
 }

@@ -17,17 +17,17 @@ export interface SteppedSession {
 // its own statements: on a server, four round trips where one now does (the claims are announced ahead). Anything that needs writing takes the
 // same writes as before: the gone clients' release, then the activity's renewal and the requests re-read.
 // `holderOf`: for the requests, which owners count as the live owner's (its lineage); none asked without it.
-export function stepSession(ctx: CoordContext, activity: Activity, holderOf?: (live: string) => (owner: string) => boolean): SteppedSession {
+export async function stepSession(ctx: CoordContext, activity: Activity, holderOf?: (live: string) => (owner: string) => boolean): Promise<SteppedSession> {
   const host = hostToLookOver(ctx);
-  const seen = readTransaction(ctx, (now) => {
+  const seen = await readTransaction(ctx, async (now) => {
     if (holderOf) prefetchLocks(ctx.db, activeClaims(ctx, now)); // on a server: fetched with the sessions, one round trip
-    const onHost: HostSessions | undefined = host === undefined ? undefined : { host, rows: sessionsOnHost(ctx.db, host) };
-    const row: SessionRow | undefined = freshSession(ctx, activity, now, onHost);
-    const requests = row && holderOf ? untoldIn(ctx, row.told_until, holderOf(row.owner), now) : [];
+    const onHost: HostSessions | undefined = host === undefined ? undefined : { host, rows: await sessionsOnHost(ctx.db, host) };
+    const row: SessionRow | undefined = await freshSession(ctx, activity, now, onHost);
+    const requests = row && holderOf ? await untoldIn(ctx, row.told_until, holderOf(row.owner), now) : [];
     return { onHost, row, requests };
   });
   const released = seen.onHost === undefined ? 0 : releaseGoneClients(ctx, seen.onHost.rows);
-  if (seen.row !== undefined && released === 0) return { owner: seen.row.owner, requests: markRequestsTold(ctx, seen.row.owner, seen.requests) };
-  const live = recordActivity(ctx, activity);
-  return { owner: live.owner, requests: holderOf ? untoldRequests(ctx, live.owner, holderOf(live.owner)) : [] };
+  if (seen.row !== undefined && released === 0) return { owner: seen.row.owner, requests: await markRequestsTold(ctx, seen.row.owner, seen.requests) };
+  const live = await recordActivity(ctx, activity);
+  return { owner: live.owner, requests: holderOf ? await untoldRequests(ctx, live.owner, holderOf(live.owner)) : [] };
 }

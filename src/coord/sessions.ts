@@ -45,24 +45,24 @@ export interface Liveness {
 
 // Every agent hook: find (or register) the live owner of the session and renew its locks and claims.
 // Reads only, unless the owner was not seen for LIVENESS_WRITE_MS, is new, or a shell command needs cover.
-export function recordActivity(ctx: CoordContext, activity: Activity): Liveness {
-  const seen = readTransaction(ctx, (now) => ({ known: freshSession(ctx, activity, now)?.owner, scopes: lineageFamilyScopes(ctx.db, activity.base, now) }));
+export async function recordActivity(ctx: CoordContext, activity: Activity): Promise<Liveness> {
+  const seen = await readTransaction(ctx, async (now) => ({ known: (await freshSession(ctx, activity, now))?.owner, scopes: await lineageFamilyScopes(ctx.db, activity.base, now) }));
   if (seen.known !== undefined) return { owner: seen.known, renewed: 0, wrote: false };
   // The scopes the lineage's locks lie in (read above) and the session's name: never the whole database, so
   // agents of other projects do not wait for this (docs/design/postgres.md, "Writes that cross scopes"). A
   // lock granted since that read is fresh; it is renewed by the next step.
   const scopes = [...new Set([ctx.scope, ...seen.scopes])];
-  return writeTransaction(ctx, { scopes, owners: [activity.base] }, (now) => {
-    const owner = liveOwnerFor(ctx, activity, now);
-    let renewed = extendLineageLocks(ctx.db, owner, now, scopes);
+  return writeTransaction(ctx, { scopes, owners: [activity.base] }, async (now) => {
+    const owner = await liveOwnerFor(ctx, activity, now);
+    let renewed = await extendLineageLocks(ctx.db, owner, now, scopes);
     let until: number | undefined;
     if (activity.shellTimeoutMs !== undefined) {
       until = now + activity.shellTimeoutMs + SHELL_GRACE_MS;
-      renewed += extendLineageUntil(ctx.db, owner, now, until, scopes);
+      renewed += await extendLineageUntil(ctx.db, owner, now, until, scopes);
     }
-    markSeen(ctx.db, owner, now);
+    await markSeen(ctx.db, owner, now);
     const detail = { renewed, interval_ms: LIVENESS_WRITE_MS, ...(until !== undefined ? { until, shell_timeout_ms: activity.shellTimeoutMs } : {}) };
-    insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
+    await insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
     return { owner, renewed, wrote: true };
   });
 }
@@ -70,13 +70,17 @@ export function recordActivity(ctx: CoordContext, activity: Activity): Liveness 
 // Inside a read: the activity's session when it was seen recently enough that nothing needs writing (its
 // locks need no renewal, and a shell command's timeout is covered). `onHost`: this host's sessions, read in
 // the same transaction (the session step's one read), which hold the row of a client on this host.
-export function freshSession(ctx: CoordContext, activity: Activity, now: number, onHost?: HostSessions): SessionRow | undefined {
+export async function freshSession(ctx: CoordContext, activity: Activity, now: number, onHost?: HostSessions): Promise<SessionRow | undefined> {
   const client = activity.client;
-  const row = !client ? sessionByOwner(ctx.db, activity.base) : client.host === onHost?.host ? processRowIn(onHost.rows, client, activity.base) : sessionOfProcess(ctx.db, client, activity.base);
+  const row = !client
+    ? await sessionByOwner(ctx.db, activity.base)
+    : client.host === onHost?.host
+      ? processRowIn(onHost.rows, client, activity.base)
+      : await sessionOfProcess(ctx.db, client, activity.base);
   if (!row || now - row.last_seen >= LIVENESS_WRITE_MS) return undefined;
   if (activity.shellTimeoutMs === undefined) return row;
   // A shell command needs a write only when one of the session's locks would lapse before it may end.
-  return lineageLockEndsBefore(ctx.db, row.owner, now, now + activity.shellTimeoutMs + SHELL_GRACE_MS) ? undefined : row;
+  return (await lineageLockEndsBefore(ctx.db, row.owner, now, now + activity.shellTimeoutMs + SHELL_GRACE_MS)) ? undefined : row;
 }
 
 export interface HostSessions {
@@ -94,18 +98,18 @@ function processRowIn(rows: readonly SessionRow[], client: ClientProcess, base: 
 
 // Inside the write: the row of this very process, else `base` when no other live process runs as it,
 // else `base~<pid>`. Two concurrent sessions never share an owner, whatever IC_OWNER or a resume says.
-function liveOwnerFor(ctx: CoordContext, activity: Activity, now: number): string {
+async function liveOwnerFor(ctx: CoordContext, activity: Activity, now: number): Promise<string> {
   const client = activity.client;
   if (!client) return activity.base;
-  const mine = sessionOfProcess(ctx.db, client, activity.base);
+  const mine = await sessionOfProcess(ctx.db, client, activity.base);
   if (mine) {
-    touchSession(ctx.db, mine.owner, now);
+    await touchSession(ctx.db, mine.owner, now);
     return mine.owner;
   }
-  const holder = sessionByOwner(ctx.db, activity.base);
+  const holder = await sessionByOwner(ctx.db, activity.base);
   const taken = holder !== undefined && isLive(holder, now);
   const owner = taken ? `${activity.base}~${client.pid}` : activity.base;
-  putSession(ctx.db, { owner, base: activity.base, agent: activity.agent, ...client, created_at: now, last_seen: now });
+  await putSession(ctx.db, { owner, base: activity.base, agent: activity.agent, ...client, created_at: now, last_seen: now });
   return owner;
 }
 
@@ -119,10 +123,10 @@ const reaped = new Set<string>();
 
 // Releases the locks and claims of sessions whose client process on this host is gone (killed, crashed):
 // at the next ic call instead of at their TTL. Once per database per process; reads only when none died.
-export function releaseDeadClients(ctx: CoordContext): number {
+export async function releaseDeadClients(ctx: CoordContext): Promise<number> {
   const host = hostToLookOver(ctx);
   if (host === undefined) return 0;
-  const onHost = readTransaction(ctx, () => sessionsOnHost(ctx.db, host));
+  const onHost = await readTransaction(ctx, () => sessionsOnHost(ctx.db, host));
   return releaseGoneClients(ctx, onHost);
 }
 
@@ -141,18 +145,18 @@ export function releaseGoneClients(ctx: CoordContext, onHost: readonly SessionRo
   const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
   // The scopes of their locks and their names, not the whole database (as recordActivity).
-  const scopes = readTransaction(ctx, (now) => dead.flatMap((row) => lineageLockIds(ctx.db, row.owner, now).map((lock) => lock.scope)));
-  return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, (now) => {
+  const scopes = readTransaction(ctx, (now) => dead.flatMap(async (row) => (await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope)));
+  return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, async (now) => {
     let released = 0;
     for (const row of dead) {
       const byOwner = new Map<string, string[]>();
-      const locks = lineageLockIds(ctx.db, row.owner, now);
+      const locks = await lineageLockIds(ctx.db, row.owner, now);
       for (const lock of locks) if (scopes.includes(lock.scope)) byOwner.set(lock.owner, [...(byOwner.get(lock.owner) ?? []), lock.id]);
       for (const [owner, ids] of byOwner) {
-        released += release(ctx, { ids, owner, all: false, force: false, reason: `the client process (pid ${row.pid}) of ${row.owner} ended`, releaseReason: 'client_gone' }).released.length;
+        released += (await release(ctx, { ids, owner, all: false, force: false, reason: `the client process (pid ${row.pid}) of ${row.owner} ended`, releaseReason: 'client_gone' })).released.length;
       }
       // A lock taken since the read above (in a scope this write does not hold) keeps the row for the next call.
-      if (locks.every((lock) => scopes.includes(lock.scope))) deleteSession(ctx.db, row.owner);
+      if (locks.every((lock) => scopes.includes(lock.scope))) await deleteSession(ctx.db, row.owner);
     }
     return released;
   });
@@ -166,9 +170,9 @@ export function sessionOfShell(ctx: CoordContext): SessionRow | undefined {
   const chain = ancestors();
   if (chain.length === 0) return undefined;
   try {
-    return readTransaction(ctx, () => {
+    return readTransaction(ctx, async () => {
       for (const process of chain) {
-        const row = sessionOfProcess(ctx.db, process);
+        const row = await sessionOfProcess(ctx.db, process);
         if (row) return row;
       }
       return undefined;
@@ -203,12 +207,12 @@ export function explainActingOwner(ctx: CoordContext, envOwner: string | undefin
 // SessionEnd: the ended session no longer lends its identity to the processes it leaves behind (a shell it
 // started, the terminal a hook was run from by hand). Its row goes: the one of the client process that ran
 // the end hook, else the row of that owner. Nothing is created when there is no database.
-export function forgetSession(ctx: CoordContext, owner: string, client: ClientProcess | undefined): boolean {
+export async function forgetSession(ctx: CoordContext, owner: string, client: ClientProcess | undefined): Promise<boolean> {
   if (ctx.dbMissing) return false;
   const base = baseOf(owner);
-  const row = readTransaction(ctx, () => (client ? sessionOfProcess(ctx.db, client, base) : undefined) ?? sessionByOwner(ctx.db, owner));
+  const row = await readTransaction(ctx, async () => (client ? await sessionOfProcess(ctx.db, client, base) : undefined) ?? (await sessionByOwner(ctx.db, owner)));
   if (!row) return false;
-  writeTransaction(ctx, { scopes: [], owners: [base] }, () => deleteSession(ctx.db, row.owner));
+  await writeTransaction(ctx, { scopes: [], owners: [base] }, () => deleteSession(ctx.db, row.owner));
   return true;
 }
 

@@ -25,9 +25,9 @@ const TOP = 10;
 // Figures from the events table: a try is a reserve that granted, renewed or was denied (one denied try
 // writes one conflict event per blocker, counted once).
 export function stats(ctx: CoordContext, sinceMs?: number): Stats {
-  return readTransaction(ctx, (now) => {
+  return readTransaction(ctx, async (now) => {
     const since = sinceMs === undefined ? 0 : now - sinceMs;
-    const tally = tallyEvents(ctx.db, since);
+    const tally = await tallyEvents(ctx.db, since);
     const count = (type: string) => tally.byType.get(type) ?? 0;
     const [grants, renewals, denied, waits] = [count('reserved'), count('renewed'), tally.deniedTries, count('waited')];
     const tries = grants + renewals + denied;

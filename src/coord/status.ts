@@ -19,11 +19,11 @@ const WAITING_WINDOW_MS = 5 * 60_000;
 // Who is active, what is held, and who is blocked in the context's scope. "Waiting" = owners refused in the
 // last five minutes by a lock that is still held, and granted nothing since.
 export function statusCounts(ctx: CoordContext, me?: string): StatusCounts {
-  return readTransaction(ctx, (now) => {
-    const active = listLocks(ctx.db, { scope: ctx.scope, activeAt: now });
+  return readTransaction(ctx, async (now) => {
+    const active = await listLocks(ctx.db, { scope: ctx.scope, activeAt: now });
     const fileLocks = active.filter((lock) => lock.type === 'file');
     const activeIds = new Set(active.map((lock) => lock.id));
-    const refused = refusedSince(ctx.db, ctx.scope, now - WAITING_WINDOW_MS);
+    const refused = await refusedSince(ctx.db, ctx.scope, now - WAITING_WINDOW_MS);
     const literal = fileLocks.filter((lock) => isLiteral(lock.pattern)).length;
     return {
       agents: new Set(active.map((lock) => lock.owner)).size,

@@ -23,12 +23,12 @@ export interface PinSweep {
 // command's snapshot) still needs are deleted; `git gc` may then prune their blobs. Outside git, nothing.
 // Files moved aside are kept as pinned blobs too (the displaced event's detail.saved): their copies under
 // <git common dir>/ic/displaced/ go after the same retention.
-export function sweepPins(ctx: CoordContext, dryRun: boolean): PinSweep {
+export async function sweepPins(ctx: CoordContext, dryRun: boolean): Promise<PinSweep> {
   // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
-  if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, ctx.db.now(ctx.clock) - RETENTION_MS);
+  if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, (await ctx.db.now(ctx.clock)) - RETENTION_MS);
   if (!ctx.git) return { dropped: 0, kept: 0, displaced: 0 };
   const repo = { commonDir: ctx.git.commonDir };
-  const { needed, now } = readTransaction(ctx, (now) => ({ needed: recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));
+  const { needed, now } = await readTransaction(ctx, async (now) => ({ needed: await recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));
   const displaced = removeStale(join(repo.commonDir, 'ic', 'displaced'), now - RETENTION_MS, { ageOf: (_, name) => displacedTime(name), dryRun });
   const pins = listPins(repo);
   if (pins.length === 0) return { dropped: 0, kept: 0, displaced };

@@ -28,40 +28,42 @@ export interface SweepResult {
 // rows) and, with olderThanMs, deletes released locks and events older than that. Every step runs in
 // chunks (coord/chunks.ts), so a sweep of 100,000 locks never holds the write lock for long; a dry run
 // only reads, and counts what the real run would do from one snapshot.
-export function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: boolean }): SweepResult {
+export async function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: boolean }): Promise<SweepResult> {
   if (input.dryRun) return dryRun(ctx, input.olderThanMs);
-  const lapsed = readTransaction(ctx, (now) => listLapsed(ctx.db, now).map((lock) => lock.seq));
-  const expired = inChunks(ctx, EVERYTHING, lapsed, (seq, now) => {
-    const lock = getLockBySeq(ctx.db, seq);
-    // Renewed or released since it was listed: no longer lapsed.
-    return lock && lock.released_at === null && lock.expires_at <= now && expireLock(ctx, lock, now) ? true : undefined;
-  }).length;
+  const lapsed = await readTransaction(ctx, async (now) => (await listLapsed(ctx.db, now)).map((lock) => lock.seq));
+  const expired = (
+    await inChunks(ctx, EVERYTHING, lapsed, async (seq, now) => {
+      const lock = await getLockBySeq(ctx.db, seq);
+      // Renewed or released since it was listed: no longer lapsed.
+      return lock && lock.released_at === null && lock.expires_at <= now && (await expireLock(ctx, lock, now)) ? true : undefined;
+    })
+  ).length;
   const olderThanMs = input.olderThanMs;
-  const purgedLocks = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
-  const purgedEvents = olderThanMs === undefined ? 0 : repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
-  const indexFiles = readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
-  const pins = sweepPins(ctx, false);
+  const purgedLocks = olderThanMs === undefined ? 0 : await repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
+  const purgedEvents = olderThanMs === undefined ? 0 : await repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
+  const indexFiles = await readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
+  const pins = await sweepPins(ctx, false);
   return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dropped_pins: pins.dropped, kept_pins: pins.kept, displaced_dirs: pins.displaced, dry_run: false };
 }
 
 // What the real run would change, read from one snapshot. Expiring locks writes events, so with any to
 // expire, the newest event now (kept by a purge today) would then be purgeable too.
-function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult {
-  const pins = sweepPins(ctx, true);
-  return readTransaction(ctx, (now) => {
-    const expired = listLapsed(ctx.db, now).length;
+async function dryRun(ctx: CoordContext, olderThanMs: number | undefined): Promise<SweepResult> {
+  const pins = await sweepPins(ctx, true);
+  return readTransaction(ctx, async (now) => {
+    const expired = (await listLapsed(ctx.db, now)).length;
     const cutoff = olderThanMs === undefined ? undefined : now - olderThanMs;
     let purgedEvents = 0;
     if (cutoff !== undefined) {
-      purgedEvents = countEventsBefore(ctx.db, cutoff);
-      const newest = newestEventId(ctx.db);
+      purgedEvents = await countEventsBefore(ctx.db, cutoff);
+      const newest = await newestEventId(ctx.db);
       if (expired > 0 && newest !== undefined && newest.created_at < cutoff) purgedEvents++;
     }
     return {
       expired,
-      purged_locks: cutoff === undefined ? 0 : countReleasedBefore(ctx.db, cutoff),
+      purged_locks: cutoff === undefined ? 0 : await countReleasedBefore(ctx.db, cutoff),
       purged_events: purgedEvents,
-      index_files: sweepIndexes(ctx, now, true),
+      index_files: await sweepIndexes(ctx, now, true),
       dropped_pins: pins.dropped,
       kept_pins: pins.kept,
       displaced_dirs: pins.displaced,
@@ -72,9 +74,9 @@ function dryRun(ctx: CoordContext, olderThanMs: number | undefined): SweepResult
 
 // The cleanup loop of private indexes: a session that ended without its SessionEnd hook leaves its index
 // behind; after 24 h with no write to it and no event of its owner, it goes.
-function sweepIndexes(ctx: CoordContext, now: number, dryRun: boolean): number {
+async function sweepIndexes(ctx: CoordContext, now: number, dryRun: boolean): Promise<number> {
   const dir = indexDirOf(ctx);
   if (dir === undefined) return 0;
-  const activity = allLastActivity(ctx.db);
+  const activity = await allLastActivity(ctx.db);
   return sweepIndexFiles(dir, now, (owner) => activity.get(owner), dryRun).length;
 }

@@ -20,24 +20,24 @@ export interface TransferInput {
 // Hands A's active locks in the scope (or only those on one pattern or name) to B, each with a new fencing
 // token so that A's old tokens stop verifying. Each event records `by`. The locks are listed from a read
 // snapshot and moved in chunks (coord/chunks.ts): each lock moves atomically, the set chunk by chunk.
-export function transfer(ctx: CoordContext, input: TransferInput): Lock[] {
+export async function transfer(ctx: CoordContext, input: TransferInput): Promise<Lock[]> {
   if (input.from === input.to) throw new IcError('INVALID_INPUT', '--from and --to name the same owner');
   checkTransferAuthority(input.by, input.from, input.force);
   const forced = input.by !== input.from;
   const only = input.only;
-  const held = readTransaction(ctx, (now) =>
-    locksInView(ctx, false, { owner: input.from, activeAt: now })
+  const held = await readTransaction(ctx, async (now) =>
+    (await locksInView(ctx, false, { owner: input.from, activeAt: now }))
       .filter((lock) => only === undefined || lock.pattern === (lock.type === 'file' ? only.file : only.name))
       .map((lock) => lock.seq),
   );
   // A file pattern's locks are the scope's own; a name may be a named lock or a claim.
-  const moved = inChunks(ctx, only?.file !== undefined ? ownScope(ctx) : viewWriteScope(ctx), held, (seq, now) => {
-    const lock = getLockBySeq(ctx.db, seq);
+  const moved = await inChunks(ctx, only?.file !== undefined ? ownScope(ctx) : viewWriteScope(ctx), held, async (seq, now) => {
+    const lock = await getLockBySeq(ctx.db, seq);
     if (!lock || lock.owner !== input.from || lock.released_at !== null || lock.expires_at <= now) return undefined; // changed since it was listed
-    const token = nextEventId(ctx.db).id; // the new token is the id of the event that records it
-    reassign(ctx.db, lock.seq, input.to, token);
+    const token = (await nextEventId(ctx.db)).id; // the new token is the id of the event that records it
+    await reassign(ctx.db, lock.seq, input.to, token);
     const detail = { from: input.from, by: input.by, forced, previous_token: lock.token, token };
-    insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
+    await insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
     return withoutBase({ ...lock, owner: input.to, token });
   });
   if (moved.length === 0) {

@@ -28,8 +28,8 @@ export interface UndoResult {
 // moved, or what an earlier undo replaced) goes back at the event's path. What is there now is kept first,
 // in the new `undone` event's detail.saved, so an undo is undoable. Refused, like an edit, while another
 // owner holds the path; the acting owner's own hold makes the content its latest, which no restore undoes.
-export function undo(ctx: CoordContext, input: { eventId: number; owner: string }): UndoResult {
-  const event = readTransaction(ctx, () => getEvent(ctx.db, input.eventId));
+export async function undo(ctx: CoordContext, input: { eventId: number; owner: string }): Promise<UndoResult> {
+  const event = await readTransaction(ctx, () => getEvent(ctx.db, input.eventId));
   if (event === undefined) throw new IcError('NOT_FOUND', `no event ${input.eventId} (coord events lists them; sweep --older-than may have purged it)`, { event: input.eventId });
   const detail = parseDetail(event.detail);
   const saved = typeof detail.saved === 'string' ? detail.saved : undefined;
@@ -50,8 +50,8 @@ export function undo(ctx: CoordContext, input: { eventId: number; owner: string 
       blob: saved,
     });
   const content = readBlob(repo.objectsDir, repo.commonDir, saved);
-  return writeTransaction(ctx, ownScope(ctx), (now) => {
-    const covering = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).filter((lock) =>
+  return writeTransaction(ctx, ownScope(ctx), async (now) => {
+    const covering = (await listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now })).filter((lock) =>
       isLiteral(lock.pattern) ? unescapeLiteral(lock.pattern) === path : matchPath(lock.pattern, path),
     );
     const others = covering.filter((lock) => !sameLineage(lock.owner, input.owner));
@@ -66,8 +66,8 @@ export function undo(ctx: CoordContext, input: { eventId: number; owner: string 
     putBack(repo.root, path, content, mode);
     pinBlobs(repo, [saved], now); // still kept from today: the undone event may itself be undone
     const mine = covering.find((lock) => sameLineage(lock.owner, input.owner));
-    if (mine) recordLatest(ctx.db, ctx.scope, { path, owner: mine.owner, source: 'write', recorded_at: now, ...fileState(repo, path, [], false), blob: saved });
-    const id = insertEvent(ctx.db, {
+    if (mine) await recordLatest(ctx.db, ctx.scope, { path, owner: mine.owner, source: 'write', recorded_at: now, ...fileState(repo, path, [], false), blob: saved });
+    const id = await insertEvent(ctx.db, {
       type: 'undone',
       lock_id: mine?.id ?? null,
       scope: ctx.scope,

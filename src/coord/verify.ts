@@ -6,8 +6,8 @@ export type VerifyResult = { valid: true; lock: Lock } | { valid: false; why: 'n
 
 // The fence: a lock is valid for a token only while it is active and was not re-granted or transferred since.
 export function verify(ctx: CoordContext, id: string, token: number): VerifyResult {
-  return readTransaction(ctx, (now) => {
-    const stored = getLock(ctx.db, id);
+  return readTransaction(ctx, async (now) => {
+    const stored = await getLock(ctx.db, id);
     if (!stored) return { valid: false, why: 'not_found' };
     const lock = withoutBase(stored);
     if (lock.token !== token) return { valid: false, why: 'token_mismatch', lock };

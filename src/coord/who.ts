@@ -18,10 +18,10 @@ export interface OwnerActivity {
 
 // Active locks and claims grouped by owner, most recently active (heartbeat or grant) first.
 export function who(ctx: CoordContext, allScopes: boolean): OwnerActivity[] {
-  return readTransaction(ctx, (now) => {
-    const seen = allLastSeen(ctx.db);
+  return readTransaction(ctx, async (now) => {
+    const seen = await allLastSeen(ctx.db);
     const byOwner = new Map<string, OwnerActivity>();
-    for (const stored of heldInView(ctx, allScopes, { activeAt: now })) {
+    for (const stored of await heldInView(ctx, allScopes, { activeAt: now })) {
       const lock = withoutBase(stored);
       let entry = byOwner.get(lock.owner);
       if (!entry) {

@@ -59,7 +59,7 @@ function describeClaims(claims: readonly HeldClaim[]): string {
   return `your claims: ${claims.map(({ claim, active }) => `${claim.pattern}${active ? '' : ' (ended within the hour)'}`).join(', ')}`;
 }
 
-export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+export async function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   const mode = (env.IC_GATE ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
   const warn = mode === 'warn';
@@ -68,8 +68,8 @@ export function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: str
   const top = gitTopLevel(cwd, env, deadline);
   // Whose claims count: the agent session whose shell runs git (its process lineage), else IC_OWNER, as
   // the guard and `coord claim` find it; so a Codex session commits what it claimed without IC_OWNER.
-  const owner = ownerOfCommand(top, envWithin(env, deadline, 1_000)) ?? '';
-  const ctx = createContext({ cwd: top, env, write: false });
+  const owner = (await ownerOfCommand(top, envWithin(env, deadline, 1_000))) ?? '';
+  const ctx = await createContext({ cwd: top, env, write: false });
   let claims: HeldClaim[];
   try {
     claims = owner === '' ? [] : recentClaims(ctx, (holder) => sameLineage(holder, owner), GATE_GRACE_MS);

@@ -28,13 +28,13 @@ export function parseRefUpdates(text: string): RefUpdate[] {
 }
 
 // The stderr report and exit code for a ref update moving `branch`, or undefined when it may go ahead.
-export function refuseHeldCommit(updates: readonly RefUpdate[], branch: string, top: string, env: NodeJS.ProcessEnv, deadline: Deadline): { stderr: string; exitCode: 1 } | undefined {
+export async function refuseHeldCommit(updates: readonly RefUpdate[], branch: string, top: string, env: NodeJS.ProcessEnv, deadline: Deadline): Promise<{ stderr: string; exitCode: 1 } | undefined> {
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false' || mode === 'warn') return undefined; // warn: the pre-commit hook reported
   for (const { old, next, ref } of updates) {
     if (ref !== branch || ZERO.test(old) || ZERO.test(next) || !isNewChild(top, env, old, next, deadline)) continue;
-    const owner = ownerOfCommand(top, envWithin(env, deadline, 1_000)) ?? '';
-    const { held } = checkPaths(top, envWithin(env, deadline), owner, () => changedPaths(top, env, old, next, deadline));
+    const owner = (await ownerOfCommand(top, envWithin(env, deadline, 1_000))) ?? '';
+    const { held } = await checkPaths(top, envWithin(env, deadline), owner, () => changedPaths(top, env, old, next, deadline));
     if (held.length > 0) return { stderr: `${guardReport(held, 'block', owner)}\n`, exitCode: 1 };
   }
   return undefined;

@@ -10,7 +10,7 @@ import type { HookCall } from './agents/adapter';
 // The edit use cases of Claude Code and Codex, whose edit hooks read a payload as an EditEvent (edit-events.ts):
 // before an edit tool its files are reserved, or the edit is denied; a refused call gives back what it took.
 
-export function beforeEdit({ adapter, input, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): HookResult {
+export async function beforeEdit({ adapter, input, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return adapter.beforeToolReply({ kind: 'allow', notice: `ic: edit not checked: ${parsed.problem}` });
   const event = toEvent(parsed.value);
@@ -18,7 +18,7 @@ export function beforeEdit({ adapter, input, env, cwd, deadline }: HookCall, toE
   if (event.kind === 'malformed') return adapter.beforeToolReply({ kind: 'allow', notice: `ic: edit not checked: ${event.problem}` });
   const settings = hookSettings(env);
   try {
-    const outcome = reserveEdit(editRequest(event, env, cwd), envWithin(env, deadline));
+    const outcome = await reserveEdit(editRequest(event, env, cwd), envWithin(env, deadline));
     return adapter.beforeToolReply(withSettingsProblem(decideEdit(outcome), settings.problem));
   } catch (error) {
     return adapter.beforeToolReply(withSettingsProblem(decideFailure(error, settings.failClosed), settings.problem));
@@ -33,12 +33,12 @@ function editRequest(event: Extract<EditEvent, { kind: 'edit' }>, env: NodeJS.Pr
 }
 
 // PostToolUseFailure / PermissionDenied of an edit tool: the call did not happen, so the lock it created goes.
-export function editRefused({ input, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): HookResult {
+export async function editRefused({ input, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const event = toEvent(parsed.value);
   if (event.kind !== 'edit' || event.toolUseId === undefined) return QUIET;
-  const released = releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithin(env, deadline, 1_000));
+  const released = await releaseRefusedEdit({ ...editRequest(event, env, cwd), toolUseId: event.toolUseId }, envWithin(env, deadline, 1_000));
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} the refused edit had taken\n` : '', exitCode: 0 };
 }
 

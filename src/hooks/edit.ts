@@ -40,7 +40,7 @@ export function editReason(toolUseId: string | undefined): string {
 // the database of the repository that contains it: the project is found from the file's own path, so a
 // `cd` elsewhere or a session started in a parent directory changes nothing. All or none within a
 // repository. Files in no repository and below no `ic init` root are allowed without a database.
-export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditOutcome {
+export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): Promise<EditOutcome> {
   const groups = groupByProject(request, env);
   const untrackable: Untrackable = [];
   const granted: string[] = [];
@@ -48,7 +48,7 @@ export function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): EditO
     const { patterns, untrackable: odd } = literalPatterns(group.workspace, request.cwd, group.paths);
     untrackable.push(...odd);
     if (patterns.length === 0) continue;
-    const ctx = createContext({ workspace: group.workspace, env, write: true });
+    const ctx = await createContext({ workspace: group.workspace, env, write: true });
     try {
       const outcome = reserveInLineage(
         ctx,
@@ -80,23 +80,23 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     reason: request.reason ?? editReason(request.toolUseId),
     ...(request.conflictDetail ? { conflictDetail: request.conflictDetail } : {}),
   };
-  return writeTransaction(ctx, ownScope(ctx), (now) => {
+  return writeTransaction(ctx, ownScope(ctx), async (now) => {
     let outcome: ReserveOutcome;
     try {
       // A savepoint: refused only by its own lineage, the try is undone (no conflict events) and handed over.
-      outcome = writeTransaction(ctx, ownScope(ctx), () => {
+      outcome = await writeTransaction(ctx, ownScope(ctx), () => {
         const first = reserveOnce(ctx, input);
         if (!first.granted && first.conflicts.length > 0 && first.conflicts.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) throw new LineageHandOver(first.conflicts);
         return first;
       });
     } catch (error) {
       if (!(error instanceof LineageHandOver)) throw error;
-      for (const conflict of error.conflicts) transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, only: { file: conflict.held.pattern } }); // its own lineage: recorded as forced, by the taker
+      for (const conflict of error.conflicts) await transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, only: { file: conflict.held.pattern } }); // its own lineage: recorded as forced, by the taker
       outcome = reserveOnce(ctx, input);
     }
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts, now }; // the database's time: the deny's "in 13m"
     // The tool writes next: until its write is recorded, a restore must not put an older record over it.
-    markEdits(ctx.db, ctx.scope, request.owner, paths, now);
+    await markEdits(ctx.db, ctx.scope, request.owner, paths, now);
     return { kind: 'granted' as const };
   });
 }

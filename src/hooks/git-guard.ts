@@ -54,8 +54,8 @@ export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, 
 
 // Which of these paths (read only when there is a database) do other owners hold right now? The guard's
 // question for staged paths, and the ref-update check's for the paths a new commit changes.
-export function checkPaths(top: string, env: NodeJS.ProcessEnv, owner: string, pathsOf: () => string[]): GuardResult {
-  const ctx = createContext({ cwd: top, env, write: false });
+export async function checkPaths(top: string, env: NodeJS.ProcessEnv, owner: string, pathsOf: () => string[]): Promise<GuardResult> {
+  const ctx = await createContext({ cwd: top, env, write: false });
   try {
     if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
     const paths = pathsOf();

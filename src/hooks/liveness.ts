@@ -43,7 +43,7 @@ function baseOwnerOf(agent: string, payload: Payload, env: NodeJS.ProcessEnv): s
 }
 
 // Runs the step; never throws (liveness must not turn a working hook into a failing one).
-export function observeSession(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): SessionStep | undefined {
+export async function observeSession(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<SessionStep | undefined> {
   const agent = agentOfHook(name);
   if (agent === undefined) return undefined;
   const parsed = parsePayload(input.text, input.truncated);
@@ -59,7 +59,7 @@ export function observeSession(name: string, input: HookInput, env: NodeJS.Proce
     const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
     const shellTimeoutMs = shellTimeoutOf(name, parsed.value, env);
     const activity = { base, agent, client: hookClient(), ...(shellTimeoutMs === undefined ? {} : { shellTimeoutMs }) };
-    const live = stepSession(ctx, activity, tells ? (liveOwner) => (owner) => sameLineage(owner, liveOwner) : undefined);
+    const live = await stepSession(ctx, activity, tells ? (liveOwner) => (owner) => sameLineage(owner, liveOwner) : undefined);
     setLiveOwner(base, live.owner);
     return live.requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(live.requests), eventName };
   } catch {
@@ -103,12 +103,12 @@ export function withContext(stdout: string, step: SessionStep | undefined): stri
 
 // Who a git hook acts for (the guard, post-commit): the live agent session whose shell ran git, else
 // $IC_OWNER. Dead clients' locks are released first, so a killed agent's files do not block the commit.
-export function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): string | undefined {
+export async function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   let ctx: CoordContext | undefined;
   try {
     ctx = existingContext(cwd, env);
     if (ctx === undefined) return env.IC_OWNER || undefined;
-    releaseDeadClients(ctx);
+    await releaseDeadClients(ctx);
     return actingOwner(ctx, env.IC_OWNER);
   } catch {
     return env.IC_OWNER || undefined;

@@ -7,19 +7,19 @@ import { literalPatterns } from '../coord/paths';
 // A tool call that was refused after ic reserved its file (the person denied permission, the edit failed)
 // gives back the locks that very call created. Locks it only renewed carry an earlier call's reason and
 // stay. Runs only on those rare events, never on the edit path.
-export function releaseRefusedEdit(request: EditRequest & { toolUseId: string }, env: NodeJS.ProcessEnv): number {
+export async function releaseRefusedEdit(request: EditRequest & { toolUseId: string }, env: NodeJS.ProcessEnv): Promise<number> {
   const reason = editReason(request.toolUseId);
   let released = 0;
   for (const group of groupByProject(request, env)) {
     const patterns = new Set(literalPatterns(group.workspace, request.cwd, group.paths).patterns.map((p) => p.pattern));
     if (patterns.size === 0) continue;
-    const ctx = createContext({ workspace: group.workspace, env, write: false });
+    const ctx = await createContext({ workspace: group.workspace, env, write: false });
     try {
-      const ids = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, owner: request.owner, type: 'file', activeAt: now }))
+      const ids = (await readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, owner: request.owner, type: 'file', activeAt: now })))
         .filter((lock) => lock.reason === reason && patterns.has(lock.pattern))
         .map((lock) => lock.id);
       if (ids.length === 0) continue;
-      released += release(ctx, { ids, owner: request.owner, all: false, force: false, reason: 'the edit was refused', releaseReason: 'released' }).released.length;
+      released += (await release(ctx, { ids, owner: request.owner, all: false, force: false, reason: 'the edit was refused', releaseReason: 'released' })).released.length;
     } finally {
       ctx.db.close();
     }
@@ -71,17 +71,19 @@ export function failedToolCalls(transcriptPath: string): Set<string> {
 }
 
 // At the end of a turn: release the locks of `owners` in the project whose creating tool call failed.
-export function releaseFailedCalls(dir: string, owners: readonly string[], transcriptPath: string, env: NodeJS.ProcessEnv): number {
+export async function releaseFailedCalls(dir: string, owners: readonly string[], transcriptPath: string, env: NodeJS.ProcessEnv): Promise<number> {
   const failed = failedToolCalls(transcriptPath);
   if (failed.size === 0) return 0;
   const reasons = new Set([...failed].map((id) => editReason(id)));
-  const ctx = createContext({ cwd: dir, env, write: false });
+  const ctx = await createContext({ cwd: dir, env, write: false });
   try {
-    const locks = readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now })).filter((lock) => owners.includes(lock.owner) && reasons.has(lock.reason ?? ''));
+    const locks = (await readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }))).filter(
+      (lock) => owners.includes(lock.owner) && reasons.has(lock.reason ?? ''),
+    );
     let released = 0;
     for (const owner of owners) {
       const ids = locks.filter((lock) => lock.owner === owner).map((lock) => lock.id);
-      if (ids.length > 0) released += release(ctx, { ids, owner, all: false, force: false, reason: 'the edit was refused', releaseReason: 'released' }).released.length;
+      if (ids.length > 0) released += (await release(ctx, { ids, owner, all: false, force: false, reason: 'the edit was refused', releaseReason: 'released' })).released.length;
     }
     return released;
   } finally {

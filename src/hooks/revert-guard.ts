@@ -14,14 +14,14 @@ import { parseRefUpdates, refuseHeldCommit, ZERO } from './commit-ref-guard';
 // Both checks of the hook: the revert check (a private index in use) and, when the script asks for it
 // (IC_GUARD_COMMIT=1: the guard is installed and the current branch moves to a child of its tip), the
 // guard's held-file check for commits that skipped pre-commit (commit-ref-guard.ts).
-export function runReferenceTransaction(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+export async function runReferenceTransaction(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   const top = gitTopLevel(cwd, env, deadline);
   const shared: NodeJS.ProcessEnv = { ...env };
   delete shared.GIT_INDEX_FILE;
   const branch = headRef(top, shared, deadline);
   const reverted = revertRefusal(input, top, env, shared, branch, deadline);
   if (reverted !== undefined) return { stdout: '', stderr: reverted, exitCode: 1 };
-  const held = env.IC_GUARD_COMMIT === '1' && branch !== 'HEAD' ? refuseHeldCommit(parseRefUpdates(input.text), branch, top, shared, deadline) : undefined;
+  const held = env.IC_GUARD_COMMIT === '1' && branch !== 'HEAD' ? await refuseHeldCommit(parseRefUpdates(input.text), branch, top, shared, deadline) : undefined;
   return held ? { stdout: '', ...held } : { stdout: '', stderr: '', exitCode: 0 };
 }
 

@@ -40,7 +40,13 @@ export function isHookName(name: string): name is HookName {
 // One hook invocation, without commander and without touching process state: the CLI (or a fast path in
 // the entry point) reads stdin, calls this, and writes the result. The deadline is made once, at the start
 // of the call (src/store/deadline.ts), and every blocking step below gets what is left of it.
-export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.ProcessEnv, cwd: string = process.cwd(), deadline: Deadline = startDeadline(hookSettings(hookEnv).timeoutMs)): HookResult {
+export async function runHook(
+  name: HookName,
+  input: HookInput,
+  hookEnv: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+  deadline: Deadline = startDeadline(hookSettings(hookEnv).timeoutMs),
+): Promise<HookResult> {
   const env = withAbsoluteDb(hookEnv, cwd);
   if (input.timedOut) return failedHook(name, deadline.exceeded("reading the hook's input (stdin still open)"), env);
   // A hook file another client runs (Copilot running Claude's) acts as that client's session, or steps aside.
@@ -49,11 +55,11 @@ export function runHook(name: HookName, input: HookInput, hookEnv: NodeJS.Proces
   const sessionHook = route.kind === 'as-copilot' ? route.livenessName : name;
   // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
   // dead clients' locks, and hand-off requests for the model.
-  let step = observeSession(sessionHook, input, env, cwd, deadline);
+  let step = await observeSession(sessionHook, input, env, cwd, deadline);
   try {
-    const late = route.kind === 'as-copilot' ? undefined : lateNotices(name, input, env, cwd, step, deadline); // before the hook's own work takes the file as it is
+    const late = route.kind === 'as-copilot' ? undefined : await lateNotices(name, input, env, cwd, step, deadline); // before the hook's own work takes the file as it is
     const result = route.kind === 'as-copilot' ? runAsCopilot(route.phase, input, env, cwd, deadline) : dispatchHook(name, input, env, cwd, deadline);
-    if (step?.owner === '') step = observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
+    if (step?.owner === '') step = await observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
     step = withLateNotices(step, late);
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
   } finally {
@@ -113,10 +119,10 @@ function failedHook(name: HookName, error: unknown, env: NodeJS.ProcessEnv): Hoo
 }
 
 // git pre-commit: refuse (exit 1) when another owner holds a staged path; IC_GUARD=warn reports, =off skips.
-function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+async function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
-  const owner = ownerOfCommand(cwd, envWithin(env, deadline, 1_000)) ?? '';
+  const owner = (await ownerOfCommand(cwd, envWithin(env, deadline, 1_000))) ?? '';
   const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
   // commit cannot revert what another session committed; a path both changed stops the commit.

@@ -34,19 +34,19 @@ function sessionContext(owner: string): string {
 
 // SessionEnd: release the session's locks and claims, and its subagents', quickly (both clients give
 // these hooks little time; Codex at most 3 s).
-export function sessionEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader): HookResult {
+export async function sessionEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const owner = session.owner(parsed.value, env);
   if (owner === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
   const dir = session.dir(parsed.value, env, cwd);
-  const released = releaseSession(dir, owner, envWithin(env, deadline, 1_000));
+  const released = await releaseSession(dir, owner, envWithin(env, deadline, 1_000));
   if (session.privateIndex) deleteSessionIndex(dir, owner);
   return { stdout: '', stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${owner}\n` : '', exitCode: 0 };
 }
 
 // SubagentStop: what the subagent still holds passes to its session (see handBackToSession).
-export function subagentStop({ input, env, cwd, deadline }: HookCall, session: PayloadReader): HookResult {
+export async function subagentStop({ input, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return QUIET;
   const sessionId = stringField(parsed.value, 'session_id');
@@ -55,31 +55,31 @@ export function subagentStop({ input, env, cwd, deadline }: HookCall, session: P
   const subagent = ownerForSession('claude', sessionId, agentId);
   const dir = session.dir(parsed.value, env, cwd);
   const transcript = stringField(parsed.value, 'agent_transcript_path');
-  if (transcript) releaseFailedCalls(dir, [subagent], transcript, envWithin(env, deadline, 1_000));
-  handBackToSession(dir, subagent, sessionOf(subagent), envWithin(env, deadline, 1_000));
+  if (transcript) await releaseFailedCalls(dir, [subagent], transcript, envWithin(env, deadline, 1_000));
+  await handBackToSession(dir, subagent, sessionOf(subagent), envWithin(env, deadline, 1_000));
   return QUIET;
 }
 
 // Stop (the end of each turn): a call the person refused permission for, or that failed, fired no event
 // of its own in every mode; its lock goes now (see releaseFailedCalls).
-export function turnEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader): HookResult {
+export async function turnEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return QUIET;
   const owner = session.owner(parsed.value, env);
   const transcript = stringField(parsed.value, 'transcript_path');
   if (owner === undefined || transcript === undefined) return QUIET;
   const dir = session.dir(parsed.value, env, cwd);
-  releaseFailedCalls(dir, [owner], transcript, envWithin(env, deadline, 1_000));
-  return { ...QUIET, stdout: endTurnOutput(dir, owner, envWithin(env, deadline, 1_000), deadline, false) };
+  await releaseFailedCalls(dir, [owner], transcript, envWithin(env, deadline, 1_000));
+  return { ...QUIET, stdout: await endTurnOutput(dir, owner, envWithin(env, deadline, 1_000), deadline, false) };
 }
 
 // UserPromptSubmit (and Codex's Stop): the turn is over, and so is whatever shell command of it never got its
 // after hook (src/hooks/custody/open-commands.ts). Claude's such command was denied or interrupted at the
 // prompt: it only ends. Codex's may also be one past its yield that the model never polled (`mayStillRun`):
 // it ends as its after hook would end it, and what it wrote to held files is put back.
-export function turnCommandsEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader, mayStillRun: boolean): HookResult {
+export async function turnCommandsEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader, mayStillRun: boolean): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   const owner = parsed.ok ? session.owner(parsed.value, env) : undefined;
   if (!parsed.ok || owner === undefined) return QUIET;
-  return { ...QUIET, stdout: endTurnOutput(session.dir(parsed.value, env, cwd), owner, envWithin(env, deadline, 1_000), deadline, mayStillRun) };
+  return { ...QUIET, stdout: await endTurnOutput(session.dir(parsed.value, env, cwd), owner, envWithin(env, deadline, 1_000), deadline, mayStillRun) };
 }

@@ -20,7 +20,7 @@ import type { HookCall, PayloadReader } from './agents/adapter';
 // process also refreshes that index before a git command, as claude-pre-bash does, so one process serves
 // every Bash command. The command is tool_input.command (a string, or an argv array) or tool_input.cmd,
 // run in tool_input.workdir when given (Codex).
-export function beforeShell({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): HookResult {
+export async function beforeShell({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return adapter.beforeToolReply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
   const payload = parsed.value;
@@ -41,25 +41,25 @@ export function beforeShell({ adapter, input, env, cwd, deadline }: HookCall, cl
     if (isDeadlineExceeded(error)) throw error;
     stagingFailure = error;
   }
-  const decision = decideShell(shellRequest(payload, owner, workdir ? resolve(base, workdir) : base, projectDir), env, deadline);
+  const decision = await decideShell(shellRequest(payload, owner, workdir ? resolve(base, workdir) : base, projectDir), env, deadline);
   const notice = [decision.notice, staging].filter(Boolean).join('\n');
   if (decision.kind === 'deny') return adapter.beforeToolReply(notice ? { ...decision, notice } : decision);
   if (stagingFailure !== undefined) throw stagingFailure;
   return adapter.beforeToolReply(notice ? { kind: 'allow', notice } : ALLOW);
 }
 
-function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, deadline: Deadline): Decision {
+async function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, deadline: Deadline): Promise<Decision> {
   if (request === undefined) return ALLOW; // no command text: nothing to read
   const settings = hookSettings(env);
   const bounded = envWithin(env, deadline);
   let decision: Decision;
   try {
-    decision = decideEdit(checkShellCommand(request, bounded));
+    decision = decideEdit(await checkShellCommand(request, bounded));
   } catch (error) {
     return decideFailure(error, settings.failClosed);
   }
   if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
-  snapshotEveryWorkTree(request, bounded, deadline);
+  await snapshotEveryWorkTree(request, bounded, deadline);
   return decision;
 }
 

@@ -114,7 +114,7 @@ export function refreshBeforeCommit(cwd: string, env: NodeJS.ProcessEnv, deadlin
 // git post-commit: record a `committed` event (sha, owner, paths) and move a private index's base to the
 // new HEAD when it was built on the commit's parent (a partial commit from a stale index leaves it stale,
 // so the next refresh still sees what else HEAD gained).
-export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+export async function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   const top = gitTopLevel(cwd, env, deadline);
   const head = headCommit(top, env, deadline);
   if (head === '') return QUIET;
@@ -145,11 +145,11 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: 
   }
   let owner = 'unknown';
   try {
-    owner = validateOwner(ownerOfCommand(top, env), 'IC_OWNER');
+    owner = validateOwner(await ownerOfCommand(top, env), 'IC_OWNER');
   } catch {
     owner = 'unknown';
   }
-  const ctx = createContext({ cwd: top, env, write: true });
+  const ctx = await createContext({ cwd: top, env, write: true });
   try {
     recordCommit(ctx, { sha: head, owner, paths, subject, branch });
   } finally {
@@ -160,8 +160,8 @@ export function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: 
 
 // `coord hook git-index-path`, for agents other than Claude: seeds $IC_OWNER's index in this work tree and
 // prints its path (`export GIT_INDEX_FILE="$(ic coord hook git-index-path)"`).
-export function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  const owner = validateOwner(ownerOfCommand(cwd, env), 'IC_OWNER');
+export async function runGitIndexPath(env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
+  const owner = validateOwner(await ownerOfCommand(cwd, env), 'IC_OWNER');
   const top = gitTopLevel(cwd, env, deadline);
   const index = indexFileFor(top, owner);
   if (index === undefined) return { stdout: '', stderr: 'ic: not in a git repository\n', exitCode: 1 };

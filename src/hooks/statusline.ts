@@ -17,8 +17,8 @@ export interface ProjectStatus extends StatusCounts {
 const HEAD_MOVED_WINDOW_MS = 30 * 60_000;
 
 // The counts for the project holding `cwd`. A project without a database reads as empty (nothing created).
-export function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string): ProjectStatus {
-  const ctx = createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false });
+export async function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string): Promise<ProjectStatus> {
+  const ctx = await createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false });
   try {
     const counts: ProjectStatus = statusCounts(ctx, me);
     const commit = recentCommitByOther(ctx, (owner) => me === undefined || !sameLineage(owner, me), HEAD_MOVED_WINDOW_MS);

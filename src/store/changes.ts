@@ -1,8 +1,8 @@
 import type { Connection } from './connection';
 
 // The newest event id: a snapshot's position in the event log, to ask later what changed since.
-export function lastEventId(db: Connection): number {
-  return (db.prepare('SELECT coalesce(max(id), 0) AS id FROM events').get() as { id: number }).id;
+export async function lastEventId(db: Connection): Promise<number> {
+  return ((await db.prepare('SELECT coalesce(max(id), 0) AS id FROM events').get()) as { id: number }).id;
 }
 
 // Where reserve's read snapshot stands in the log, to bring its decision up to date inside the write lock
@@ -12,9 +12,9 @@ export function lastEventId(db: Connection): number {
 // global newest id, that event would never be looked at, and two grants could overlap. Every writer of a
 // scope holds its lock (or the lock of everything), so the scope's committed events all precede any id a
 // writer of it still has in flight.
-export function snapshotEventId(db: Connection, scope: string): number {
+export async function snapshotEventId(db: Connection, scope: string): Promise<number> {
   if (db.engine !== 'postgres') return lastEventId(db);
-  return (db.prepare('SELECT coalesce(max(id), 0) AS id FROM events WHERE scope = ?').get(scope) as { id: number }).id;
+  return ((await db.prepare('SELECT coalesce(max(id), 0) AS id FROM events WHERE scope = ?').get(scope)) as { id: number }).id;
 }
 
 // The events that change a lock's row in a way that can make it bind someone it did not bind before:
@@ -24,13 +24,13 @@ const LOCK_CHANGING = "'reserved', 'renewed', 'released', 'force_released', 'exp
 // Ids of the locks in `scope` that such events touched after event `afterId`. Event ids grow in commit
 // order (each is taken inside the write transaction that commits it), so this is every such change
 // committed since the snapshot that read `afterId`.
-export function locksChangedSince(db: Connection, afterId: number, scope: string): string[] {
-  const rows = db.prepare(`SELECT DISTINCT lock_id FROM events WHERE id > ? AND scope = ? AND lock_id IS NOT NULL AND type IN (${LOCK_CHANGING})`).all(afterId, scope) as { lock_id: string }[];
+export async function locksChangedSince(db: Connection, afterId: number, scope: string): Promise<string[]> {
+  const rows = (await db.prepare(`SELECT DISTINCT lock_id FROM events WHERE id > ? AND scope = ? AND lock_id IS NOT NULL AND type IN (${LOCK_CHANGING})`).all(afterId, scope)) as { lock_id: string }[];
   return rows.map((row) => row.lock_id);
 }
 
 // How many purges have deleted events so far: a count that moved since a snapshot says events after the
 // snapshot may be gone, so what changed since cannot be told from the log.
-export function purgeCount(db: Connection): number {
-  return (db.prepare('SELECT count FROM purges WHERE id = 1').get() as { count: number }).count;
+export async function purgeCount(db: Connection): Promise<number> {
+  return ((await db.prepare('SELECT count FROM purges WHERE id = 1').get()) as { count: number }).count;
 }

@@ -7,10 +7,10 @@ import { dialect, type Connection } from './connection';
 export const CLOCK_TOLERANCE_MS = 3_600_000;
 
 // The time of the newest event (by id, the primary key: one index probe), or null in an empty log.
-export function newestEventTime(db: Connection): number | null {
+export async function newestEventTime(db: Connection): Promise<number | null> {
   const read = db.newestEventRead?.();
   if (read !== undefined) return read;
-  const row = db.prepare(NEWEST_EVENT_SQL).get() as { created_at: number } | undefined;
+  const row = (await db.prepare(NEWEST_EVENT_SQL).get()) as { created_at: number } | undefined;
   return row ? row.created_at : null;
 }
 
@@ -24,9 +24,9 @@ const FUTURE_LOCKS = dialect({
   postgres: 'SELECT count(*) AS n, GREATEST(max(created_at), coalesce(max(released_at), 0)) AS newest FROM locks WHERE created_at > ? OR released_at > ?',
 });
 
-export function futureTimes(db: Connection, after: number): { events: number; locks: number; newest: number } {
-  const events = db.prepare('SELECT count(*) AS n, max(created_at) AS newest FROM events WHERE created_at > ?').get(after) as { n: number; newest: number | null };
-  const locks = db.prepare(FUTURE_LOCKS).get(after, after) as {
+export async function futureTimes(db: Connection, after: number): Promise<{ events: number; locks: number; newest: number }> {
+  const events = (await db.prepare('SELECT count(*) AS n, max(created_at) AS newest FROM events WHERE created_at > ?').get(after)) as { n: number; newest: number | null };
+  const locks = (await db.prepare(FUTURE_LOCKS).get(after, after)) as {
     n: number;
     newest: number | null;
   };
@@ -45,12 +45,12 @@ const REPAIR_LOCKS = dialect({
 // non-decreasing with id), each lock's grant and release, and its expiry to now plus its TTL (so a live
 // lock keeps the time it was granted for); heartbeats, consumer cursors and settings likewise. Call
 // inside one write transaction.
-export function repairFutureTimes(db: Connection, now: number): { events: number; locks: number } {
-  const events = db.prepare('UPDATE events SET created_at = ? WHERE created_at > ?').run(now, now).changes;
-  const locks = db.prepare(REPAIR_LOCKS).run(now, now, now, now, now, now, now, now, now).changes;
-  db.prepare('UPDATE owners SET last_seen = ? WHERE last_seen > ?').run(now, now);
-  db.prepare('UPDATE consumers SET updated_at = ? WHERE updated_at > ?').run(now, now);
-  db.prepare('UPDATE settings SET updated_at = ? WHERE updated_at > ?').run(now, now);
+export async function repairFutureTimes(db: Connection, now: number): Promise<{ events: number; locks: number }> {
+  const events = (await db.prepare('UPDATE events SET created_at = ? WHERE created_at > ?').run(now, now)).changes;
+  const locks = (await db.prepare(REPAIR_LOCKS).run(now, now, now, now, now, now, now, now, now)).changes;
+  await db.prepare('UPDATE owners SET last_seen = ? WHERE last_seen > ?').run(now, now);
+  await db.prepare('UPDATE consumers SET updated_at = ? WHERE updated_at > ?').run(now, now);
+  await db.prepare('UPDATE settings SET updated_at = ? WHERE updated_at > ?').run(now, now);
   return { events, locks };
 }
 

@@ -31,9 +31,9 @@ export function runningDir(dbPath: string): string {
 }
 
 // The generation the triggers of schema/0007_custody_digest.sql move; undefined before that migration.
-export function digestGeneration(db: Connection): number | undefined {
+export async function digestGeneration(db: Connection): Promise<number | undefined> {
   try {
-    return (db.prepare('SELECT generation FROM custody_digest WHERE id = 1').get() as { generation: number } | undefined)?.generation;
+    return ((await db.prepare('SELECT generation FROM custody_digest WHERE id = 1').get()) as { generation: number } | undefined)?.generation;
   } catch {
     return undefined;
   }
@@ -90,24 +90,24 @@ export interface DigestSessionRow {
 
 // Unreleased file locks of a scope, expired ones too: a lock past its expiry may still be renewed by its
 // owner without any trigger firing, so the digest counts it as held.
-export function unreleasedFileLocks(db: Connection, scope: string): DigestLockRow[] {
-  return db.prepare("SELECT id, owner, pattern, created_at, expires_at FROM locks WHERE scope = ? AND type = 'file' AND released_at IS NULL ORDER BY token").all(scope) as DigestLockRow[];
+export async function unreleasedFileLocks(db: Connection, scope: string): Promise<DigestLockRow[]> {
+  return (await db.prepare("SELECT id, owner, pattern, created_at, expires_at FROM locks WHERE scope = ? AND type = 'file' AND released_at IS NULL ORDER BY token").all(scope)) as DigestLockRow[];
 }
 
-export function scopeRecords(db: Connection, scope: string): DigestRecordRow[] {
-  return db.prepare('SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope) as DigestRecordRow[];
+export async function scopeRecords(db: Connection, scope: string): Promise<DigestRecordRow[]> {
+  return (await db.prepare('SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope)) as DigestRecordRow[];
 }
 
-export function ownersEditing(db: Connection, scope: string): string[] {
-  return (db.prepare('SELECT DISTINCT owner FROM custody_edits WHERE scope = ?').all(scope) as { owner: string }[]).map((row) => row.owner);
+export async function ownersEditing(db: Connection, scope: string): Promise<string[]> {
+  return ((await db.prepare('SELECT DISTINCT owner FROM custody_edits WHERE scope = ?').all(scope)) as { owner: string }[]).map((row) => row.owner);
 }
 
-export function allSessions(db: Connection): DigestSessionRow[] {
-  return db.prepare('SELECT owner, base, host, boot, pid, start, last_seen, told_until FROM sessions').all() as DigestSessionRow[];
+export async function allSessions(db: Connection): Promise<DigestSessionRow[]> {
+  return (await db.prepare('SELECT owner, base, host, boot, pid, start, last_seen, told_until FROM sessions').all()) as DigestSessionRow[];
 }
 
 // The earliest expiry of each owner's unreleased locks of every type and scope, leaving out locks that
 // expired before `since`: a lapsed lock is never renewed again, only released (src/coord/reserve.ts).
-export function earliestExpiries(db: Connection, since: number): { owner: string; expires_at: number }[] {
-  return db.prepare('SELECT owner, min(expires_at) AS expires_at FROM locks WHERE released_at IS NULL AND expires_at > ? GROUP BY owner').all(since) as { owner: string; expires_at: number }[];
+export async function earliestExpiries(db: Connection, since: number): Promise<{ owner: string; expires_at: number }[]> {
+  return (await db.prepare('SELECT owner, min(expires_at) AS expires_at FROM locks WHERE released_at IS NULL AND expires_at > ? GROUP BY owner').all(since)) as { owner: string; expires_at: number }[];
 }

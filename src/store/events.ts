@@ -49,16 +49,16 @@ const INSERT_EVENT = dialect({
 
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
 // every other event takes the next id (SQLite's next rowid), which is the same number.
-export function insertEvent(db: Connection, event: NewEvent, id: number | null = null): number {
-  const result = db
+export async function insertEvent(db: Connection, event: NewEvent, id: number | null = null): Promise<number> {
+  const result = await db
     .prepare(INSERT_EVENT)
     .run(id, event.type, event.lock_id, event.scope, event.owner, event.pattern, event.reason, event.created_at, event.detail ? JSON.stringify(event.detail) : null);
   return Number(result.lastInsertRowid);
 }
 
 // One event by id (coord undo), with its detail as stored JSON.
-export function getEvent(db: Connection, id: number): StoredEvent | undefined {
-  return db.prepare('SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id = ?').get(id) as StoredEvent | undefined;
+export async function getEvent(db: Connection, id: number): Promise<StoredEvent | undefined> {
+  return (await db.prepare('SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id = ?').get(id)) as StoredEvent | undefined;
 }
 
 // The id the next token-assigning event will get, which is its fencing token and, for a grant, the new
@@ -72,20 +72,20 @@ const NEXT_EVENT_ID = dialect({
   postgres: "SELECT nextval('events_id_seq') AS id",
 });
 
-export function nextEventId(db: Connection): { id: number } {
-  return db.prepare(NEXT_EVENT_ID).get() as { id: number };
+export async function nextEventId(db: Connection): Promise<{ id: number }> {
+  return (await db.prepare(NEXT_EVENT_ID).get()) as { id: number };
 }
 
 // The first event id whose time is at or after `since`, found by bisecting the ids: commit order and
 // clock agree on one host (`now` is read inside the write transaction), so created_at grows with id
 // unless the clock is stepped back. For hints that must stay cheap; exact answers filter every event.
-export function firstEventIdSince(db: Connection, since: number): number {
+export async function firstEventIdSince(db: Connection, since: number): Promise<number> {
   const at = db.prepare('SELECT id, created_at FROM events WHERE id >= ? ORDER BY id LIMIT 1');
-  const last = db.prepare('SELECT max(id) AS id FROM events').get() as { id: number | null };
+  const last = (await db.prepare('SELECT max(id) AS id FROM events').get()) as { id: number | null };
   let [low, high] = [0, (last.id ?? 0) + 1]; // the answer lies in (low, high]
   while (high - low > 1) {
     const middle = Math.floor((low + high) / 2);
-    const row = at.get(middle) as { id: number; created_at: number } | undefined;
+    const row = (await at.get(middle)) as { id: number; created_at: number } | undefined;
     if (!row || row.created_at >= since) high = middle;
     else low = row.id;
   }
@@ -96,19 +96,19 @@ export function firstEventIdSince(db: Connection, since: number): number {
 // consumer cursors rely on the largest event id never going back.
 // Each purge that deletes anything is counted (see the purges table), in the same transaction.
 // At most `rows` events per call, oldest id first (a bulk purge repeats it, one transaction each).
-export function purgeEvents(db: Connection, before: number, rows: number): number {
-  const deleted = db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)').run(before, rows).changes;
-  if (deleted > 0) db.prepare('UPDATE purges SET count = count + 1 WHERE id = 1').run();
+export async function purgeEvents(db: Connection, before: number, rows: number): Promise<number> {
+  const deleted = (await db.prepare('DELETE FROM events WHERE id IN (SELECT id FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events) ORDER BY id LIMIT ?)').run(before, rows)).changes;
+  if (deleted > 0) await db.prepare('UPDATE purges SET count = count + 1 WHERE id = 1').run();
   return deleted;
 }
 
-export function newestEventId(db: Connection): { id: number; created_at: number } | undefined {
-  return db.prepare('SELECT id, created_at FROM events ORDER BY id DESC LIMIT 1').get() as { id: number; created_at: number } | undefined;
+export async function newestEventId(db: Connection): Promise<{ id: number; created_at: number } | undefined> {
+  return (await db.prepare('SELECT id, created_at FROM events ORDER BY id DESC LIMIT 1').get()) as { id: number; created_at: number } | undefined;
 }
 
 // What purgeEvents would delete now, for a dry run.
-export function countEventsBefore(db: Connection, before: number): number {
-  return (db.prepare('SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before) as { n: number }).n;
+export async function countEventsBefore(db: Connection, before: number): Promise<number> {
+  return ((await db.prepare('SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before)) as { n: number }).n;
 }
 
 export interface EventQuery {
@@ -126,8 +126,8 @@ const QUERY_EVENTS = dialect({
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?',
 });
 
-export function queryEvents(db: Connection, q: EventQuery): StoredEvent[] {
-  return db.prepare(QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit) as StoredEvent[];
+export async function queryEvents(db: Connection, q: EventQuery): Promise<StoredEvent[]> {
+  return (await db.prepare(QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit)) as StoredEvent[];
 }
 
 /**
@@ -155,8 +155,8 @@ const EVENTS_AFTER_CURSOR = dialect({
 });
 
 /** The events after `cursor` that no later commit can precede, in reading order; none with an id at or below `floorId`. */
-export function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number }): PositionedEvent[] {
-  return db.prepare(EVENTS_AFTER_CURSOR).all(cursor.xact, cursor.id, q.floorId, q.since ?? 0, q.limit) as PositionedEvent[];
+export async function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number }): Promise<PositionedEvent[]> {
+  return (await db.prepare(EVENTS_AFTER_CURSOR).all(cursor.xact, cursor.id, q.floorId, q.since ?? 0, q.limit)) as PositionedEvent[];
 }
 
 /** The cursor after `event` (the last one a reader took). */
@@ -172,8 +172,8 @@ export function cursorAfter(event: PositionedEvent): EventCursor {
 const LOCK_CONSUMER = 'SELECT pg_advisory_xact_lock(713013, hashtext(?))';
 
 /** First thing in the consumer's write transaction: no other reader of it is in one after this (its lock wait bounds the wait). */
-export function lockConsumer(db: Connection, name: string): void {
-  if (db.engine === 'postgres') runWithoutResult(db.prepare(LOCK_CONSUMER), name);
+export async function lockConsumer(db: Connection, name: string): Promise<void> {
+  if (db.engine === 'postgres') await runWithoutResult(db.prepare(LOCK_CONSUMER), name);
 }
 
 const CONSUMER_POSITION = dialect({
@@ -182,8 +182,8 @@ const CONSUMER_POSITION = dialect({
 });
 
 /** A consumer's cursor; one saved without a transaction (SQLite, or PostgreSQL before schema 3) is an id floor. */
-export function consumerPosition(db: Connection, name: string): { cursor: EventCursor; floorId: number } {
-  const row = db.prepare(CONSUMER_POSITION).get(name) as { last_event: number; last_xact: string | null } | undefined;
+export async function consumerPosition(db: Connection, name: string): Promise<{ cursor: EventCursor; floorId: number }> {
+  const row = (await db.prepare(CONSUMER_POSITION).get(name)) as { last_event: number; last_xact: string | null } | undefined;
   if (row?.last_xact) return { cursor: { xact: row.last_xact, id: row.last_event }, floorId: 0 };
   return { cursor: LOG_START, floorId: row?.last_event ?? 0 };
 }
@@ -197,6 +197,6 @@ const ADVANCE_CONSUMER = dialect({
 });
 
 // Sent with the commit where the engine can (one round trip fewer while the consumer's lock is held).
-export function advanceConsumer(db: Connection, name: string, last: PositionedEvent, now: number): void {
-  runWithoutResult(db.prepare(ADVANCE_CONSUMER), name, last.id, now, last.xact);
+export async function advanceConsumer(db: Connection, name: string, last: PositionedEvent, now: number): Promise<void> {
+  await runWithoutResult(db.prepare(ADVANCE_CONSUMER), name, last.id, now, last.xact);
 }

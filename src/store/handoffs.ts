@@ -12,11 +12,11 @@ export interface HandoffRow {
 
 // `handoff_requested` events for these claims after event `afterId` (a claim's current token: requests made
 // before it changed hands were for the previous holder).
-export function handoffRequests(db: Connection, lockIds: readonly string[], afterId: number): HandoffRow[] {
+export async function handoffRequests(db: Connection, lockIds: readonly string[], afterId: number): Promise<HandoffRow[]> {
   if (lockIds.length === 0) return [];
   const marks = lockIds.map(() => '?').join(', ');
-  return statement(db, `SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`).all(
+  return (await statement(db, `SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`).all(
     afterId,
     ...lockIds,
-  ) as HandoffRow[];
+  )) as HandoffRow[];
 }

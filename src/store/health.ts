@@ -48,7 +48,7 @@ const SQLITE_HEADER = 'SQLite format 3\u0000';
 
 // SQLite's doctor: the file, its header, integrity and journal mode are SQLite's own (another engine has its own checks).
 // Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
-export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null = null): HealthReport {
+export async function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null = null): Promise<HealthReport> {
   const path = location.path;
   const checks: HealthCheck[] = [];
   const exists = existsSync(path);
@@ -76,7 +76,7 @@ export function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: numb
   if (companions) checks.push(companions);
   const dangling = danglingLinkCheck(path, exists);
   if (dangling) checks.push(dangling);
-  if (exists && !companions) inspect(path, now, report);
+  if (exists && !companions) await inspect(path, now, report);
   if (legacyDb !== null && legacyDb !== path) checks.push(legacyCheck(legacyDb, now));
   const failed = checks.filter((check) => !check.ok && check.severity !== 'notice');
   report.status = failed.some((check) => check.severity === 'error') ? 'unusable' : failed.length ? 'problems' : 'healthy';
@@ -143,7 +143,7 @@ function readHeader(path: string): string {
 
 // Opens the existing file (read-write, so that SQLite can recover a hot journal or WAL left by a killed
 // process, exactly as the next ic command would) and runs the read-only checks.
-function inspect(path: string, now: number, report: HealthReport): void {
+async function inspect(path: string, now: number, report: HealthReport): Promise<void> {
   const checks = report.checks;
   const moveAside = `move it aside (mv ${path} ${path}.bad) and run \`ic init\` for a fresh one; agents re-reserve on their next edit`;
   let header: string;
@@ -184,7 +184,7 @@ function inspect(path: string, now: number, report: HealthReport): void {
     return;
   }
   try {
-    runChecks(db, path, now, report, moveAside);
+    await runChecks(db, path, now, report, moveAside);
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     const corrupt = code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
@@ -210,7 +210,7 @@ function recoverAdvice(path: string): string {
   return `stop the agents, keep a copy (cp ${path} ${path}.bak), then recover what SQLite can (sqlite3 ${path} .recover | sqlite3 ${path}.new && mv ${path}.new ${path}), or move it aside and run \`ic init\``;
 }
 
-function runChecks(db: Database.Database, path: string, now: number, report: HealthReport, moveAside: string): void {
+async function runChecks(db: Database.Database, path: string, now: number, report: HealthReport, moveAside: string): Promise<void> {
   const checks = report.checks;
   const version = db.pragma('user_version', { simple: true }) as number;
   report.schema_version = version;
@@ -257,14 +257,14 @@ function runChecks(db: Database.Database, path: string, now: number, report: Hea
   const events = (db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
   report.counts = { locks, events };
   const lapsed = locks.lapsed ? `, ${locks.lapsed} lapsed (inactive; \`ic coord sweep\` marks them expired)` : '';
-  checks.push(clockCheck(db, now));
+  checks.push(await clockCheck(db, now));
   checks.push({ name: 'locks', ok: true, detail: `${locks.active} active${lapsed}, ${locks.released} released, ${locks.expired} expired, ${locks.force_released} force-released; ${events} events` });
 }
 
 // A write with a wrong clock (IC_NOW far ahead, or a system clock set wrong) dates its events in the future;
 // every later write would then be refused (coord/context.ts, writeClock). Said here, with the repair.
-function clockCheck(db: Database.Database, now: number): HealthCheck {
-  const future = futureTimes(new SqliteConnection(db, db.name), now + CLOCK_TOLERANCE_MS);
+async function clockCheck(db: Database.Database, now: number): Promise<HealthCheck> {
+  const future = await futureTimes(new SqliteConnection(db, db.name), now + CLOCK_TOLERANCE_MS);
   if (future.events === 0 && future.locks === 0) return { name: 'clock', ok: true, detail: 'no event or lock is dated in the future' };
   return {
     name: 'clock',

@@ -15,42 +15,44 @@ const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason
 // The key and public id of the lock granted by the event `next.id` (nextEventId): the key is that event
 // id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
 // would otherwise fail the whole grant). `newId` is for tests that need a collision.
-export function allocateLockKey(db: Connection, next: { id: number }, newId: () => string = randomId): { seq: number; id: string } {
+export async function allocateLockKey(db: Connection, next: { id: number }, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
   const taken = db.prepare('SELECT 1 FROM locks WHERE id = ?');
   let id = newId();
-  while (taken.get(id)) id = newId();
+  while (await taken.get(id)) id = newId();
   return { seq: next.id, id };
 }
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
-export function insertLock(db: Connection, lock: StoredLock): void {
-  db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    lock.seq,
-    lock.id,
-    lock.token,
-    lock.type,
-    lock.scope,
-    lock.pattern,
-    lock.base,
-    lock.owner,
-    lock.mode,
-    lock.reason,
-    lock.created_at,
-    lock.expires_at,
-    lock.ttl_ms,
-    lock.released_at,
-    lock.release_reason,
-  );
+export async function insertLock(db: Connection, lock: StoredLock): Promise<void> {
+  await db
+    .prepare(`INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+    .run(
+      lock.seq,
+      lock.id,
+      lock.token,
+      lock.type,
+      lock.scope,
+      lock.pattern,
+      lock.base,
+      lock.owner,
+      lock.mode,
+      lock.reason,
+      lock.created_at,
+      lock.expires_at,
+      lock.ttl_ms,
+      lock.released_at,
+      lock.release_reason,
+    );
 }
 
 // By public id, through locks_by_id.
-export function getLock(db: Connection, id: string): StoredLock | undefined {
-  return db.prepare(`SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id) as StoredLock | undefined;
+export async function getLock(db: Connection, id: string): Promise<StoredLock | undefined> {
+  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id)) as StoredLock | undefined;
 }
 
 // By key: how a bulk operation finds again, inside a later write transaction, a row it listed before.
-export function getLockBySeq(db: Connection, seq: number): StoredLock | undefined {
-  return db.prepare(`SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq) as StoredLock | undefined;
+export async function getLockBySeq(db: Connection, seq: number): Promise<StoredLock | undefined> {
+  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq)) as StoredLock | undefined;
 }
 
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.
@@ -67,18 +69,18 @@ export function basePrefixes(base: string): string[] {
 // kinds are narrowed by base the same way (locks_unreleased_by_base, locks_expired_by_base), so lapsed
 // locks elsewhere in the tree cost a request nothing. Separate SELECTs joined by UNION ALL, because SQLite
 // will not use the base index for an OR of the two; callers deduplicate by id.
-export function findCandidates(db: Connection, q: { scope: string; type: LockType; base: string; delayCutoff: number }): StoredLock[] {
+export async function findCandidates(db: Connection, q: { scope: string; type: LockType; base: string; delayCutoff: number }): Promise<StoredLock[]> {
   const isFile = q.type === 'file';
   if (isFile && q.base === '') {
     // A pattern with no literal base may overlap anything in the scope.
-    return db.prepare(candidatesSql('everything', 0)).all(q.scope, q.type, q.scope, q.type, q.delayCutoff) as StoredLock[];
+    return (await db.prepare(candidatesSql('everything', 0)).all(q.scope, q.type, q.scope, q.type, q.delayCutoff)) as StoredLock[];
   }
-  if (!isFile) return db.prepare(candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.base, q.delayCutoff) as StoredLock[]; // names and claims compare by equality
+  if (!isFile) return (await db.prepare(candidatesSql('equal', 1)).all(q.scope, q.type, q.base, q.scope, q.type, q.base, q.delayCutoff)) as StoredLock[]; // names and claims compare by equality
   const prefixes = basePrefixes(q.base);
   const below = [`${q.base}/`, `${q.base}0`]; // strictly below our base: '0' sorts right after '/'
-  return db
+  return (await db
     .prepare(candidatesSql('related', prefixes.length))
-    .all(q.scope, q.type, ...prefixes, q.scope, q.type, ...below, q.scope, q.type, ...prefixes, q.delayCutoff, q.scope, q.type, ...below, q.delayCutoff) as StoredLock[];
+    .all(q.scope, q.type, ...prefixes, q.scope, q.type, ...below, q.scope, q.type, ...prefixes, q.delayCutoff, q.scope, q.type, ...below, q.delayCutoff)) as StoredLock[];
 }
 
 // The SQL of findCandidates depends only on the kind of base and the number of its prefixes; building it
@@ -103,17 +105,17 @@ function candidatesSql(kind: 'everything' | 'equal' | 'related', prefixCount: nu
   return sql;
 }
 
-export function setExpiry(db: Connection, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): void {
-  runWithoutResult(db.prepare('UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?'), expiresAt, ttlMs, mode, seq);
+export async function setExpiry(db: Connection, seq: number, expiresAt: number, ttlMs: number, mode: LockMode): Promise<void> {
+  await runWithoutResult(db.prepare('UPDATE locks SET expires_at = ?, ttl_ms = ?, mode = ? WHERE seq = ?'), expiresAt, ttlMs, mode, seq);
 }
 
 // Marks a lock released once; returns false when it already was (so no second event is written).
-export function markReleased(db: Connection, seq: number, at: number, reason: string): boolean {
-  return db.prepare('UPDATE locks SET released_at = ?, release_reason = ? WHERE seq = ? AND released_at IS NULL').run(at, reason, seq).changes === 1;
+export async function markReleased(db: Connection, seq: number, at: number, reason: string): Promise<boolean> {
+  return (await db.prepare('UPDATE locks SET released_at = ?, release_reason = ? WHERE seq = ? AND released_at IS NULL').run(at, reason, seq)).changes === 1;
 }
 
-export function reassign(db: Connection, seq: number, owner: string, token: number): void {
-  db.prepare('UPDATE locks SET owner = ?, token = ? WHERE seq = ?').run(owner, token, seq);
+export async function reassign(db: Connection, seq: number, owner: string, token: number): Promise<void> {
+  await db.prepare('UPDATE locks SET owner = ?, token = ? WHERE seq = ?').run(owner, token, seq);
 }
 
 export interface LockFilter {
@@ -131,9 +133,9 @@ export interface LockFilter {
 }
 
 // Lists locks by the given filter, oldest grant first.
-export function listLocks(db: Connection, filter: LockFilter): StoredLock[] {
+export async function listLocks(db: Connection, filter: LockFilter): Promise<StoredLock[]> {
   const { sql, params } = locksQuery(filter);
-  return db.prepare(sql).all(...params) as StoredLock[];
+  return (await db.prepare(sql).all(...params)) as StoredLock[];
 }
 
 // Inside a read: announces the listLocks(filter) the read will make (Connection.prefetch).
@@ -159,9 +161,9 @@ function locksQuery(filter: LockFilter): { sql: string; params: unknown[] } {
 }
 
 // Unreleased locks whose TTL has run out: what a sweep marks as expired.
-export function listLapsed(db: Connection, now: number, scope?: string): StoredLock[] {
+export async function listLapsed(db: Connection, now: number, scope?: string): Promise<StoredLock[]> {
   const sql = `SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ?${scope ? ' AND scope = ?' : ''} ORDER BY token`;
-  return db.prepare(sql).all(...(scope ? [now, scope] : [now])) as StoredLock[];
+  return (await db.prepare(sql).all(...(scope ? [now, scope] : [now]))) as StoredLock[];
 }
 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.
@@ -187,29 +189,29 @@ export function withoutBase(lock: StoredLock): Lock {
 
 // Deletes at most `rows` released locks older than the cutoff (the cleanup loop for every creation loop),
 // oldest release first through locks_released_at; a bulk purge repeats it, one transaction each.
-export function purgeReleased(db: Connection, releasedBefore: number, rows: number): number {
-  return db.prepare('DELETE FROM locks WHERE seq IN (SELECT seq FROM locks WHERE released_at IS NOT NULL AND released_at < ? ORDER BY released_at LIMIT ?)').run(releasedBefore, rows).changes;
+export async function purgeReleased(db: Connection, releasedBefore: number, rows: number): Promise<number> {
+  return (await db.prepare('DELETE FROM locks WHERE seq IN (SELECT seq FROM locks WHERE released_at IS NOT NULL AND released_at < ? ORDER BY released_at LIMIT ?)').run(releasedBefore, rows)).changes;
 }
 
-export function countReleasedBefore(db: Connection, releasedBefore: number): number {
-  return (db.prepare('SELECT count(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore) as { n: number }).n;
+export async function countReleasedBefore(db: Connection, releasedBefore: number): Promise<number> {
+  return ((await db.prepare('SELECT count(*) AS n FROM locks WHERE released_at IS NOT NULL AND released_at < ?').get(releasedBefore)) as { n: number }).n;
 }
 
 // Pushes expiry out for every active lock of an owner (all scopes), each by the TTL it was taken with.
-export function extendOwnerLocks(db: Connection, owner: string, now: number): number {
-  return db.prepare('UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now).changes;
+export async function extendOwnerLocks(db: Connection, owner: string, now: number): Promise<number> {
+  return (await db.prepare('UPDATE locks SET expires_at = ? + ttl_ms WHERE owner = ? AND released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms').run(now, owner, now, now)).changes;
 }
 
 // The stored key (what locks are stored under) of the scope whose directory has this identity
 // (schema/0005_scope_names.sql; coord/workspace.ts, scopeKey).
-export function scopeNameOf(db: Connection, identity: string): string | undefined {
-  const row = db.prepare('SELECT scope FROM scope_names WHERE identity = ?').get(identity) as { scope: string } | undefined;
+export async function scopeNameOf(db: Connection, identity: string): Promise<string | undefined> {
+  const row = (await db.prepare('SELECT scope FROM scope_names WHERE identity = ?').get(identity)) as { scope: string } | undefined;
   return row?.scope;
 }
 
 // Records `scope` as the key of the directory with this identity, replacing a stale row for either (a
 // directory that is gone and whose inode was reused, a device renumbered at boot).
-export function recordScopeName(db: Connection, identity: string, scope: string): void {
-  db.prepare('DELETE FROM scope_names WHERE identity = ? OR scope = ?').run(identity, scope);
-  db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(identity, scope);
+export async function recordScopeName(db: Connection, identity: string, scope: string): Promise<void> {
+  await db.prepare('DELETE FROM scope_names WHERE identity = ? OR scope = ?').run(identity, scope);
+  await db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(identity, scope);
 }

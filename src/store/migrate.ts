@@ -13,10 +13,10 @@ export function schemaVersion(db: Database.Database): number {
 
 // The schema version of a store on any engine: SQLite counts it in user_version; another engine's
 // migrations record themselves in schema_migrations.
-export function storeSchemaVersion(connection: Connection): number {
+export async function storeSchemaVersion(connection: Connection): Promise<number> {
   const db = sqliteHandle(connection);
   if (db !== undefined) return schemaVersion(db);
-  return (connection.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_migrations').get() as { version: number }).version;
+  return ((await connection.prepare('SELECT coalesce(max(version), 0) AS version FROM schema_migrations').get()) as { version: number }).version;
 }
 
 // A database from a newer ic is left untouched: we cannot know what its tables mean.

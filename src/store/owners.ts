@@ -1,8 +1,8 @@
 import { dialect, type Connection } from './connection';
 import { statement } from './statements';
 
-export function lastSeen(db: Connection, owner: string): number | undefined {
-  return (statement(db, 'SELECT last_seen FROM owners WHERE owner = ?').get(owner) as { last_seen: number } | undefined)?.last_seen;
+export async function lastSeen(db: Connection, owner: string): Promise<number | undefined> {
+  return ((await statement(db, 'SELECT last_seen FROM owners WHERE owner = ?').get(owner)) as { last_seen: number } | undefined)?.last_seen;
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST (and needs the table named beside excluded).
@@ -11,11 +11,11 @@ const MARK_SEEN = dialect({
   postgres: 'INSERT INTO owners (owner, last_seen) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET last_seen = GREATEST(owners.last_seen, excluded.last_seen)',
 });
 
-export function markSeen(db: Connection, owner: string, now: number): void {
-  statement(db, MARK_SEEN).run(owner, now);
+export async function markSeen(db: Connection, owner: string, now: number): Promise<void> {
+  await statement(db, MARK_SEEN).run(owner, now);
 }
 
-export function allLastSeen(db: Connection): Map<string, number> {
-  const rows = statement(db, 'SELECT owner, last_seen FROM owners').all() as { owner: string; last_seen: number }[];
+export async function allLastSeen(db: Connection): Promise<Map<string, number>> {
+  const rows = (await statement(db, 'SELECT owner, last_seen FROM owners').all()) as { owner: string; last_seen: number }[];
   return new Map(rows.map((row) => [row.owner, row.last_seen]));
 }

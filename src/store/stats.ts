@@ -32,9 +32,9 @@ const CONFLICTS = dialect({
 });
 
 // The events table has no index on type or time, so each statement scans it once: two scans in all.
-export function tallyEvents(db: Connection, since: number): EventTally {
-  const counts = statement(db, COUNTS).all(since) as { type: string; n: number; tries: number }[];
-  const conflicts = statement(db, CONFLICTS).all(since) as ConflictGroup[];
+export async function tallyEvents(db: Connection, since: number): Promise<EventTally> {
+  const counts = (await statement(db, COUNTS).all(since)) as { type: string; n: number; tries: number }[];
+  const conflicts = (await statement(db, CONFLICTS).all(since)) as ConflictGroup[];
   return {
     byType: new Map(counts.map((row) => [row.type, row.n])),
     deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0,

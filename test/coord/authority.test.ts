@@ -16,20 +16,18 @@ const granted = (outcome: ReturnType<typeof reserveOnce>): Lock[] => {
   return outcome.locks;
 };
 const files = (owner: string, patterns: string[]) => granted(reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null }));
-const name = (type: 'named' | 'claim', pattern: string, owner: string, ttlMs = 60_000) => granted(takeName(store.ctx, { type, name: pattern, owner, ttlMs, reason: null }));
-const events = (type: string) =>
-  queryEvents(store.ctx.db, { afterId: 0, limit: 1000 })
-    .filter((e) => e.type === type)
-    .map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
+const name = async (type: 'named' | 'claim', pattern: string, owner: string, ttlMs = 60_000) => granted(await takeName(store.ctx, { type, name: pattern, owner, ttlMs, reason: null }));
+const events = async (type: string) =>
+  (await queryEvents(store.ctx.db, { afterId: 0, limit: 1000 })).filter((e) => e.type === type).map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
 
 describe('transfer', () => {
-  it('is done by the --from owner, or with --force by anyone, and every event records by', () => {
+  it('is done by the --from owner, or with --force by anyone, and every event records by', async () => {
     files('bob', ['src/**']);
     expect(() => transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: false })).toThrow(/only bob may transfer/);
-    expect(listLocks(store.ctx.db, { owner: 'bob', activeAt: store.now })).toHaveLength(1);
-    transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: true });
-    transfer(store.ctx, { from: 'dave', to: 'erin', by: 'dave', force: false });
-    expect(events('transferred').map((e) => e.detail)).toMatchObject([
+    expect(await listLocks(store.ctx.db, { owner: 'bob', activeAt: store.now })).toHaveLength(1);
+    await transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: true });
+    await transfer(store.ctx, { from: 'dave', to: 'erin', by: 'dave', force: false });
+    expect((await events('transferred')).map((e) => e.detail)).toMatchObject([
       { from: 'bob', by: 'carol', forced: true },
       { from: 'dave', by: 'dave', forced: false },
     ]);
@@ -37,71 +35,67 @@ describe('transfer', () => {
 });
 
 describe('release', () => {
-  it('with all and file types keeps claims and named locks', () => {
+  it('with all and file types keeps claims and named locks', async () => {
     files('alice', ['a.ts']);
-    name('claim', 'issue-1', 'alice');
-    name('named', 'deploy', 'alice');
-    const result = release(store.ctx, { ids: [], owner: 'alice', all: true, allTypes: ['file'], force: false, reason: null });
+    await name('claim', 'issue-1', 'alice');
+    await name('named', 'deploy', 'alice');
+    const result = await release(store.ctx, { ids: [], owner: 'alice', all: true, allTypes: ['file'], force: false, reason: null });
     expect(result.released.map((l) => l.type)).toEqual(['file']);
-    expect(
-      listLocks(store.ctx.db, { owner: 'alice', activeAt: store.now })
-        .map((l) => l.type)
-        .sort(),
-    ).toEqual(['claim', 'named']);
-    const rest = release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
+    expect((await listLocks(store.ctx.db, { owner: 'alice', activeAt: store.now })).map((l) => l.type).sort()).toEqual(['claim', 'named']);
+    const rest = await release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
     expect(rest.released.map((l) => l.type).sort()).toEqual(['claim', 'named']);
   });
 
-  it('lists the overlapping locks when nothing is on exactly the pattern', () => {
+  it('lists the overlapping locks when nothing is on exactly the pattern', async () => {
     const [held] = files('alice', ['src/**']);
     files('bob', ['docs/**']);
-    const result = release(store.ctx, { ids: [], owner: 'alice', pattern: 'src/*.ts', type: 'file', all: false, force: false, reason: null });
+    const result = await release(store.ctx, { ids: [], owner: 'alice', pattern: 'src/*.ts', type: 'file', all: false, force: false, reason: null });
     expect(result.released).toEqual([]);
     expect(result.near?.map((l) => l.id)).toEqual([held!.id]);
   });
 
-  it('needs an owner even with --force, and records it as by', () => {
+  it('needs an owner even with --force, and records it as by', async () => {
     const [held] = files('alice', ['a.ts']);
     expect(() => release(store.ctx, { ids: [held!.id], owner: undefined, all: false, force: true, reason: null })).toThrow(/owner is required/);
-    release(store.ctx, { ids: [held!.id], owner: 'bob', all: false, force: true, reason: 'stuck' });
-    expect(events('force_released').map((e) => e.detail)).toEqual([{ by: 'bob' }]);
+    await release(store.ctx, { ids: [held!.id], owner: 'bob', all: false, force: true, reason: 'stuck' });
+    expect((await events('force_released')).map((e) => e.detail)).toEqual([{ by: 'bob' }]);
   });
 });
 
 describe('run leases', () => {
   const RUN = 'alice/run-k3j9x0ab';
 
-  it('renew until the clock passes their expiry, after which they are lost even if nobody took them', () => {
-    const [lease] = name('named', 'tests', RUN, 15_000);
+  it('renew until the clock passes their expiry, after which they are lost even if nobody took them', async () => {
+    const [lease] = await name('named', 'tests', RUN, 15_000);
     store.now += 5_000;
     expect(renewLease(store.ctx, lease!, 15_000)).toEqual({ held: true, expiresAt: store.now + 15_000 });
     store.now += 15_000; // ic was stopped past the lease
     expect(renewLease(store.ctx, lease!, 15_000)).toEqual({ held: false, why: 'expired' });
     expect(endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'expired' });
-    expect(events('expired')).toHaveLength(1);
+    expect(await events('expired')).toHaveLength(1);
   });
 
-  it('are lost when someone forces them free or takes them over', () => {
-    const [lease] = name('named', 'tests', RUN, 15_000);
-    release(store.ctx, { ids: [lease!.id], owner: 'bob', all: false, force: true, reason: null });
+  it('are lost when someone forces them free or takes them over', async () => {
+    const [lease] = await name('named', 'tests', RUN, 15_000);
+    await release(store.ctx, { ids: [lease!.id], owner: 'bob', all: false, force: true, reason: null });
     expect(endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'released' });
-    const [second] = name('named', 'tests', RUN, 15_000);
-    transfer(store.ctx, { from: RUN, to: 'bob', by: 'bob', force: true });
+    const [second] = await name('named', 'tests', RUN, 15_000);
+    await transfer(store.ctx, { from: RUN, to: 'bob', by: 'bob', force: true });
     expect(renewLease(store.ctx, second!, 15_000)).toEqual({ held: false, why: 'not_owner' });
   });
 
-  it('end with a release while held', () => {
-    const [lease] = name('named', 'tests', RUN, 15_000);
+  it('end with a release while held', async () => {
+    const [lease] = await name('named', 'tests', RUN, 15_000);
     expect(endLease(store.ctx, lease!, 'command ended').held).toBe(true);
-    expect(events('released').map((e) => e.reason)).toEqual(['command ended']);
+    expect((await events('released')).map((e) => e.reason)).toEqual(['command ended']);
   });
 
-  it('are free as soon as they lapse: lock-delay is for owners that may still be writing', () => {
-    name('named', 'tests', RUN, 15_000);
-    name('named', 'deploy', 'alice', 15_000);
+  it('are free as soon as they lapse: lock-delay is for owners that may still be writing', async () => {
+    await name('named', 'tests', RUN, 15_000);
+    await name('named', 'deploy', 'alice', 15_000);
     store.now += 15_000;
-    expect(takeName(store.ctx, { type: 'named', name: 'tests', owner: 'bob', ttlMs: 60_000, reason: null }).granted).toBe(true);
-    const deploy = takeName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', ttlMs: 60_000, reason: null });
+    expect((await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'bob', ttlMs: 60_000, reason: null })).granted).toBe(true);
+    const deploy = await takeName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', ttlMs: 60_000, reason: null });
     expect(!deploy.granted && deploy.conflicts[0]!.state).toBe('lock_delay');
   });
 });

@@ -24,10 +24,10 @@ describe('check', () => {
     expect(ask('bob', ['src/a.ts'])).toEqual([]);
   });
 
-  it('writes nothing, not even a conflict event', () => {
+  it('writes nothing, not even a conflict event', async () => {
     grant(store.ctx, 'alice', ['src/**']);
-    const before = queryEvents(store.ctx.db, { limit: 100 }).length;
+    const before = (await queryEvents(store.ctx.db, { limit: 100 })).length;
     expect(ask('bob', ['src/a.ts'])).toHaveLength(1);
-    expect(queryEvents(store.ctx.db, { limit: 100 })).toHaveLength(before);
+    expect(await queryEvents(store.ctx.db, { limit: 100 })).toHaveLength(before);
   });
 });

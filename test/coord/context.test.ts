@@ -50,27 +50,27 @@ describe('the project', () => {
 });
 
 describe('transactions', () => {
-  it('never record a time before the newest event, so a clock stepped back cannot disorder the log', () => {
+  it('never record a time before the newest event, so a clock stepped back cannot disorder the log', async () => {
     let now = T0;
-    const ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
+    const ctx = await createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
     try {
-      writeTransaction(ctx, ownScope(ctx), (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
+      await writeTransaction(ctx, ownScope(ctx), (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
       now = T0 - 5_000;
-      expect(writeTransaction(ctx, ownScope(ctx), (t) => t)).toBe(T0);
+      expect(await writeTransaction(ctx, ownScope(ctx), (t) => t)).toBe(T0);
       expect(readTransaction(ctx, (t) => t)).toBe(T0 - 5_000);
     } finally {
       ctx.db.close();
     }
   });
 
-  it('act at one time within a write: nested writes and reads inside it see its clock, and a big reserve inside one is granted', () => {
+  it('act at one time within a write: nested writes and reads inside it see its clock, and a big reserve inside one is granted', async () => {
     let now = T0;
     const ticking = () => now++; // every reading of the clock is a millisecond later, as on a loaded machine
-    const ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: ticking });
+    const ctx = await createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: ticking });
     try {
-      const seen = writeTransaction(ctx, ownScope(ctx), (outer) => ({
+      const seen = await writeTransaction(ctx, ownScope(ctx), async (outer) => ({
         outer,
-        nested: writeTransaction(ctx, ownScope(ctx), (t) => t),
+        nested: await writeTransaction(ctx, ownScope(ctx), (t) => t),
         read: readTransaction(ctx, (t) => t),
         // More patterns than the write lock decides at once: decided from a snapshot, then checked in a nested write.
         reserve: reserveOnce(ctx, { type: 'file', patterns: ['a/**', 'b/**', 'c/**', 'd/**', 'e/**'], owner: 'alice', mode: 'exclusive', ttlMs: 60_000, reason: null }),
@@ -78,7 +78,7 @@ describe('transactions', () => {
       expect(seen.nested).toBe(seen.outer);
       expect(seen.read).toBe(seen.outer);
       expect(seen.reserve.granted).toBe(true);
-      expect(writeTransaction(ctx, ownScope(ctx), (t) => t)).toBeGreaterThan(seen.outer); // the next transaction reads the clock again
+      expect(await writeTransaction(ctx, ownScope(ctx), (t) => t)).toBeGreaterThan(seen.outer); // the next transaction reads the clock again
     } finally {
       ctx.db.close();
     }
@@ -88,9 +88,9 @@ describe('transactions', () => {
     expect(() => createContext({ cwd: dir, env: { IC_DB: join(dir, 'none.db') }, write: false })).toThrow(/no database at/);
   });
 
-  it('read a missing default database as empty without creating it', () => {
+  it('read a missing default database as empty without creating it', async () => {
     mkdirSync(join(dir, '.ic'));
-    const ctx = createContext({ cwd: dir, env: {}, write: false });
+    const ctx = await createContext({ cwd: dir, env: {}, write: false });
     try {
       expect(ctx.dbMissing).toBe(true);
     } finally {

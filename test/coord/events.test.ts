@@ -6,10 +6,10 @@ import { grant, T0, useTestStore } from '../support/store';
 const store = useTestStore();
 
 describe('readEvents', () => {
-  it('prints times as RFC 3339, in the detail too', () => {
+  it('prints times as RFC 3339, in the detail too', async () => {
     grant(store.ctx, 'alice', ['src/a.ts'], { ttlMs: 1_000 });
     store.now += 2_000;
-    sweep(store.ctx, { dryRun: false });
+    await sweep(store.ctx, { dryRun: false });
     const [reserved, expired] = readEvents(store.ctx, { limit: 10 });
     expect(reserved).toMatchObject({ type: 'reserved', owner: 'alice', pattern: 'src/a.ts', created_at: new Date(T0).toISOString() });
     expect(expired).toMatchObject({ type: 'expired', detail: { expired_at: new Date(T0 + 1_000).toISOString() } });

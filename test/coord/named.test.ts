@@ -10,31 +10,31 @@ const store = useTestStore();
 const take = (type: 'named' | 'claim', name: string, owner: string) => takeName(store.ctx, { type, name, owner, reason: null });
 
 describe('named locks and claims', () => {
-  it('are exclusive per name and type, with the default TTL of their type', () => {
-    const first = take('named', 'deploy', 'alice');
+  it('are exclusive per name and type, with the default TTL of their type', async () => {
+    const first = await take('named', 'deploy', 'alice');
     expect(first).toMatchObject({ granted: true, locks: [{ type: 'named', pattern: 'deploy', expires_at: T0 + DEFAULT_TTL_MS.named }] });
-    expect(take('named', 'deploy', 'bob')).toMatchObject({ granted: false, conflicts: [{ held: { owner: 'alice' } }] });
-    expect(take('named', 'Deploy', 'bob').granted).toBe(true);
-    expect(take('claim', 'deploy', 'bob')).toMatchObject({ granted: true, locks: [{ type: 'claim', expires_at: T0 + DEFAULT_TTL_MS.claim }] });
+    expect(await take('named', 'deploy', 'bob')).toMatchObject({ granted: false, conflicts: [{ held: { owner: 'alice' } }] });
+    expect((await take('named', 'Deploy', 'bob')).granted).toBe(true);
+    expect(await take('claim', 'deploy', 'bob')).toMatchObject({ granted: true, locks: [{ type: 'claim', expires_at: T0 + DEFAULT_TTL_MS.claim }] });
   });
 
-  it('are dropped by their owner, or by anyone with force', () => {
-    take('named', 'deploy', 'alice');
+  it('are dropped by their owner, or by anyone with force', async () => {
+    await take('named', 'deploy', 'alice');
     expect(dropName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', force: false, reason: null }).released).toEqual([]);
     expect(dropName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', force: true, reason: null }).released).toHaveLength(1);
-    expect(take('named', 'deploy', 'bob').granted).toBe(true);
+    expect((await take('named', 'deploy', 'bob')).granted).toBe(true);
   });
 
-  it('keep claims in the claim scope and named locks in the work tree’s', () => {
+  it('keep claims in the claim scope and named locks in the work tree’s', async () => {
     mkdirSync(join(store.dir, 'wt'));
-    const worktree = createContext({ cwd: store.dir, scopeFlag: 'wt', env: store.ctx.env, write: true, clock: () => store.now });
+    const worktree = await createContext({ cwd: store.dir, scopeFlag: 'wt', env: store.ctx.env, write: true, clock: () => store.now });
     try {
       const split = { ...worktree, claimScope: store.ctx.scope };
-      takeName(split, { type: 'claim', name: 'issue-1', owner: 'alice', reason: null });
-      const named = takeName(split, { type: 'named', name: 'deploy', owner: 'alice', reason: null });
-      expect(take('claim', 'issue-1', 'bob').granted).toBe(false);
+      await takeName(split, { type: 'claim', name: 'issue-1', owner: 'alice', reason: null });
+      const named = await takeName(split, { type: 'named', name: 'deploy', owner: 'alice', reason: null });
+      expect((await take('claim', 'issue-1', 'bob')).granted).toBe(false);
       expect(named.granted && named.locks[0]!.scope).toBe(worktree.scope);
-      expect(take('named', 'deploy', 'bob').granted).toBe(true);
+      expect((await take('named', 'deploy', 'bob')).granted).toBe(true);
     } finally {
       worktree.db.close();
     }

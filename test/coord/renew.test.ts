@@ -6,25 +6,25 @@ import { grant, T0, useTestStore } from '../support/store';
 const store = useTestStore();
 
 describe('renew', () => {
-  it('extends the owner’s active locks from now, by their own TTL or --ttl, keeping tokens', () => {
+  it('extends the owner’s active locks from now, by their own TTL or --ttl, keeping tokens', async () => {
     const [a, b] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts'], { ttlMs: 10_000 });
     grant(store.ctx, 'bob', ['docs/**']);
     store.now += 5_000;
-    const all = renew(store.ctx, { ids: [], owner: 'alice' });
+    const all = await renew(store.ctx, { ids: [], owner: 'alice' });
     expect(all.locks.map((l) => [l.id, l.token, l.expires_at])).toEqual([
       [a!.id, a!.token, T0 + 15_000],
       [b!.id, b!.token, T0 + 15_000],
     ]);
-    expect(renew(store.ctx, { ids: [a!.id], owner: 'alice', ttlMs: 60_000 }).locks[0]!.expires_at).toBe(T0 + 65_000);
+    expect((await renew(store.ctx, { ids: [a!.id], owner: 'alice', ttlMs: 60_000 })).locks[0]!.expires_at).toBe(T0 + 65_000);
   });
 
-  it('says why each named lock was not renewed, and never revives an expired one', () => {
+  it('says why each named lock was not renewed, and never revives an expired one', async () => {
     const [mine] = grant(store.ctx, 'alice', ['src/a.ts'], { ttlMs: 1_000 });
     const [theirs] = grant(store.ctx, 'bob', ['src/b.ts']);
     const [gone] = grant(store.ctx, 'alice', ['src/c.ts']);
-    release(store.ctx, { ids: [gone!.id], owner: 'alice', all: false, force: false, reason: null });
+    await release(store.ctx, { ids: [gone!.id], owner: 'alice', all: false, force: false, reason: null });
     store.now += 1_000;
-    expect(renew(store.ctx, { ids: [mine!.id, theirs!.id, gone!.id, 'zzzzzzzz'], owner: 'alice' })).toEqual({
+    expect(await renew(store.ctx, { ids: [mine!.id, theirs!.id, gone!.id, 'zzzzzzzz'], owner: 'alice' })).toEqual({
       locks: [],
       not_renewed: [
         { id: mine!.id, why: 'not_active' },

@@ -20,37 +20,37 @@ afterEach(() => {
 const rows = () => db.prepare('SELECT identity, scope FROM scope_names ORDER BY scope').all();
 
 describe('scopeKey', () => {
-  it('a writer records its spelling once; a reader records nothing', () => {
+  it('a writer records its spelling once; a reader records nothing', async () => {
     const work = join(dir, 'work');
     mkdirSync(work);
-    expect(scopeKey(db, work, false)).toBe(work);
+    expect(await scopeKey(db, work, false)).toBe(work);
     expect(rows()).toEqual([]);
-    expect(scopeKey(db, work, true)).toBe(work);
-    expect(scopeKey(db, work, true)).toBe(work);
+    expect(await scopeKey(db, work, true)).toBe(work);
+    expect(await scopeKey(db, work, true)).toBe(work);
     expect(rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
   });
 
-  it('a spelling recorded for this identity and not reachable here (the host path, seen from a container) is the key', () => {
+  it('a spelling recorded for this identity and not reachable here (the host path, seen from a container) is the key', async () => {
     const work = join(dir, 'work');
     mkdirSync(work);
-    db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), '/host/only/proj');
-    expect(scopeKey(db, work, false)).toBe('/host/only/proj');
-    expect(scopeKey(db, work, true)).toBe('/host/only/proj');
+    await db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), '/host/only/proj');
+    expect(await scopeKey(db, work, false)).toBe('/host/only/proj');
+    expect(await scopeKey(db, work, true)).toBe('/host/only/proj');
   });
 
-  it('a recorded spelling that reaches another directory here is stale (inode reused): a writer replaces it', () => {
+  it('a recorded spelling that reaches another directory here is stale (inode reused): a writer replaces it', async () => {
     const work = join(dir, 'work');
     const other = join(dir, 'other');
     mkdirSync(work);
     mkdirSync(other);
-    db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), other);
-    expect(scopeKey(db, work, false)).toBe(work);
-    expect(scopeKey(db, work, true)).toBe(work);
+    await db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), other);
+    expect(await scopeKey(db, work, false)).toBe(work);
+    expect(await scopeKey(db, work, true)).toBe(work);
     expect(rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
   });
 
-  it('a directory that cannot be read keeps its own spelling', () => {
-    expect(scopeKey(db, join(dir, 'missing'), true)).toBe(join(dir, 'missing'));
+  it('a directory that cannot be read keeps its own spelling', async () => {
+    expect(await scopeKey(db, join(dir, 'missing'), true)).toBe(join(dir, 'missing'));
     expect(rows()).toEqual([]);
   });
 });

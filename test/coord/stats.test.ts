@@ -32,10 +32,10 @@ describe('stats', () => {
     expect(figures.most_blocked_owners).toEqual([{ owner: 'bob', conflicts: 3 }]);
   });
 
-  it('counts releases, and only events since the window when one is given', () => {
+  it('counts releases, and only events since the window when one is given', async () => {
     const [lock] = grant(store.ctx, 'alice', ['src/**']);
     store.now += 10_000;
-    release(store.ctx, { ids: [lock!.id], owner: 'alice', force: false, all: false, reason: null });
+    await release(store.ctx, { ids: [lock!.id], owner: 'alice', force: false, all: false, reason: null });
     expect(stats(store.ctx)).toMatchObject({ grants: 1, releases: 1 });
     expect(stats(store.ctx, 5_000)).toMatchObject({ since: store.now - 5_000, grants: 0, releases: 1, tries: 0, conflict_rate: 0 });
   });

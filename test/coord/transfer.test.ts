@@ -7,21 +7,21 @@ import { grant, useTestStore } from '../support/store';
 const store = useTestStore();
 
 describe('transfer', () => {
-  it('moves the active locks (or those on the given patterns) with new tokens that are event ids', () => {
+  it('moves the active locks (or those on the given patterns) with new tokens that are event ids', async () => {
     const [a, b] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
-    const moved = transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false, only: { file: 'src/b.ts' } });
+    const moved = await transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false, only: { file: 'src/b.ts' } });
     expect(moved.map((l) => [l.id, l.owner])).toEqual([[b!.id, 'bob']]);
-    const event = queryEvents(store.ctx.db, { limit: 10 }).find((e) => e.type === 'transferred')!;
+    const event = (await queryEvents(store.ctx.db, { limit: 10 })).find((e) => e.type === 'transferred')!;
     expect(moved[0]!.token).toBe(event.id);
     expect(moved[0]!.token).toBeGreaterThan(b!.token);
     expect(JSON.parse(event.detail!)).toMatchObject({ from: 'alice', by: 'alice', forced: false, previous_token: b!.token });
-    expect(getLock(store.ctx.db, a!.id)!.owner).toBe('alice');
+    expect((await getLock(store.ctx.db, a!.id))!.owner).toBe('alice');
   });
 
-  it('refuses a transfer to the same owner, and one of nothing, changing nothing', () => {
+  it('refuses a transfer to the same owner, and one of nothing, changing nothing', async () => {
     grant(store.ctx, 'alice', ['src/a.ts']);
     expect(() => transfer(store.ctx, { from: 'alice', to: 'alice', by: 'alice', force: false })).toThrow(/same owner/);
     expect(() => transfer(store.ctx, { from: 'carol', to: 'bob', by: 'carol', force: false })).toThrow(/holds no active locks/);
-    expect(queryEvents(store.ctx.db, { limit: 10 }).map((e) => e.type)).toEqual(['reserved']);
+    expect((await queryEvents(store.ctx.db, { limit: 10 })).map((e) => e.type)).toEqual(['reserved']);
   });
 });

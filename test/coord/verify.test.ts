@@ -16,12 +16,12 @@ describe('verify', () => {
     expect(verify(store.ctx, lock!.id, lock!.token)).toMatchObject({ valid: false, why: 'expired' });
   });
 
-  it('fails the old token after a transfer and any token after a release', () => {
+  it('fails the old token after a transfer and any token after a release', async () => {
     const [lock] = grant(store.ctx, 'alice', ['src/**']);
-    const [moved] = transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false });
+    const [moved] = await transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false });
     expect(verify(store.ctx, lock!.id, lock!.token)).toMatchObject({ valid: false, why: 'token_mismatch' });
     expect(verify(store.ctx, lock!.id, moved!.token)).toMatchObject({ valid: true });
-    release(store.ctx, { ids: [lock!.id], owner: 'bob', all: false, force: false, reason: null });
+    await release(store.ctx, { ids: [lock!.id], owner: 'bob', all: false, force: false, reason: null });
     expect(verify(store.ctx, lock!.id, moved!.token)).toMatchObject({ valid: false, why: 'released' });
   });
 });

@@ -7,13 +7,13 @@ import { grant, T0, useTestStore } from '../support/store';
 const store = useTestStore();
 
 describe('who', () => {
-  it('groups active locks and claims by owner, most recently active first', () => {
+  it('groups active locks and claims by owner, most recently active first', async () => {
     grant(store.ctx, 'alice', ['src/**']);
     store.now += 1_000;
     grant(store.ctx, 'bob', ['docs/**']);
-    takeName(store.ctx, { type: 'claim', name: 'issue-7', owner: 'bob', reason: null });
+    await takeName(store.ctx, { type: 'claim', name: 'issue-7', owner: 'bob', reason: null });
     store.now += 1_000;
-    heartbeat(store.ctx, 'alice');
+    await heartbeat(store.ctx, 'alice');
     const owners = who(store.ctx, false);
     expect(owners.map((o) => [o.owner, o.last_active, o.locks.length, o.claims.length])).toEqual([
       ['alice', T0 + 2_000, 1, 0],

@@ -9,18 +9,18 @@ import { useTestStore } from '../support/store';
 const store = useTestStore();
 
 describe('quiet waiting', () => {
-  it("a waiter's stderr over a 25 s wait has 2 lines: one when it starts waiting, one when the holder changes", () => {
-    expect(takeName(store.ctx, { type: 'named', name: 'tests', owner: 'alice', ttlMs: 3_600_000, reason: 'suite' }).granted).toBe(true);
+  it("a waiter's stderr over a 25 s wait has 2 lines: one when it starts waiting, one when the holder changes", async () => {
+    expect((await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'alice', ttlMs: 3_600_000, reason: 'suite' })).granted).toBe(true);
     const lines: string[] = [];
     let handedOver = false;
     const result = waitForLock(store.ctx, { name: 'tests', owner: 'bob/run-abcdefgh', ttlMs: 15_000, reason: 'npm test' }, 25_000, {
       write: (line) => lines.push(line),
-      sleep: (ms) => {
+      sleep: async (ms) => {
         store.now += Math.ceil(ms);
         if (!handedOver && store.now - Date.parse('2026-01-01T00:00:00.000Z') > 12_000) {
           handedOver = true;
           dropName(store.ctx, { type: 'named', name: 'tests', owner: 'alice', force: false, reason: null });
-          expect(takeName(store.ctx, { type: 'named', name: 'tests', owner: 'carol/run-k3j9x0ab', ttlMs: 3_600_000, reason: 'make check' }).granted).toBe(true);
+          expect((await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'carol/run-k3j9x0ab', ttlMs: 3_600_000, reason: 'make check' })).granted).toBe(true);
         }
       },
     });
@@ -32,10 +32,10 @@ describe('quiet waiting', () => {
     expect(lines[1]).not.toContain('run-k3j9x0ab');
   });
 
-  it("a run's refusal names the person who started it and says it lasts while its command runs", () => {
-    const held = takeName(store.ctx, { type: 'named', name: 'tests', owner: 'alice/run-azlrqbyr', ttlMs: 15_000, reason: 'npm test' });
+  it("a run's refusal names the person who started it and says it lasts while its command runs", async () => {
+    const held = await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'alice/run-azlrqbyr', ttlMs: 15_000, reason: 'npm test' });
     expect(held.granted).toBe(true);
-    const refused = takeName(store.ctx, { type: 'named', name: 'tests', owner: 'bob', ttlMs: 15_000, reason: null });
+    const refused = await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'bob', ttlMs: 15_000, reason: null });
     if (refused.granted) throw new Error('expected a conflict');
     const text = describeConflict(refused.conflicts[0]!, store.now);
     expect(text).toContain("held by alice's run of `npm test`, while its command runs (lease renewed every 15s)");

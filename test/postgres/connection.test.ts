@@ -233,21 +233,21 @@ describe('several statements in one exchange', () => {
     });
   });
 
-  it('the store honours an announced read only inside a read transaction', () => {
+  it('the store honours an announced read only inside a read transaction', async () => {
     const { url } = freshSchemaUrl();
     withConnection(url, (admin) => migratePostgres(admin, 0));
     const db = PgConnection.open(url);
     try {
       const count = 'SELECT count(*) AS n FROM owners';
-      const read = db.read(() => {
+      const read = await db.read(async () => {
         db.prefetch!(count, []);
-        db.prepare('SELECT 1 AS one').get();
+        await db.prepare('SELECT 1 AS one').get();
         return db.prepare(count).get();
       });
       expect(read).toEqual({ n: 0 });
-      const written = db.write({ scopes: ['/repo'] }, () => {
+      const written = await db.write({ scopes: ['/repo'] }, async () => {
         db.prefetch!(count, []); // a write is not one snapshot: ignored
-        db.prepare('INSERT INTO owners (owner, last_seen) VALUES (?, ?)').run('me', 1);
+        await db.prepare('INSERT INTO owners (owner, last_seen) VALUES (?, ?)').run('me', 1);
         return db.prepare(count).get();
       });
       expect(written).toEqual({ n: 1 });
@@ -256,20 +256,20 @@ describe('several statements in one exchange', () => {
     }
   });
 
-  it('a write’s clock check takes the newest event read with its lock; a later read, or one after the write’s own statements, asks again', () => {
+  it('a write’s clock check takes the newest event read with its lock; a later read, or one after the write’s own statements, asks again', async () => {
     const { url } = freshSchemaUrl();
     withConnection(url, (admin) => migratePostgres(admin, 0));
     const db = PgConnection.open(url);
     try {
       const insert = (at: number) => db.prepare('INSERT INTO events (type, scope, owner, created_at) VALUES (?, ?, ?, ?)').run('heartbeat', '/repo', 'me', at);
-      db.write({ scopes: ['/repo'] }, () => insert(1_000));
-      const seen = db.write({ scopes: ['/repo'] }, () => {
-        const first = newestEventTime(db); // read with the lock
+      await db.write({ scopes: ['/repo'] }, () => insert(1_000));
+      const seen = await db.write({ scopes: ['/repo'] }, async () => {
+        const first = await newestEventTime(db); // read with the lock
         insert(2_000);
-        return [first, newestEventTime(db)];
+        return [first, await newestEventTime(db)];
       });
       expect(seen).toEqual([1_000, 2_000]);
-      expect(db.write({ scopes: ['/repo'] }, () => (insert(3_000), newestEventTime(db)))).toBe(3_000);
+      expect(await db.write({ scopes: ['/repo'] }, async () => (insert(3_000), await newestEventTime(db)))).toBe(3_000);
     } finally {
       db.close();
     }

@@ -57,12 +57,12 @@ describe('following events written by two scopes at once', () => {
     );
   });
 
-  it('a transaction that started first but takes its id last: the bound alone hands out the larger id first, a (transaction, id) cursor still gets the smaller one', () => {
+  it('a transaction that started first but takes its id last: the bound alone hands out the larger id first, a (transaction, id) cursor still gets the smaller one', async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    withConnection(url, (older) =>
+    await withConnection(url, (older) =>
       withConnection(url, (younger) =>
-        withConnection(url, (follower) => {
+        withConnection(url, async (follower) => {
           migratePostgres(follower, 0);
           const store = new PgConnection(follower, { lockWaitMs: 1_000, clientClock: false });
           older.exec('BEGIN');
@@ -75,14 +75,14 @@ describe('following events written by two scopes at once', () => {
           expect(larger).toBeGreaterThan(smaller);
           // The older transaction is finished and below the bound: both readers hand out `larger` now.
           expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([larger]);
-          const first = store.read(() => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
+          const first = await store.read(() => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
           expect(first.map((event) => event.id)).toEqual([larger]);
           younger.exec('COMMIT');
           // An id cursor now stands at `larger` and never sees `smaller`; the (transaction, id) cursor does.
           expect(finishedEventsAfter(follower, larger, 100)).toEqual([]);
-          const next = store.read(() => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
+          const next = await store.read(() => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
           expect(next.map((event) => event.id)).toEqual([smaller]);
-          expect(store.read(() => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
+          expect(await store.read(() => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
         }),
       ),
     );
@@ -90,11 +90,11 @@ describe('following events written by two scopes at once', () => {
 });
 
 // A use-case context on a fresh schema, in a git repository naming its project; lock waits of `busyTimeout`.
-function projectContext(url: string, project: string, busyTimeout: string): CoordContext {
+async function projectContext(url: string, project: string, busyTimeout: string): Promise<CoordContext> {
   const dir = mkdtempSync(join(tmpdir(), 'ic-pg-events-'));
   execFileSync('git', ['init', '-q', dir], { stdio: 'ignore' });
   execFileSync('git', ['-C', dir, 'config', 'ic.project', project], { stdio: 'ignore' });
-  const ctx = createContext({ cwd: dir, env: { IC_DB: url, IC_BUSY_TIMEOUT: busyTimeout, ...POSTGRES_CLIENT_CLOCK }, write: true, clock: () => T0 });
+  const ctx = await createContext({ cwd: dir, env: { IC_DB: url, IC_BUSY_TIMEOUT: busyTimeout, ...POSTGRES_CLIENT_CLOCK }, write: true, clock: () => T0 });
   cleanups.push(() => {
     ctx.db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -103,10 +103,10 @@ function projectContext(url: string, project: string, busyTimeout: string): Coor
 }
 
 describe('a consumer on a team server', () => {
-  it("reads while another project's write is open, and readers of one consumer take turns", () => {
+  it("reads while another project's write is open, and readers of one consumer take turns", async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    const ctx = projectContext(url, 'events-reader', '1s');
+    const ctx = await projectContext(url, 'events-reader', '1s');
     grant(ctx, 'alice', ['a', 'b']);
     withConnection(serverUrl(), (writer) => {
       // Another project's hook, inside its write transaction (every write holds the shared side of this lock).
@@ -121,10 +121,10 @@ describe('a consumer on a team server', () => {
     grant(ctx, 'alice', ['c']);
     // A second reader of the same consumer, inside its read-and-advance: this one waits for it (BUSY past the
     // lock wait), and gets nothing twice; another consumer does not wait.
-    const other = projectContext(url, 'events-reader', '1s');
-    other.db.write({ scopes: [] }, () => {
-      lockConsumer(other.db, 'bot');
-      expect(consumerPosition(other.db, 'bot').cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
+    const other = await projectContext(url, 'events-reader', '1s');
+    await other.db.write({ scopes: [] }, async () => {
+      await lockConsumer(other.db, 'bot');
+      expect((await consumerPosition(other.db, 'bot')).cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
       expect(() => readEvents(ctx, { limit: 10, consumer: 'bot' })).toThrow(expect.objectContaining({ code: 'BUSY' }));
       expect(readEvents(ctx, { limit: 10, consumer: 'audit' }).map((event) => event.pattern)).toEqual(['a', 'b', 'c']);
     });

@@ -40,19 +40,19 @@ describe('SqliteConnection', () => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const owners = () => (db.prepare('SELECT owner FROM owners ORDER BY owner').all() as { owner: string }[]).map((row) => row.owner);
+  const owners = async () => ((await db.prepare('SELECT owner FROM owners ORDER BY owner').all()) as { owner: string }[]).map((row) => row.owner);
   const insert = (owner: string) => db.prepare('INSERT INTO owners (owner, last_seen) VALUES (?, 0)').run(owner);
 
-  it('prepares each text once per connection, and runs the SQLite text of a dialect statement', () => {
+  it('prepares each text once per connection, and runs the SQLite text of a dialect statement', async () => {
     expect(db.engine).toBe('sqlite');
     expect(db.prepare('SELECT 1 AS one')).toBe(db.prepare('SELECT 1 AS one'));
     const both = { sqlite: 'SELECT 2 AS two', postgres: 'SELECT not valid sqlite' };
-    expect(db.prepare(both).get()).toEqual({ two: 2 });
+    expect(await db.prepare(both).get()).toEqual({ two: 2 });
     expect(sqliteHandle(db)).toBeDefined();
   });
 
-  it('commits a write when its work returns, rolls it back when the work throws, and nests as a savepoint', () => {
-    db.write(EVERYTHING, () => insert('kept'));
+  it('commits a write when its work returns, rolls it back when the work throws, and nests as a savepoint', async () => {
+    await db.write(EVERYTHING, () => insert('kept'));
     expect(() =>
       db.write(
         { scopes: ['/s'] },
@@ -64,7 +64,7 @@ describe('SqliteConnection', () => {
         ),
       ),
     ).toThrow('no');
-    db.write(EVERYTHING, () => {
+    await db.write(EVERYTHING, () => {
       insert('outer');
       expect(() =>
         db.write(
@@ -78,7 +78,7 @@ describe('SqliteConnection', () => {
         ),
       ).toThrow('inner');
     });
-    expect(owners()).toEqual(['kept', 'outer']);
+    expect(await owners()).toEqual(['kept', 'outer']);
   });
 
   it('a writer waiting for the lock gets it in the short gaps another process leaves between its transactions', async () => {
@@ -93,7 +93,7 @@ describe('SqliteConnection', () => {
       let busy = 0;
       for (let i = 0; i < 20; i++) {
         try {
-          db.write(EVERYTHING, () => insert(`w${i}`));
+          await db.write(EVERYTHING, () => insert(`w${i}`));
         } catch (error) {
           if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) busy++;
           else throw error;
@@ -101,16 +101,16 @@ describe('SqliteConnection', () => {
         await new Promise((resolve) => setTimeout(resolve, 40)); // like hooks one after another: the holder goes on
       }
       expect(busy).toBe(0);
-      expect(owners()).toHaveLength(20);
+      expect(await owners()).toHaveLength(20);
     } finally {
       holder.kill('SIGKILL');
       await holder.catch(() => undefined);
     }
   }, 30_000);
 
-  it('reads in one transaction and leaves none open, even when the work throws', () => {
+  it('reads in one transaction and leaves none open, even when the work throws', async () => {
     insert('a');
-    expect(db.read(() => owners())).toEqual(['a']);
+    expect(await db.read(() => owners())).toEqual(['a']);
     expect(() =>
       db.read(() => {
         throw new Error('no');
@@ -150,7 +150,7 @@ describe('write scopes', () => {
       engine: real.engine,
       location: real.location,
       prepare: (sql) => real.prepare(sql),
-      write: (scope, work) => (scopes.push(scope), real.write(scope, work)),
+      write: async (scope, work) => (scopes.push(scope), await real.write(scope, work)),
       read: (work) => real.read(work),
       setLockWait: (ms) => real.setLockWait(ms),
       now: (clock) => real.now(clock),
@@ -159,32 +159,32 @@ describe('write scopes', () => {
   });
   const own = () => ({ scopes: [store.ctx.scope] });
 
-  it('a reserve locks its own scope; a heartbeat and a sweep lock everything', () => {
+  it('a reserve locks its own scope; a heartbeat and a sweep lock everything', async () => {
     grant(store.ctx, 'alice', ['src/a.ts']);
     expect(scopes).toEqual([own()]);
     scopes.length = 0;
-    heartbeat(store.ctx, 'alice', 0);
+    await heartbeat(store.ctx, 'alice', 0);
     expect(scopes).toEqual([EVERYTHING]);
     scopes.length = 0;
     store.now += 3_600_000;
-    sweep(store.ctx, { dryRun: false });
+    await sweep(store.ctx, { dryRun: false });
     expect(scopes.length).toBeGreaterThan(0);
     expect(scopes.every((scope) => 'everything' in scope)).toBe(true);
   });
 
-  it('release --all and renew of all locks lock the scopes list shows; by id, a lock of any scope, so everything', () => {
+  it('release --all and renew of all locks lock the scopes list shows; by id, a lock of any scope, so everything', async () => {
     // Bulk writes go in chunks of a few milliseconds each (coord/chunks.ts): a loaded machine splits even two
     // locks into two transactions, so what counts is the scope each one locks, not how many there are.
     const locked = () => [...new Set(scopes.map((scope) => JSON.stringify(scope)))].map((scope) => JSON.parse(scope));
     const [lock] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
     scopes.length = 0;
-    renew(store.ctx, { ids: [], owner: 'alice' });
+    await renew(store.ctx, { ids: [], owner: 'alice' });
     expect(locked()).toEqual([own()]);
     scopes.length = 0;
-    renew(store.ctx, { ids: [lock!.id], owner: 'alice' });
+    await renew(store.ctx, { ids: [lock!.id], owner: 'alice' });
     expect(locked()).toEqual([EVERYTHING]);
     scopes.length = 0;
-    release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
+    await release(store.ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null });
     expect(locked()).toEqual([own()]);
   });
 });

@@ -49,7 +49,7 @@ describe(`overlap through the store on ${TEST_ENGINE} (${RUNS} runs)`, () => {
     let round = 0;
     const seen = { conflicts: 0, free: 0 };
     fc.assert(
-      fc.property(fc.uniqueArray(patternUnder, { minLength: 1, maxLength: 6 }), fc.array(patternUnder, { minLength: 1, maxLength: 3 }), (held, requests) => {
+      fc.property(fc.uniqueArray(patternUnder, { minLength: 1, maxLength: 6 }), fc.array(patternUnder, { minLength: 1, maxLength: 3 }), async (held, requests) => {
         round++;
         const holders = held.map((pattern, i) => ({ owner: `holder-${round}-${i}`, pattern }));
         // Shared holds coexist whatever they overlap; an exclusive request meets every overlapping one.
@@ -72,11 +72,11 @@ describe(`overlap through the store on ${TEST_ENGINE} (${RUNS} runs)`, () => {
             expect(outcome.granted, `reserve ${request}`).toBe(expected.length === 0);
             if (outcome.granted) {
               seen.free++;
-              release(store.ctx, { ids: [], owner: asker, all: true, force: false, reason: null });
+              await release(store.ctx, { ids: [], owner: asker, all: true, force: false, reason: null });
             } else seen.conflicts++;
           }
         } finally {
-          for (const { owner } of holders) release(store.ctx, { ids: [], owner, all: true, force: false, reason: null });
+          for (const { owner } of holders) await release(store.ctx, { ids: [], owner, all: true, force: false, reason: null });
         }
       }),
       { numRuns: RUNS, seed: SEED },

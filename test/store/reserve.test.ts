@@ -22,12 +22,12 @@ describe('store: reserve with an injected clock', () => {
     expect(file('bob', ['src/a.ts']).granted).toBe(true);
   });
 
-  it('leaves the database exactly as it was when a reserve is refused', () => {
+  it('leaves the database exactly as it was when a reserve is refused', async () => {
     file('alice', ['src/a.ts']);
-    const count = () => (store.ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get() as { n: number }).n;
-    const before = count();
+    const count = async () => ((await store.ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get()) as { n: number }).n;
+    const before = await count();
     expect(file('bob', ['docs/**', 'src/*']).granted).toBe(false);
-    expect(count()).toBe(before);
+    expect(await count()).toBe(before);
   });
 
   it('uses the literal-base prefilter without losing conflicts in other bases', () => {
@@ -43,20 +43,20 @@ describe('store: reserve with an injected clock', () => {
     expect(check(store.ctx, { type: 'file', patterns: ['packages'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
   });
 
-  it('writes one expired event per lock across repeated sweeps', () => {
+  it('writes one expired event per lock across repeated sweeps', async () => {
     file('alice', ['a', 'b']);
     store.now += 120_000;
-    expect(sweep(store.ctx, { dryRun: false }).expired).toBe(2);
-    expect(sweep(store.ctx, { dryRun: false }).expired).toBe(0);
-    const n = (store.ctx.db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'expired'").get() as { n: number }).n;
+    expect((await sweep(store.ctx, { dryRun: false })).expired).toBe(2);
+    expect((await sweep(store.ctx, { dryRun: false })).expired).toBe(0);
+    const n = ((await store.ctx.db.prepare("SELECT COUNT(*) AS n FROM events WHERE type = 'expired'").get()) as { n: number }).n;
     expect(n).toBe(2);
   });
 
-  it('release by id checks the owner', () => {
+  it('release by id checks the owner', async () => {
     const granted = file('alice', ['a']);
     const id = granted.granted ? granted.locks[0]!.id : '';
-    expect(release(store.ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null }).not_released).toEqual([{ id, why: 'not_owner', owner: 'alice' }]);
-    expect(release(store.ctx, { ids: [id], owner: 'alice', all: false, force: false, reason: null }).released).toHaveLength(1);
+    expect((await release(store.ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null })).not_released).toEqual([{ id, why: 'not_owner', owner: 'alice' }]);
+    expect((await release(store.ctx, { ids: [id], owner: 'alice', all: false, force: false, reason: null })).released).toHaveLength(1);
   });
 });
 

@@ -17,9 +17,9 @@ import { allocateLockKey, getLock } from '../../src/store/locks';
 const MINUTE = 60_000;
 
 describe('a new database', () => {
-  it('keeps the lock columns ic 0.1 had, so code reading either file reads the same names', () => {
-    withContext((ctx) => {
-      const columns = (ctx.db.prepare("SELECT name FROM pragma_table_info('locks')").all() as { name: string }[]).map((c) => c.name);
+  it('keeps the lock columns ic 0.1 had, so code reading either file reads the same names', async () => {
+    await withContext(async (ctx) => {
+      const columns = ((await ctx.db.prepare("SELECT name FROM pragma_table_info('locks')").all()) as { name: string }[]).map((c) => c.name);
       const v01 = ['id', 'token', 'type', 'scope', 'pattern', 'owner', 'mode', 'reason', 'created_at', 'expires_at', 'ttl_ms', 'released_at', 'release_reason'];
       expect(columns).toEqual(expect.arrayContaining(v01));
     });
@@ -27,8 +27,8 @@ describe('a new database', () => {
 });
 
 describe('lock ids', () => {
-  it('are 8 characters of [0-9a-z], unique, and found through the UNIQUE index on id', () => {
-    withContext((ctx, clock) => {
+  it('are 8 characters of [0-9a-z], unique, and found through the UNIQUE index on id', async () => {
+    await withContext(async (ctx, clock) => {
       const ids: string[] = [];
       for (let i = 0; i < 300; i++) {
         const outcome = reserveOnce(ctx, { type: 'file', patterns: [`dir${i % 7}/f${i}.ts`], owner: `o${i % 5}`, mode: 'exclusive', ttlMs: MINUTE, reason: null });
@@ -38,22 +38,22 @@ describe('lock ids', () => {
       }
       expect(ids.filter((id) => !ID_PATTERN.test(id))).toEqual([]);
       expect(new Set(ids).size).toBe(ids.length);
-      for (const id of ids.slice(0, 20)) expect(getLock(ctx.db, id)?.id).toBe(id);
-      const plan = (ctx.db.prepare("EXPLAIN QUERY PLAN SELECT * FROM locks WHERE id = 'abcdefgh'").all() as { detail: string }[]).map((r) => r.detail).join('; ');
+      for (const id of ids.slice(0, 20)) expect((await getLock(ctx.db, id))?.id).toBe(id);
+      const plan = ((await ctx.db.prepare("EXPLAIN QUERY PLAN SELECT * FROM locks WHERE id = 'abcdefgh'").all()) as { detail: string }[]).map((r) => r.detail).join('; ');
       expect(plan).toContain('locks_by_id');
       expect(() => ctx.db.prepare('UPDATE locks SET id = ? WHERE id = ?').run(ids[0], ids[1])).toThrow(/UNIQUE/);
     });
   });
 
-  it('are drawn again while the drawn id is taken', () => {
-    withContext((ctx) => {
+  it('are drawn again while the drawn id is taken', async () => {
+    await withContext(async (ctx) => {
       const first = reserveOnce(ctx, { type: 'file', patterns: ['a.ts'], owner: 'alice', mode: 'exclusive', ttlMs: MINUTE, reason: null });
       const taken = first.granted ? first.locks[0]!.id : '';
       const draws = [taken, taken, 'fresh000'];
-      const key = allocateLockKey(ctx.db, { id: 42 }, () => draws.shift()!);
+      const key = await allocateLockKey(ctx.db, { id: 42 }, () => draws.shift()!);
       expect(key).toEqual({ seq: 42, id: 'fresh000' });
       expect(draws).toEqual([]); // both clashing draws were consumed
-      expect(allocateLockKey(ctx.db, { id: 43 }, () => 'other000')).toEqual({ seq: 43, id: 'other000' });
+      expect(await allocateLockKey(ctx.db, { id: 43 }, () => 'other000')).toEqual({ seq: 43, id: 'other000' });
     });
   });
 });
@@ -70,8 +70,8 @@ describe('fencing tokens', () => {
       fc.record({ kind: fc.constant('wait' as const), minutes: fc.integer({ min: 1, max: 20 }) }),
     );
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), (steps) => {
-        withContext((ctx, clock) => {
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        await withContext(async (ctx, clock) => {
           let highest = 0;
           const tokenOf = new Map<string, number>();
           const take = (locks: { id: string; token: number }[]) => {
@@ -88,16 +88,16 @@ describe('fencing tokens', () => {
               if (outcome.granted) take(outcome.locks);
             } else if (s.kind === 'transfer') {
               try {
-                const moved = transfer(ctx, { from: owners[s.from]!, to: owners[(s.from + 1) % 3]!, by: owners[s.from]!, force: false });
+                const moved = await transfer(ctx, { from: owners[s.from]!, to: owners[(s.from + 1) % 3]!, by: owners[s.from]!, force: false });
                 for (const lock of moved) tokenOf.delete(lock.id); // a transfer always assigns a new token
                 take(moved);
               } catch (error) {
                 if ((error as { code?: string }).code !== 'NOT_FOUND') throw error;
               }
             } else if (s.kind === 'release') {
-              release(ctx, { ids: [], owner: owners[s.owner]!, all: true, force: false, reason: null });
+              await release(ctx, { ids: [], owner: owners[s.owner]!, all: true, force: false, reason: null });
             } else if (s.kind === 'purge') {
-              sweep(ctx, { olderThanMs: 0, dryRun: false }); // deletes every released lock and all but the newest event
+              await sweep(ctx, { olderThanMs: 0, dryRun: false }); // deletes every released lock and all but the newest event
             } else clock.now += s.minutes * MINUTE;
           }
           // Whatever the log lost, the next grant's token is above every token handed out before it.
@@ -109,30 +109,30 @@ describe('fencing tokens', () => {
     );
   });
 
-  it('after a purge that leaves a single event, the next grant still gets a token above every earlier one', () => {
-    withContext((ctx, clock) => {
+  it('after a purge that leaves a single event, the next grant still gets a token above every earlier one', async () => {
+    await withContext(async (ctx, clock) => {
       const grant = (file: string) => {
         const outcome = reserveOnce(ctx, { type: 'file', patterns: [file], owner: 'alice', mode: 'exclusive', ttlMs: MINUTE, reason: null });
         return outcome.granted ? outcome.locks[0]! : expect.fail('conflict');
       };
       grant('a.ts');
-      const moved = transfer(ctx, { from: 'alice', to: 'bob', by: 'alice', force: false })[0]!;
-      release(ctx, { ids: [], owner: 'bob', all: true, force: false, reason: null });
+      const moved = (await transfer(ctx, { from: 'alice', to: 'bob', by: 'alice', force: false }))[0]!;
+      await release(ctx, { ids: [], owner: 'bob', all: true, force: false, reason: null });
       clock.now += MINUTE;
-      const purged = sweep(ctx, { olderThanMs: 0, dryRun: false });
+      const purged = await sweep(ctx, { olderThanMs: 0, dryRun: false });
       expect(purged.purged_locks).toBe(1);
-      expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get()).toEqual({ n: 0 });
-      expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 1 }); // the newest is kept
+      expect(await ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get()).toEqual({ n: 0 });
+      expect(await ctx.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 1 }); // the newest is kept
       expect(grant('b.ts').token).toBeGreaterThan(moved.token);
     });
   });
 });
 
 // A context on a new database file in a temporary directory, with a clock the test moves.
-function withContext(body: (ctx: CoordContext, clock: { now: number }) => void): void {
+async function withContext(body: (ctx: CoordContext, clock: { now: number }) => void): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ic-schema-'));
   const clock = { now: Date.parse('2026-01-01T00:00:00.000Z') };
-  const ctx = createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db'), IC_LOCK_DELAY: '0s' }, write: true, clock: () => clock.now });
+  const ctx = await createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db'), IC_LOCK_DELAY: '0s' }, write: true, clock: () => clock.now });
   try {
     body(ctx, clock);
   } finally {

@@ -20,13 +20,13 @@ let mine: CoordContext; // the call under test
 let other: CoordContext; // another process, on its own connection
 let database: ReturnType<typeof testDatabase>;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ic-snapshot-'));
   now = Date.parse('2026-01-01T00:00:00.000Z');
   database = testDatabase(dir); // SQLite, or PostgreSQL in the conformance run (test/postgres/conformance.mts)
   const open = () => createContext({ cwd: dir, env: database.env, write: true, clock: () => now });
-  mine = open();
-  other = open();
+  mine = await open();
+  other = await open();
 });
 afterEach(() => {
   mine.db.close();
@@ -49,8 +49,8 @@ function raced(owner: string, patterns: string[], between: () => void, mode: 'ex
 }
 
 // No two active locks of different owners, one exclusive, on overlapping patterns.
-function expectNoDoubleGrant(): void {
-  const active = listLocks(mine.db, { activeAt: now });
+async function expectNoDoubleGrant(): Promise<void> {
+  const active = await listLocks(mine.db, { activeAt: now });
   for (const lock of active) {
     const others = active.filter((o) => o.id !== lock.id);
     expect(findConflicts([{ type: lock.type, scope: lock.scope, pattern: lock.pattern, owner: lock.owner, mode: lock.mode }], others, now, 0)).toEqual([]);
@@ -58,55 +58,53 @@ function expectNoDoubleGrant(): void {
 }
 
 describe('reserve from a snapshot', () => {
-  it('refuses when another owner was granted an overlapping lock after the snapshot', () => {
+  it('refuses when another owner was granted an overlapping lock after the snapshot', async () => {
     const outcome = raced('bob', ['src/**', 'docs/**'], () => expect(reserve(other, 'alice', ['src/a.ts']).granted).toBe(true));
     expect(outcome !== SNAPSHOT_STALE && !outcome.granted && outcome.conflicts.map((c) => [c.pattern, c.held.owner])).toEqual([['src/**', 'alice']]);
-    expect(listLocks(mine.db, { owner: 'bob' })).toEqual([]);
-    expectNoDoubleGrant();
+    expect(await listLocks(mine.db, { owner: 'bob' })).toEqual([]);
+    await expectNoDoubleGrant();
   });
 
-  it('refuses when the requester’s own lock was transferred to another owner after the snapshot', () => {
+  it('refuses when the requester’s own lock was transferred to another owner after the snapshot', async () => {
     expect(reserve(mine, 'bob', ['src/a.ts']).granted).toBe(true);
     const outcome = raced('bob', ['src/**', 'lib/*.ts'], () => transfer(other, { from: 'bob', to: 'alice', by: 'bob', force: false }));
     // The transfer's event names bob's lock, so the commit sees it changed hands; either way, no grant.
     expect(outcome === SNAPSHOT_STALE || !outcome.granted).toBe(true);
     const fresh = reserve(mine, 'bob', ['src/**', 'lib/*.ts']);
     expect(!fresh.granted && fresh.conflicts[0]!.held.owner).toBe('alice');
-    expectNoDoubleGrant();
+    await expectNoDoubleGrant();
   });
 
-  it('refuses when a shared lock was upgraded to exclusive after the snapshot', () => {
+  it('refuses when a shared lock was upgraded to exclusive after the snapshot', async () => {
     expect(reserve(mine, 'alice', ['src/**'], 'shared').granted).toBe(true);
     const outcome = raced('bob', ['src/a.ts', 'src/*.md'], () => expect(reserve(other, 'alice', ['src/**']).granted).toBe(true), 'shared');
     expect(outcome !== SNAPSHOT_STALE && !outcome.granted && outcome.conflicts[0]!.held.mode).toBe('exclusive');
-    expectNoDoubleGrant();
+    await expectNoDoubleGrant();
   });
 
-  it('grants when what changed cannot touch the request', () => {
+  it('grants when what changed cannot touch the request', async () => {
     const outcome = raced('bob', ['src/**', 'docs/**'], () => expect(reserve(other, 'alice', ['lib/x.ts', 'test/**']).granted).toBe(true));
     expect(outcome !== SNAPSHOT_STALE && outcome.granted && outcome.locks.map((l) => l.pattern)).toEqual(['src/**', 'docs/**']);
-    expectNoDoubleGrant();
+    await expectNoDoubleGrant();
   });
 
-  it('takes a new lock, not the released row, when its own lock was released after the snapshot', () => {
+  it('takes a new lock, not the released row, when its own lock was released after the snapshot', async () => {
     const held = reserve(mine, 'bob', ['src/a.ts']);
     const oldId = held.granted ? held.locks[0]!.id : '';
     const outcome = raced('bob', ['src/a.ts', 'src/*.md'], () => release(other, { ids: [oldId], owner: 'bob', all: false, force: false, reason: null }));
     expect(outcome !== SNAPSHOT_STALE && outcome.granted).toBe(true);
-    const active = listLocks(mine.db, { owner: 'bob', activeAt: now })
-      .map((l) => l.pattern)
-      .sort();
+    const active = (await listLocks(mine.db, { owner: 'bob', activeAt: now })).map((l) => l.pattern).sort();
     expect(active).toEqual(['src/*.md', 'src/a.ts']);
-    expect(listLocks(mine.db, { owner: 'bob', activeAt: now }).some((l) => l.id === oldId)).toBe(false);
+    expect((await listLocks(mine.db, { owner: 'bob', activeAt: now })).some((l) => l.id === oldId)).toBe(false);
   });
 
-  it('redoes the decision when events were purged after the snapshot, or too many locks changed', () => {
+  it('redoes the decision when events were purged after the snapshot, or too many locks changed', async () => {
     expect(reserve(mine, 'carol', ['old.ts']).granted).toBe(true);
-    release(mine, { ids: [], owner: 'carol', all: true, force: false, reason: null });
-    const purged = raced('bob', ['src/**', 'docs/**'], () => {
+    await release(mine, { ids: [], owner: 'carol', all: true, force: false, reason: null });
+    const purged = raced('bob', ['src/**', 'docs/**'], async () => {
       expect(reserve(other, 'alice', ['lib/x.ts']).granted).toBe(true);
       now += 1_000;
-      sweep(other, { olderThanMs: 0, dryRun: false });
+      await sweep(other, { olderThanMs: 0, dryRun: false });
     });
     expect(purged).toBe(SNAPSHOT_STALE);
     const crowded = raced('bob', ['src/**', 'docs/**'], () =>
@@ -119,27 +117,27 @@ describe('reserve from a snapshot', () => {
       ).toBe(true),
     );
     expect(crowded).toBe(SNAPSHOT_STALE);
-    expect(listLocks(mine.db, { owner: 'bob' })).toEqual([]);
+    expect(await listLocks(mine.db, { owner: 'bob' })).toEqual([]);
     expect(reserve(mine, 'bob', ['src/**', 'docs/**']).granted).toBe(true); // a fresh decision goes through
   });
 
-  it('grants when every lock that blocked in the snapshot was released or handed to the requester since', () => {
+  it('grants when every lock that blocked in the snapshot was released or handed to the requester since', async () => {
     expect(reserve(mine, 'alice', ['src/a.ts']).granted).toBe(true);
     expect(reserve(mine, 'carol', ['docs/x.md']).granted).toBe(true);
-    const outcome = raced('bob', ['src/**', 'docs/**'], () => {
-      release(other, { ids: [], owner: 'alice', all: true, force: false, reason: null });
-      transfer(other, { from: 'carol', to: 'bob', by: 'carol', force: false });
+    const outcome = raced('bob', ['src/**', 'docs/**'], async () => {
+      await release(other, { ids: [], owner: 'alice', all: true, force: false, reason: null });
+      await transfer(other, { from: 'carol', to: 'bob', by: 'carol', force: false });
     });
     // Revised from the events since the snapshot (or redone): either way the decision grants.
     if (outcome === SNAPSHOT_STALE) expect(reserve(mine, 'bob', ['src/**', 'docs/**']).granted).toBe(true);
     else expect(outcome.granted).toBe(true);
-    expectNoDoubleGrant();
+    await expectNoDoubleGrant();
   });
 
-  it('reports a conflict still holding at commit time from its current row, and records it then', () => {
+  it('reports a conflict still holding at commit time from its current row, and records it then', async () => {
     expect(reserve(mine, 'alice', ['src/a.ts', 'src/b.ts']).granted).toBe(true);
-    const outcome = raced('bob', ['src/**', 'docs/**'], () => {
-      release(other, { ids: [], owner: 'alice', pattern: 'src/a.ts', all: false, force: false, reason: null });
+    const outcome = raced('bob', ['src/**', 'docs/**'], async () => {
+      await release(other, { ids: [], owner: 'alice', pattern: 'src/a.ts', all: false, force: false, reason: null });
       now += 1_000;
       expect(reserve(other, 'alice', ['src/b.ts'], 'exclusive').granted).toBe(true); // renewed: a later expiry
     });
@@ -147,7 +145,7 @@ describe('reserve from a snapshot', () => {
     const conflicts = outcome !== SNAPSHOT_STALE && !outcome.granted ? outcome.conflicts : [];
     expect(conflicts.map((c) => c.held.pattern)).toEqual(['src/b.ts']);
     expect(conflicts[0]!.held.expires_at).toBe(now - 5 + 60_000);
-    const recorded = mine.db.prepare("SELECT pattern, lock_id FROM events WHERE type = 'conflict' AND owner = 'bob'").all();
+    const recorded = await mine.db.prepare("SELECT pattern, lock_id FROM events WHERE type = 'conflict' AND owner = 'bob'").all();
     expect(recorded).toEqual([{ pattern: 'src/**', lock_id: conflicts[0]!.held.id }]);
   });
 });

@@ -18,12 +18,12 @@ export interface TestStore {
   now: number;
 }
 
-export function openTestStore(env: NodeJS.ProcessEnv = {}, into = {} as TestStore & { close: () => void }): TestStore & { close: () => void } {
+export async function openTestStore(env: NodeJS.ProcessEnv = {}, into = {} as TestStore & { close: () => void }): Promise<TestStore & { close: () => void }> {
   const store = into;
   store.dir = mkdtempSync(join(tmpdir(), 'ic-unit-'));
   store.now = T0;
   const database = testDatabase(store.dir);
-  store.ctx = createContext({ cwd: store.dir, env: { ...database.env, ...env }, write: true, clock: () => store.now });
+  store.ctx = await createContext({ cwd: store.dir, env: { ...database.env, ...env }, write: true, clock: () => store.now });
   store.close = () => {
     store.ctx.db.close();
     rmSync(store.dir, { recursive: true, force: true });
@@ -45,8 +45,8 @@ export function testDatabase(dir: string): { env: Record<string, string>; drop: 
 // One fresh store per test of the calling file: the object returned is refilled before each test.
 export function useTestStore(env: NodeJS.ProcessEnv = {}): TestStore {
   const current = {} as TestStore & { close: () => void };
-  beforeEach(() => {
-    openTestStore(env, current);
+  beforeEach(async () => {
+    await openTestStore(env, current);
   });
   afterEach(() => current.close());
   return current;

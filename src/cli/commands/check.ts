@@ -10,22 +10,22 @@ export function checkCommand(emit: (reply: Reply) => void): Command {
     .argument('<paths...>', 'paths or patterns, relative to the current directory (":/PATTERN": from the scope root)')
     .addOption(ownerOption())
     .option('--shared', 'ask about a shared reservation')
-    .action((paths: string[], options: CommonOptions & { shared?: boolean }) => emit(runCheck(paths, options)));
+    .action(async (paths: string[], options: CommonOptions & { shared?: boolean }) => emit(await runCheck(paths, options)));
 }
 
-function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boolean }): Reply {
+async function runCheck(rawPatterns: string[], options: CommonOptions & { shared?: boolean }): Promise<Reply> {
   // Without an owner the question is "is it free for anyone new?": every holder counts ('' is no owner).
-  const owner = optionalOwner(options, process.env) ?? '';
+  const owner = (await optionalOwner(options, process.env)) ?? '';
   checkWorkLimit('patterns', rawPatterns.length); // before any file-system or database work
   const project = projectFor(options);
   const patterns = rawPatterns.map((pattern) => commandLinePattern(project, process.cwd(), pattern));
   return withContext(
     options,
     false,
-    (ctx) => {
+    async (ctx) => {
       const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
       const free = conflicts.length === 0;
-      const now = ctx.db.now(ctx.clock); // the database's clock (the server's on PostgreSQL), for "in 13m"
+      const now = await ctx.db.now(ctx.clock); // the database's clock (the server's on PostgreSQL), for "in 13m"
       // "Not free" is an answer, not a failure: ok stays true and the exit code says no.
       return success({ free, conflicts: conflicts.map(viewConflict) }, () => (free ? 'free' : `not free:\n${conflicts.map((c) => `  ${describeConflict(c, now)}`).join('\n')}`), free ? 0 : 1);
     },

@@ -17,7 +17,7 @@ import { failure, success, type Reply } from '../reply';
 export function doctorCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('doctor', 'check the database: location, file system, integrity, schema, journal mode, lock counts, and what to do')
     .option('--repair-clock', 'date events and locks stamped in the future (by a write with a wrong clock) now, then check')
-    .action((options: DoctorOptions) => emit(options.repairClock ? runRepairClock(options) : runDoctor(options)));
+    .action(async (options: DoctorOptions) => emit(options.repairClock ? runRepairClock(options) : await runDoctor(options)));
 }
 
 interface DoctorOptions extends CommonOptions {
@@ -39,12 +39,12 @@ function runRepairClock(options: DoctorOptions): Reply {
 // Exit codes: 0 healthy; 1 usable but something needs attention (an answer, like `check`'s "not free":
 // ok stays true); 69 ic cannot use the database (ok false, error DB_UNAVAILABLE, with the full report).
 // Doctor never creates, migrates or converts the database.
-function runDoctor(options: CommonOptions): Reply {
+async function runDoctor(options: CommonOptions): Promise<Reply> {
   const project = resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope });
   const location = project.db;
   const report = isServerDb(location)
     ? diagnosePostgres(location, process.env, clockFromEnv(process.env), project.unmarked ? undefined : projectBindingCheck(location.path, project.projectRoot, project.git))
-    : diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
+    : await diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
   if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
   if (location.source === 'project' && !project.unmarked) addChecks(report, strayRootChecks(project.projectRoot, canonicalDir(homedir())));
   addChecks(report, hookChecks(project.projectRoot, process.env));

@@ -105,9 +105,9 @@ function followLine(cells: string[]): string {
 }
 
 // Polls until SIGINT/SIGTERM, one JSON line (or table row) per event; with a consumer, its cursor moves past what was printed.
-function follow(options: EventsOptions, input: EventsInput): Promise<void> {
+async function follow(options: EventsOptions, input: EventsInput): Promise<void> {
   // Opened as a writer: a follower started before the first write must watch the real file, not an empty stand-in.
-  const ctx = openContext(options, true);
+  const ctx = await openContext(options, true);
   const pollMs = Number(process.env.IC_POLL_MS ?? 500);
   const asTable = currentOutput().format === 'table';
   // Without a consumer the follower keeps its own cursor: above --since N, from --since D ago, else above the

@@ -8,13 +8,13 @@ import { success, type Reply } from '../reply';
 export function heartbeatCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('heartbeat', "renew all of the owner's locks and claims and record it as alive (cheap: call it on every tool use)")
     .addOption(ownerOption())
-    .action((options: CommonOptions) => emit(runHeartbeat(options)));
+    .action(async (options: CommonOptions) => emit(await runHeartbeat(options)));
 }
 
-function runHeartbeat(options: CommonOptions): Reply {
-  const owner = resolveOwner(options, process.env);
-  return withContext(options, true, (ctx) => {
-    const result = heartbeat(ctx, owner);
+async function runHeartbeat(options: CommonOptions): Promise<Reply> {
+  const owner = await resolveOwner(options, process.env);
+  return withContext(options, true, async (ctx) => {
+    const result = await heartbeat(ctx, owner);
     const json = { owner, renewed: result.renewed, skipped: result.skipped, last_seen: formatTime(result.last_seen) };
     return success(json, () => (result.skipped ? `${owner}: seen just now` : `${owner}: renewed ${countOf(result.renewed, 'lock')}`));
   });

@@ -9,8 +9,8 @@ import { failure, type Reply } from '../reply';
 export function hookCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('hook', `run an agent or git hook: ${HOOK_NAMES.join(', ')} (reads the hook payload on stdin)`)
     .argument('<name>', 'which hook')
-    .action((name: string, options: CommonOptions) => {
+    .action(async (name: string, options: CommonOptions) => {
       if (!isHookName(name)) return emit(failure(new IcError('USAGE', `unknown hook "${name}"; hooks are ${HOOK_NAMES.join(', ')}`, { hint: 'Try: ic coord install' })));
-      runHookCall(name, undefined, options.db ? { ...process.env, IC_DB: options.db } : process.env);
+      await runHookCall(name, undefined, options.db ? { ...process.env, IC_DB: options.db } : process.env);
     });
 }

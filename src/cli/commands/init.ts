@@ -68,15 +68,15 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
   return withContext(
     options,
     'init',
-    (ctx) => {
+    async (ctx) => {
       // Outside git, `ic init` makes its directory a project root (.ic/), also when --db puts the database
       // elsewhere: hooks find a file's project by that mark, and without one they coordinate nothing.
       if (ctx.unmarked) mkdirSync(join(ctx.projectRoot, DB_DIR), { recursive: true });
       const named = options.project !== undefined || isServerDb(ctx.dbLocation) ? { project: projectIdentity(ctx.projectRoot, ctx.git) } : {};
-      const alsoNamed = ctx.db.engine === 'postgres' ? otherProjectNames(ctx.db as PgConnection, ctx.projectRoot, named.project!) : [];
+      const alsoNamed = ctx.db.engine === 'postgres' ? await otherProjectNames(ctx.db as PgConnection, ctx.projectRoot, named.project!) : [];
       const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
       const recorded = recordServer(ctx.dbLocation, project);
-      const base = { db: ctx.dbLocation.path, schema_version: storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also, ...(recorded ? { db_recorded: recorded } : {}) };
+      const base = { db: ctx.dbLocation.path, schema_version: await storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also, ...(recorded ? { db_recorded: recorded } : {}) };
       // A clone of a project named by a key elsewhere: said, not guessed (a fork has the same commits).
       const alsoText = alsoNamed.length > 0 ? `; this repository is also the project ${alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
       const recordedText = recorded ? `; this clone uses it from now on without IC_DB (git config ${DB_CONFIG_KEY}, no password recorded)` : '';

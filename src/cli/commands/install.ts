@@ -107,13 +107,13 @@ export function uninstallCommand(emit: (reply: Reply) => void): Command {
   return withTargetOptions(commonCommand('uninstall', 'remove the hooks install added and restore what they replaced (--purge: the database too)'))
     .option('--purge', 'also delete the database; for a full removal. With live locks it asks on a terminal, else needs --force')
     .option('--force', 'with --purge: delete the database even though it holds live locks (they are listed on stderr)')
-    .action((options: InstallOptions) => {
+    .action(async (options: InstallOptions) => {
       const dryRun = Boolean(options.dryRun);
       const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
       const workspace = options.purge ? resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope }) : undefined;
       const server = workspace ? serverOf(workspace) : undefined;
       if (server) changes.push(...server.changes);
-      else if (workspace) changes.push(...planPurge(options, dryRun, workspace));
+      else if (workspace) changes.push(...(await planPurge(options, dryRun, workspace)));
       const reply = applyPlan(changes, dryRun, 'uninstalled');
       emit(server ? withKeptOnServer(reply, server.kept) : reply);
     });
@@ -131,10 +131,10 @@ function withKeptOnServer(reply: Reply, kept: ServerPurge['kept']): Reply {
 
 // The database and its -wal/-shm files, and its directory when nothing else is in it. Live locks are listed
 // on stderr first: whoever holds them loses them.
-function planPurge(options: InstallOptions, dryRun: boolean, workspace: Workspace): Change[] {
+async function planPurge(options: InstallOptions, dryRun: boolean, workspace: Workspace): Promise<Change[]> {
   const db = workspace.db.path;
   if (!existsSync(db)) return [];
-  const ctx = openContext(options, false, workspace);
+  const ctx = await openContext(options, false, workspace);
   const live = list(ctx, { active: true, allScopes: true });
   ctx.db.close();
   if (live.length > 0) {

@@ -28,10 +28,10 @@ export function listCommand(emit: (reply: Reply) => void): Command {
 function runList(listOptions: ListOptions): Reply {
   const options = { ...listOptions, type: (listOptions.type as string) === 'lock' ? ('named' as const) : listOptions.type };
   const expiringMs = options.expiring !== undefined ? parseNonNegativeDuration(options.expiring, '--expiring') : undefined;
-  return withContext(options, false, (ctx) => {
+  return withContext(options, false, async (ctx) => {
     const allScopes = Boolean(options.allScopes);
     const locks = list(ctx, { active: Boolean(options.active), owner: options.owner, type: options.type, expiringMs, allScopes }).map(viewLock);
-    const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: ctx.db.now(ctx.clock) }; // the server's clock on PostgreSQL: a lock's state is never judged by a skewed client
+    const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now: await ctx.db.now(ctx.clock) }; // the server's clock on PostgreSQL: a lock's state is never judged by a skewed client
     if (!options.active || expiringMs !== undefined) return success({ locks }, () => lockTable(locks, tableOptions));
     // `locks` stays what it was (active ones only); blockers in their lock-delay come beside it, when there are any.
     const delayed = lockDelayBlockers(ctx, allScopes, { owner: options.owner, type: options.type }).map(viewLock);

@@ -30,8 +30,8 @@ export const DEFAULT_CONFLICT_EXIT_CODE = 75;
 // `coord lock NAME -- CMD`: wait for the lock under a per-run owner (OWNER/run-ID, so two runs by one
 // owner serialise), run CMD, and exit with its code; the conflict exit code when the lock could not be
 // had or was lost while CMD ran.
-export function runCommandUnderLock(name: string, command: string[], options: RunOptions, emit: (reply: Reply) => void): Promise<void> | void {
-  const owner = resolveOwner(options, process.env);
+export async function runCommandUnderLock(name: string, command: string[], options: RunOptions, emit: (reply: Reply) => void): Promise<void> | void {
+  const owner = await resolveOwner(options, process.env);
   const leaseMs = options.ttl !== undefined ? parseLease(options.ttl) : RUN_LEASE_MS;
   const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
   const conflictExitCode = parseExitCode(options.conflictExitCode);
@@ -41,7 +41,7 @@ export function runCommandUnderLock(name: string, command: string[], options: Ru
     Array.from(escapeForDisplay(command.join(' ')))
       .slice(0, 200)
       .join(''); // whole characters
-  const ctx = openContext(options, true);
+  const ctx = await openContext(options, true);
   let waited: { outcome: ReserveOutcome; timedOut: boolean };
   try {
     waited = waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
@@ -84,8 +84,8 @@ export function waitForLock(
   let lastHolder: string | undefined;
   const take = { type: 'named' as const, ...input };
   const result = retryWithBackoff(
-    (attempt) => {
-      const value = takeName(ctx, take, attempt);
+    async (attempt) => {
+      const value = await takeName(ctx, take, attempt);
       if (!value.granted && waitMs > 0) {
         const conflict = value.conflicts[0]!;
         const holder = `${conflict.held.id}/${conflict.state}`;

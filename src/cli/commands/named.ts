@@ -44,8 +44,8 @@ export function lockCommand(emit: (reply: Reply) => void): Command {
     .option('-n, --no-wait', 'with CMD: do not wait; give up at once if the lock is held')
     .option('-E, --conflict-exit-code <code>', 'with CMD: exit code when the lock could not be had or was lost (default 75)')
     .option('--reason <text>', 'why, shown to others who wait (with CMD, default: the command)')
-    .action((name: string, command: string[], options: TakeOptions & RunOptions) => {
-      if (command.length === 0) return emit(take('named', name, options));
+    .action(async (name: string, command: string[], options: TakeOptions & RunOptions) => {
+      if (command.length === 0) return emit(await take('named', name, options));
       // Without `--`, `lock NAME --ttl 10m minutes` would run a command named `minutes`.
       if (!process.argv.includes('--')) throw new IcError('USAGE', `put -- before the command: coord lock ${name} -- ${command.join(' ')}`, { hint: 'Try: coord lock tests -- npm test' });
       return runCommandUnderLock(name, command, options, emit);
@@ -61,7 +61,7 @@ export function claimCommand(emit: (reply: Reply) => void): Command {
     .option('--reason <text>', 'what you are doing with it, shown to others who try to claim it')
     .option('--take', 'take over a stalled claim (its owner inactive for the repository setting stall-after, default 60m: ic config); recorded as taken_over')
     .option('--ask [message]', "ask the holder to hand the claim over; MESSAGE reaches the holder's model with its next hook (once; a repeat in the same words is not sent again)")
-    .action((item: string, options: TakeOptions) => emit(options.take || options.ask ? takeOrAsk(item, options) : take('claim', item, options)));
+    .action(async (item: string, options: TakeOptions) => emit(options.take || options.ask ? await takeOrAsk(item, options) : await take('claim', item, options)));
 }
 
 export function unlockCommand(emit: (reply: Reply) => void): Command {
@@ -78,26 +78,26 @@ function dropCommand(commandName: string, type: NameType, description: string, e
     .addOption(ownerOption())
     .option('--force', "release another owner's (recorded as force_released)")
     .option('--reason <text>', 'why, kept in the events')
-    .action((name: string, options: CommonOptions & { force?: boolean; reason?: string }) => emit(drop(type, name, options)));
+    .action(async (name: string, options: CommonOptions & { force?: boolean; reason?: string }) => emit(await drop(type, name, options)));
 }
 
-function takeOnce(type: NameType, name: string, options: TakeOptions): { outcome: ReserveOutcome; timedOut: boolean } {
-  const owner = resolveOwner(options, process.env);
+async function takeOnce(type: NameType, name: string, options: TakeOptions): Promise<{ outcome: ReserveOutcome; timedOut: boolean }> {
+  const owner = await resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS[type];
   const waitMs = typeof options.wait === 'string' ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
   const validName = validateName(name, NOUN[type] === 'lock' ? 'lock name' : 'claim item');
-  return withContext(options, true, (ctx) => {
+  return withContext(options, true, async (ctx) => {
     const input = { type, name: validName, owner, ttlMs, reason: options.reason ?? null };
-    if (waitMs === undefined) return { outcome: takeName(ctx, input), timedOut: false };
+    if (waitMs === undefined) return { outcome: await takeName(ctx, input), timedOut: false };
     return reserveWaiting(ctx, waitMs, (attempt) => takeName(ctx, input, attempt));
   });
 }
 
-function take(type: NameType, name: string, options: TakeOptions): Reply {
-  const { outcome, timedOut } = takeOnce(type, name, options);
+async function take(type: NameType, name: string, options: TakeOptions): Promise<Reply> {
+  const { outcome, timedOut } = await takeOnce(type, name, options);
   if (outcome.granted || type !== 'claim' || outcome.conflicts.length === 0) return replyForOutcome(outcome, timedOut);
   const held = outcome.conflicts[0]!.held;
-  const state = withContext(options, false, (ctx) => claimState(ctx, held.pattern));
+  const state = await withContext(options, false, (ctx) => claimState(ctx, held.pattern));
   const advice = state?.stalled ? `; stalled (no activity since ${formatTime(state.last_active)}): take it over with --take` : '; ask for it with --ask';
   const base = replyForOutcome(outcome, timedOut);
   const error = base.json.error as Record<string, unknown>;
@@ -108,13 +108,13 @@ function take(type: NameType, name: string, options: TakeOptions): Reply {
 
 // `claim ITEM --take` / `--ask`: over a stalled claim, or a request to its holder; a free item (or one the
 // owner holds already) is simply claimed.
-function takeOrAsk(item: string, options: TakeOptions): Reply {
+async function takeOrAsk(item: string, options: TakeOptions): Promise<Reply> {
   if (options.take && options.ask) throw new IcError('USAGE', '--take and --ask exclude each other', { hint: 'Try: coord claim ITEM --ask, and --take once the claim is stalled' });
-  const owner = resolveOwner(options, process.env);
+  const owner = await resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.claim;
   const validItem = validateName(item, 'claim item');
   const reason = options.ask !== undefined && options.ask !== false ? askMessage(options) : (options.reason ?? null);
-  const done = withContext(options, true, (ctx): Reply | undefined => {
+  const done = await withContext(options, true, (ctx): Reply | undefined => {
     if (options.take) {
       const taken = takeOver(ctx, { item: validItem, owner, ttlMs, reason });
       if (!taken) return undefined;
@@ -129,11 +129,11 @@ function takeOrAsk(item: string, options: TakeOptions): Reply {
     const said = asked.repeated ? `already asked ${asked.claim.owner} for ${validItem} in these words` : `asked ${asked.claim.owner} to hand over ${validItem}`;
     return success(json, () => `${said}${asked.stalled ? ' (it is stalled: --take would take it now)' : ''}`);
   });
-  return done ?? take('claim', item, { ...options, take: false, ask: false });
+  return done ?? (await take('claim', item, { ...options, take: false, ask: false }));
 }
 
-function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Reply {
-  const owner = resolveOwner(options, process.env); // even --force names who did it
+async function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Promise<Reply> {
+  const owner = await resolveOwner(options, process.env); // even --force names who did it
   return withContext(options, true, (ctx) => {
     const result = dropName(ctx, { type, name: validateName(name, 'name'), owner, force: Boolean(options.force), reason: options.reason ?? null });
     const released = result.released.map(viewLock);

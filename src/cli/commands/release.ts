@@ -28,7 +28,7 @@ export function releaseCommand(emit: (reply: Reply) => void): Command {
     .option('--everything', "release all of the owner's file locks, named locks and claims in the scope")
     .option('--force', "release another owner's lock (recorded as force_released, with who did it)")
     .option('--reason <text>', 'why, kept in the events')
-    .action((ids: string[], options: ReleaseOptions) => emit(runRelease(ids, options)));
+    .action(async (ids: string[], options: ReleaseOptions) => emit(await runRelease(ids, options)));
 }
 
 // --all means file locks: a claim or a named lock is given up by name (unclaim, unlock) or by asking for it.
@@ -40,12 +40,12 @@ function typesToRelease(options: ReleaseOptions): LockType[] | undefined {
   return types.length > 0 ? types : undefined;
 }
 
-function runRelease(ids: string[], options: ReleaseOptions): Reply {
-  const owner = resolveOwner(options, process.env); // even --force names who did it
+async function runRelease(ids: string[], options: ReleaseOptions): Promise<Reply> {
+  const owner = await resolveOwner(options, process.env); // even --force names who did it
   const pattern = options.pattern !== undefined ? commandLinePattern(projectFor(options), process.cwd(), options.pattern) : undefined;
   const allTypes = typesToRelease(options);
-  return withContext(options, true, (ctx) => {
-    const result = release(ctx, {
+  return withContext(options, true, async (ctx) => {
+    const result = await release(ctx, {
       ids,
       owner,
       pattern,

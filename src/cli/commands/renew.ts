@@ -12,14 +12,14 @@ export function renewCommand(emit: (reply: Reply) => void): Command {
     .argument('[ids...]', 'lock IDs')
     .addOption(ownerOption())
     .option('--ttl <duration>', 'new time to live from now (default: the TTL each lock was taken with)')
-    .action((ids: string[], options: CommonOptions & { ttl?: string }) => emit(runRenew(ids, options)));
+    .action(async (ids: string[], options: CommonOptions & { ttl?: string }) => emit(await runRenew(ids, options)));
 }
 
-function runRenew(ids: string[], options: CommonOptions & { ttl?: string }): Reply {
-  const owner = resolveOwner(options, process.env);
+async function runRenew(ids: string[], options: CommonOptions & { ttl?: string }): Promise<Reply> {
+  const owner = await resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : undefined;
-  return withContext(options, true, (ctx) => {
-    const result = renew(ctx, { ids, owner, ttlMs });
+  return withContext(options, true, async (ctx) => {
+    const result = await renew(ctx, { ids, owner, ttlMs });
     const locks = result.locks.map(viewLock);
     const json = { locks, not_renewed: result.not_renewed };
     if (ids.length > 0 && locks.length === 0) {

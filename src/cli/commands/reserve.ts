@@ -26,11 +26,11 @@ export function reserveCommand(emit: (reply: Reply) => void): Command {
     .option('--shared', 'take shared locks (exclusive by default)')
     .option('--reason <text>', 'why, shown to others who conflict')
     .option('--wait <duration>', 'retry with backoff until granted or this long has passed')
-    .action((patterns: string[], options: ReserveOptions) => emit(runReserve(patterns, options)));
+    .action(async (patterns: string[], options: ReserveOptions) => emit(await runReserve(patterns, options)));
 }
 
-export function runReserve(rawPatterns: string[], options: ReserveOptions): Reply {
-  const owner = resolveOwner(options, process.env);
+export async function runReserve(rawPatterns: string[], options: ReserveOptions): Promise<Reply> {
+  const owner = await resolveOwner(options, process.env);
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.file;
   const waitMs = options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : undefined;
   checkWorkLimit('patterns', rawPatterns.length); // before any file-system or database work

@@ -19,8 +19,8 @@ export function sweepCommand(emit: (reply: Reply) => void): Command {
 
 function runSweep(options: SweepOptions): Reply {
   const olderThanMs = options.olderThan !== undefined ? parseNonNegativeDuration(options.olderThan, '--older-than', 3650 * 86_400_000) : undefined;
-  return withContext(options, true, (ctx) => {
-    const result = sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });
+  return withContext(options, true, async (ctx) => {
+    const result = await sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });
     const [mark, purge, remove] = result.dry_run ? ['would mark', 'would purge', 'would delete'] : ['marked', 'purged', 'deleted'];
     // A dry run without --older-than purges nothing by design: no "purged 0 locks" line for it.
     const purged = result.dry_run && olderThanMs === undefined ? '' : `; ${purge} ${countOf(result.purged_locks, 'lock')} and ${countOf(result.purged_events, 'event')}`;

@@ -23,7 +23,7 @@ export function transferCommand(emit: (reply: Reply) => void): Command {
     .option('--pattern <pattern>', 'only the locks on this pattern (or named lock / claim name)')
     .addOption(ownerOption())
     .option('--force', "transfer another owner's locks (the event records who did it)")
-    .action((options: TransferOptions) => emit(runTransfer(options)));
+    .action(async (options: TransferOptions) => emit(await runTransfer(options)));
 }
 
 // A file lock is named by its pattern read as in `reserve` (from the current directory); a named lock or
@@ -37,16 +37,16 @@ function transferKeys(raw: string, options: CommonOptions): { file?: string; nam
   }
 }
 
-function runTransfer(options: TransferOptions): Reply {
+async function runTransfer(options: TransferOptions): Promise<Reply> {
   const from = validateOwner(options.from, '--from');
   const to = validateOwner(options.to, '--to');
   // Who does it: only --from itself, or anyone with --force (core/authority.ts).
-  const by = resolveOwner(options, process.env);
+  const by = await resolveOwner(options, process.env);
   checkTransferAuthority(by, from, Boolean(options.force)); // before the database is opened (or created)
   // --pattern matches a file pattern in canonical form, or a lock/claim name as written.
   const only = options.pattern === undefined ? undefined : transferKeys(options.pattern, options);
-  return withContext(options, true, (ctx) => {
-    const locks = transfer(ctx, { from, to, by, force: Boolean(options.force), ...(only ? { only } : {}) }).map(viewLock);
+  return withContext(options, true, async (ctx) => {
+    const locks = (await transfer(ctx, { from, to, by, force: Boolean(options.force), ...(only ? { only } : {}) })).map(viewLock);
     return success({ locks }, () => lockTable(locks));
   });
 }

@@ -8,14 +8,14 @@ export function undoCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('undo', "put back a content custody displaced (an event's detail.saved); what it replaces is kept, so an undo is undoable")
     .argument('<event>', 'event ID of a restored, displaced or undone event (coord events shows them)')
     .addOption(ownerOption())
-    .action((eventId: string, options: CommonOptions) => emit(runUndo(eventId, options)));
+    .action(async (eventId: string, options: CommonOptions) => emit(await runUndo(eventId, options)));
 }
 
-function runUndo(rawId: string, options: CommonOptions): Reply {
+async function runUndo(rawId: string, options: CommonOptions): Promise<Reply> {
   if (!/^\d{1,15}$/.test(rawId)) throw new IcError('INVALID_INPUT', `"${rawId}" is not an event ID (a positive integer; coord events shows them)`);
-  const owner = resolveOwner(options, process.env);
-  return withContext(options, true, (ctx) => {
-    const result = undo(ctx, { eventId: Number(rawId), owner });
+  const owner = await resolveOwner(options, process.env);
+  return withContext(options, true, async (ctx) => {
+    const result = await undo(ctx, { eventId: Number(rawId), owner });
     const kept = result.saved === null ? '' : `; what it replaced is kept: coord undo ${result.event}`;
     return success({ ...result }, () => `put back ${JSON.stringify(result.path)} as event ${result.undid} kept it (git blob ${result.blob.slice(0, 12)})${kept}`);
   });

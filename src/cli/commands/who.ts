@@ -20,7 +20,7 @@ export function whoCommand(emit: (reply: Reply) => void): Command {
 }
 
 function runWho(options: WhoOptions): Reply {
-  return withContext(options, false, (ctx) => {
+  return withContext(options, false, async (ctx) => {
     const allScopes = Boolean(options.allScopes);
     const owners = who(ctx, allScopes).map((entry) => ({
       owner: entry.owner,
@@ -37,7 +37,7 @@ function runWho(options: WhoOptions): Reply {
       ...o.stalled_claims.map((item) => `${o.owner}'s claim ${item} is stalled (no activity for a while): coord claim ${item} --take`),
       ...o.handoff_requests.map((r) => `${r.by} asks ${o.owner} for ${r.item}`),
     ]);
-    const now = ctx.db.now(ctx.clock); // the server's clock on PostgreSQL; read now, while the connection is open
+    const now = await ctx.db.now(ctx.clock); // the server's clock on PostgreSQL; read now, while the connection is open
     const tableOptions = { wide: Boolean(options.wide), lockDelayMs: ctx.lockDelayMs, now };
     // One group per owner, most recently active first, as the command says; lapsed locks in their lock-delay last.
     const groups = [

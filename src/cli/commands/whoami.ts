@@ -8,7 +8,7 @@ import { success, type Reply } from '../reply';
 export function whoamiCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('whoami', 'which owner this shell or process acts as, and why (--owner, $IC_OWNER, an agent session it runs in, or none)')
     .addOption(ownerOption())
-    .action((options: CommonOptions) => emit(runWhoami(options)));
+    .action(async (options: CommonOptions) => emit(await runWhoami(options)));
 }
 
 const WHY = {
@@ -19,8 +19,8 @@ const WHY = {
 } as const;
 
 // Exit 0 with the owner; exit 1 (the answer is no) when write commands would refuse for want of one.
-function runWhoami(options: CommonOptions): Reply {
-  const found = explainOwner(options, process.env);
+async function runWhoami(options: CommonOptions): Promise<Reply> {
+  const found = await explainOwner(options, process.env);
   const owner = found.owner === undefined || found.owner === '' ? undefined : validateOwner(found.owner);
   const session = 'session' in found && found.session ? found.session : undefined;
   const sessionJson = session && { owner: session.owner, agent: session.agent, pid: session.pid, since: formatTime(session.created_at), last_seen: formatTime(session.last_seen) };

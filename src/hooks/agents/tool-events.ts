@@ -57,39 +57,39 @@ function shellRequest(session: Session, command: string, timeoutMs: number | und
 
 // Before a tool: an edit reserves its files (the same call and message as Claude's and Codex's edits); a
 // shell command is checked by custody, and the files others hold are snapshotted for the after-hook.
-function beforeTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): HookResult {
+async function beforeTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): Promise<HookResult> {
   const call = adapter.toolCall(payload);
   if (call.kind === 'other') return adapter.beforeToolReply(ALLOW);
   if (call.kind === 'malformed') return adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${call.problem}` });
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return adapter.beforeToolReply({ kind: 'allow', notice: 'ic: tool call not checked: the hook input has no session id, so ic cannot tell which session it is' });
   const dbEnv = envWithin(env, deadline);
-  if (call.kind === 'edit') return adapter.beforeToolReply(decideEdit(reserveEdit(editRequest(session, call.paths), dbEnv)));
+  if (call.kind === 'edit') return adapter.beforeToolReply(decideEdit(await reserveEdit(editRequest(session, call.paths), dbEnv)));
   const request = shellRequest(session, call.command, call.timeoutMs);
-  const decision = decideEdit(checkShellCommand(request, dbEnv));
-  if (decision.kind === 'allow') snapshotEveryWorkTree(request, dbEnv);
+  const decision = decideEdit(await checkShellCommand(request, dbEnv));
+  if (decision.kind === 'allow') await snapshotEveryWorkTree(request, dbEnv);
   return adapter.beforeToolReply(decision);
 }
 
 // After a tool: the holder's own edit becomes what a restore puts back; a shell command's changes to files
 // others hold are put back (custody).
-function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): HookResult {
+async function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): Promise<HookResult> {
   const call = adapter.toolCall(payload);
   if (call.kind !== 'edit' && call.kind !== 'shell') return adapter.afterToolReply(undefined);
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return adapter.afterToolReply(undefined);
   const dbEnv = envWithin(env, deadline, 2_000);
   if (call.kind === 'edit') {
-    recordHolderWrite(session.owner, call.paths, session.cwd, dbEnv);
+    await recordHolderWrite(session.owner, call.paths, session.cwd, dbEnv);
     return adapter.afterToolReply(undefined);
   }
-  return adapter.afterToolReply(restoreNotice(restoreEveryWorkTree(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
+  return adapter.afterToolReply(restoreNotice(await restoreEveryWorkTree(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
 }
 
 // Session end: the session's locks and claims go at once (clients give this hook little time).
-function sessionEnd(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): HookResult {
+async function sessionEnd(adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline): Promise<HookResult> {
   const session = sessionOf(adapter, payload, env, hookCwd);
   if (session === undefined) return { ...QUIET, stderr: 'ic: nothing released: the hook input has no session id\n' };
-  const released = releaseSession(session.cwd, session.owner, envWithin(env, deadline, 1_000));
+  const released = await releaseSession(session.cwd, session.owner, envWithin(env, deadline, 1_000));
   return { ...QUIET, stderr: released > 0 ? `ic: released ${released} lock${released === 1 ? '' : 's'} of ${session.owner}\n` : '' };
 }

@@ -13,21 +13,21 @@ const LAPSE_MARGIN_MS = 60_000;
 // Writes the digest of the context's scope, under the write lock, so no write can land between what it reads and its rename: any later write that
 // changes what it says deletes it (src/coord/context.ts). Run at the end of a shell hook that took the
 // long way; a failure only means the next command takes the long way too.
-export function refreshDigest(ctx: CoordContext): void {
+export async function refreshDigest(ctx: CoordContext): Promise<void> {
   if (ctx.dbMissing || isServerDb(ctx.dbLocation)) return; // no digest beside a server database: the fast path is off there
   try {
     // Everything: the digest holds every scope's sessions and expiries, and no write may land before its rename.
-    writeTransaction(ctx, EVERYTHING, (now) => {
-      const generation = digestGeneration(ctx.db);
+    await writeTransaction(ctx, EVERYTHING, async (now) => {
+      const generation = await digestGeneration(ctx.db);
       if (generation === undefined) return;
       const digest: Digest = {
         v: DIGEST_VERSION,
         generation,
         written_at: now,
-        sessions: allSessions(ctx.db).map((s) => [s.owner, s.base, s.host, s.boot, s.pid, s.start, s.last_seen, s.told_until]),
-        expiries: earliestExpiries(ctx.db, now - LAPSE_MARGIN_MS).map((row) => [row.owner, row.expires_at]),
+        sessions: (await allSessions(ctx.db)).map((s) => [s.owner, s.base, s.host, s.boot, s.pid, s.start, s.last_seen, s.told_until]),
+        expiries: (await earliestExpiries(ctx.db, now - LAPSE_MARGIN_MS)).map((row) => [row.owner, row.expires_at]),
         scopeDir: ctx.scopeDir,
-        scope: scopeDigest(ctx, now),
+        scope: await scopeDigest(ctx, now),
       };
       const path = digestPath(ctx.dbLocation.path, ctx.scopeDir);
       const tmp = `${path}.${process.pid}.tmp`;
@@ -45,8 +45,8 @@ export function refreshDigest(ctx: CoordContext): void {
   }
 }
 
-function scopeDigest(ctx: CoordContext, now: number): DigestScope {
-  const locks = unreleasedFileLocks(ctx.db, ctx.scope);
+async function scopeDigest(ctx: CoordContext, now: number): Promise<DigestScope> {
+  const locks = await unreleasedFileLocks(ctx.db, ctx.scope);
   const literals = new Set(locks.filter((lock) => isLiteral(lock.pattern)).map((lock) => unescapeLiteral(lock.pattern)));
   const globs = locks.filter((lock) => !isLiteral(lock.pattern));
   const covered = (path: string): boolean => literals.has(path) || globs.some((lock) => matchPath(lock.pattern, path));
@@ -54,10 +54,8 @@ function scopeDigest(ctx: CoordContext, now: number): DigestScope {
     key: ctx.scope,
     locks: locks.map((lock) => [lock.id, lock.owner, lock.pattern, lock.created_at, lock.expires_at]),
     // Records of absent files are left out: the fast path takes an absent file with no record as absent.
-    records: scopeRecords(ctx.db, ctx.scope)
-      .filter((record) => record.blob !== null && covered(record.path))
-      .map((r) => [r.path, r.owner, r.blob, r.mode, r.stat, r.source, r.recorded_at]),
-    editing: ownersEditing(ctx.db, ctx.scope),
-    requests: openRequestsIn(ctx, () => true, now).map((request) => [request.id, request.holder]),
+    records: (await scopeRecords(ctx.db, ctx.scope)).filter((record) => record.blob !== null && covered(record.path)).map((r) => [r.path, r.owner, r.blob, r.mode, r.stat, r.source, r.recorded_at]),
+    editing: await ownersEditing(ctx.db, ctx.scope),
+    requests: (await openRequestsIn(ctx, () => true, now)).map((request) => [request.id, request.holder]),
   };
 }

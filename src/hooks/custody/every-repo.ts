@@ -34,19 +34,19 @@ export function commandWorkTrees(request: ShellRequest, env: NodeJS.ProcessEnv):
 }
 
 // Before the command: a snapshot in each of its work trees.
-export function snapshotEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): void {
+export async function snapshotEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): Promise<void> {
   const { primary, others } = commandWorkTrees(request, env);
-  if (primary !== undefined) snapshotBeforeShell(request, env, deadline);
-  for (const root of others) snapshotBeforeShell({ ...request, cwd: root }, env, deadline);
+  if (primary !== undefined) await snapshotBeforeShell(request, env, deadline);
+  for (const root of others) await snapshotBeforeShell({ ...request, cwd: root }, env, deadline);
 }
 
 // After the command: the restore in each work tree. One that is not the cwd's is restored only by a
 // snapshot its before hook took there (without one, nothing there is known to be the command's).
-export function restoreEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): RestoreReport {
+export async function restoreEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): Promise<RestoreReport> {
   const { primary, others } = commandWorkTrees(request, env);
-  const report: RestoreReport = primary !== undefined ? restoreAfterShell(request, env, deadline) : { restored: [], displaced: [] };
+  const report: RestoreReport = primary !== undefined ? await restoreAfterShell(request, env, deadline) : { restored: [], displaced: [] };
   for (const root of others) {
-    const part = restoreAfterShell({ ...request, cwd: root }, env, deadline, { onlyWithSnapshot: true });
+    const part = await restoreAfterShell({ ...request, cwd: root }, env, deadline, { onlyWithSnapshot: true });
     addReport(report, part, (path) => relative(request.cwd, join(root, path))); // said from the command's cwd, so the message names the right file
   }
   return report;

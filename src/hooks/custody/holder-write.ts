@@ -18,15 +18,15 @@ import { isAbsolute, join, normalize } from 'node:path';
 // edit of a file nobody holds has nothing to protect, and one another owner holds is not the holder's.
 // `written`: the whole content the tool wrote, when its input says (Claude's Write): recorded as given, so a
 // write by someone else between the tool and this hook is not taken for the holder's.
-export function recordHolderWrite(owner: string, paths: readonly string[], cwd: string, env: NodeJS.ProcessEnv, written?: { path: string; content: string }): void {
+export async function recordHolderWrite(owner: string, paths: readonly string[], cwd: string, env: NodeJS.ProcessEnv, written?: { path: string; content: string }): Promise<void> {
   for (const group of groupByProject({ cwd, paths: [...paths] }, env)) {
     const git = group.workspace.git;
     if (!git) continue;
     const repo = repoAt(git.root, git.commonDir);
-    const ctx = createContext({ workspace: group.workspace, env, write: true });
+    const ctx = await createContext({ workspace: group.workspace, env, write: true });
     try {
-      const recorded = writeTransaction(ctx, ownScope(ctx), (now) => {
-        const mine = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }).filter((lock) => sameLineage(lock.owner, owner));
+      const recorded = await writeTransaction(ctx, ownScope(ctx), async (now) => {
+        const mine = (await listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now })).filter((lock) => sameLineage(lock.owner, owner));
         if (mine.length === 0) return undefined;
         const rows: LatestRow[] = [];
         for (const path of group.paths) {
@@ -39,8 +39,8 @@ export function recordHolderWrite(owner: string, paths: readonly string[], cwd: 
           const blob = given === undefined || state.blob === null ? state.blob : writeBlob(repo.objectsDir, Buffer.from(given, 'utf8'));
           rows.push({ path: rel, owner, source: 'write', recorded_at: now, ...state, blob, stat: blob === state.blob ? state.stat : '' });
         }
-        for (const row of rows) recordLatest(ctx.db, ctx.scope, row);
-        clearEdits(
+        for (const row of rows) await recordLatest(ctx.db, ctx.scope, row);
+        await clearEdits(
           ctx.db,
           ctx.scope,
           rows.map((row) => row.path),

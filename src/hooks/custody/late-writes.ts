@@ -61,10 +61,10 @@ const NOTICE_MS = 24 * 3_600_000;
 const DAY_MS = 24 * 3_600_000;
 
 // The after hook of a command that may have left a job running: watch what other owners hold in its work tree.
-export function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, watch: Omit<LateWatch, 'rows' | 'root' | 'scope'>): void {
+export async function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, watch: Omit<LateWatch, 'rows' | 'root' | 'scope'>): Promise<void> {
   if (isServerDb(ctx.dbLocation) || others.files.size === 0) return;
   const paths = [...others.files.keys()];
-  const latest = latestFor(ctx.db, ctx.scope, paths);
+  const latest = await latestFor(ctx.db, ctx.scope, paths);
   const rows: LateWatch['rows'] = paths.map((path) => {
     const state = fileState(repo, path, [latest.get(path)], true); // stored: the holder's content stays recoverable
     return [path, others.files.get(path)!.holder, state.blob, state.mode, state.stat];
@@ -74,7 +74,7 @@ export function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, 
     rows.map((row) => row[2]),
     watch.since,
   );
-  writeTransaction(ctx, EVERYTHING, () => {
+  await writeTransaction(ctx, EVERYTHING, () => {
     const file = readLate(ctx.dbLocation.path);
     file.watches = file.watches.filter((w) => !(w.scope === ctx.scope && w.writer === watch.writer && w.call_id === watch.call_id));
     file.watches.push({ ...watch, scope: ctx.scope, root: repo.root, rows });
@@ -84,16 +84,16 @@ export function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, 
 
 // At any agent hook: looks at every watched file (a stat each), records what was written late, and returns
 // what this session's model is to be told (the notices for its lineage), if the hook can carry it.
-export function noticeLateWrites(dir: string, owner: string, env: NodeJS.ProcessEnv, tell: boolean): string | undefined {
+export async function noticeLateWrites(dir: string, owner: string, env: NodeJS.ProcessEnv, tell: boolean): Promise<string | undefined> {
   const workspace = resolveWorkspace(dir, { env });
   if (!workspace.git) return undefined;
   if (isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
-  const ctx = createContext({ workspace, env, write: true });
+  const ctx = await createContext({ workspace, env, write: true });
   try {
-    return writeTransaction(ctx, EVERYTHING, (now) => {
+    return writeTransaction(ctx, EVERYTHING, async (now) => {
       const file = readLate(ctx.dbLocation.path);
       file.watches = file.watches.filter((watch) => watch.until > now && processGroupAlive(watch.pgid));
-      for (const watch of file.watches) lookAt(ctx, watch, file, now);
+      for (const watch of file.watches) await lookAt(ctx, watch, file, now);
       // A watch ends when its time is up: one more look above caught what it wrote until then.
       const told = tell ? file.notices.filter((notice) => sameLineage(notice.to, owner)) : [];
       file.notices = file.notices.filter((notice) => !told.includes(notice) && notice.at > now - NOTICE_MS);
@@ -106,31 +106,31 @@ export function noticeLateWrites(dir: string, owner: string, env: NodeJS.Process
 }
 
 // A notice for an owner's model, handed over at its next hook that can carry one (noticeLateWrites).
-export function tellLater(ctx: CoordContext, to: string, text: string): void {
+export async function tellLater(ctx: CoordContext, to: string, text: string): Promise<void> {
   if (isServerDb(ctx.dbLocation)) return;
-  writeTransaction(ctx, EVERYTHING, (now) => {
+  await writeTransaction(ctx, EVERYTHING, (now) => {
     const file = readLate(ctx.dbLocation.path);
     file.notices.push({ to, text, at: now });
     writeLate(ctx.dbLocation.path, file);
   });
 }
 
-function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number): void {
+async function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number): Promise<void> {
   const repo = repoFor(watch.root);
   if (repo === undefined) return;
   const changed = watch.rows.filter(([path, , blob, mode, stat]) => !inState(lstatOrNull(join(repo.root, path)), { blob, mode, stat }));
   if (changed.length === 0) return;
-  const latest = latestFor(
+  const latest = await latestFor(
     ctx.db,
     watch.scope,
     changed.map((row) => row[0]),
   );
-  const editing = editsFor(
+  const editing = await editsFor(
     ctx.db,
     watch.scope,
     changed.map((row) => row[0]),
   );
-  const running = runningWriters(ctx.db, watch.scope, now - DAY_MS);
+  const running = await runningWriters(ctx.db, watch.scope, now - DAY_MS);
   for (const writer of markedWriters(ctx.dbLocation.path, watch.scope, now - DAY_MS)) running.add(writer);
   for (const row of changed) {
     const [path, holder, blob, mode] = row;
@@ -147,7 +147,7 @@ function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number
     if (same(found, { blob, mode, stat: '' })) continue; // touched, same content (a restore, a rewrite)
     if (row.length > 5 && found.blob === row[5]) continue; // the holder's content put back (the way the notice gives)
     if (record && record.source === 'write' && record.recorded_at > watch.since && same(found, record)) continue; // the holder's own, recorded by its hook
-    const id = insertEvent(ctx.db, {
+    const id = await insertEvent(ctx.db, {
       type: 'late_write',
       lock_id: null,
       scope: watch.scope,

@@ -21,33 +21,34 @@ const OPEN_AT_TURN_END = '(a shell command still open at the end of its turn)';
 // its after hook would end it (`mayStillRun`): what it changed in files other owners hold is put back by its
 // snapshot, its writer is told at its next hook, and what it writes later is watched (late-writes.ts).
 // Subagents' commands are left to their own lineage (SubagentStop ends a subagent's turn).
-export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, mayStillRun: boolean): string | undefined {
+export async function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, mayStillRun: boolean): Promise<string | undefined> {
   const workspace = resolveWorkspace(dir, { env });
   const location = workspace.db;
   if (!workspace.git || (!isServerDb(location) && !existsSync(location.path))) return undefined;
-  const open = (): string[] => {
-    const ctx = createContext({ workspace, env, write: true });
+  const open = async (): Promise<string[]> => {
+    const ctx = await createContext({ workspace, env, write: true });
     try {
-      const calls = openCommandsOf(ctx.db, owner).map((c) => c.call_id);
+      const calls = (await openCommandsOf(ctx.db, owner)).map((c) => c.call_id);
       if (!isServerDb(location)) calls.push(...listMarkers(ctx.dbLocation.path).flatMap((m) => (m.writer === owner ? [m.call_id] : [])));
       return [...new Set(calls)];
     } finally {
       ctx.db.close();
     }
   };
-  const calls = open();
+  const calls = await open();
   if (calls.length === 0) return undefined;
   // Codex's open commands end as their after hook would; Claude's only end (below).
   const report: RestoreReport = { restored: [], displaced: [] };
-  if (mayStillRun) for (const callId of calls) addReport(report, restoreEveryWorkTree({ owner, cwd: dir, projectDir: dir, command: '', label: OPEN_AT_TURN_END, callId, lingers: {} }, env, deadline));
+  if (mayStillRun)
+    for (const callId of calls) addReport(report, await restoreEveryWorkTree({ owner, cwd: dir, projectDir: dir, command: '', label: OPEN_AT_TURN_END, callId, lingers: {} }, env, deadline));
   const message = restoreMessage(report);
-  const ctx = createContext({ workspace, env, write: true });
+  const ctx = await createContext({ workspace, env, write: true });
   try {
     // What no restore above reached (a scope of another work tree) ends all the same: its commands in any
     // scope, named by their writer (no grant decides by them, so no scope is locked).
-    writeTransaction(ctx, { scopes: [], owners: [owner] }, () => endCommandsOf(ctx.db, [owner]));
+    await writeTransaction(ctx, { scopes: [], owners: [owner] }, () => endCommandsOf(ctx.db, [owner]));
     if (!isServerDb(location)) for (const marker of listMarkers(ctx.dbLocation.path)) if (marker.writer === owner) removeMarker(ctx.dbLocation.path, marker.scope, marker.writer, marker.call_id);
-    if (message !== undefined) tellLater(ctx, owner, message);
+    if (message !== undefined) await tellLater(ctx, owner, message);
   } finally {
     ctx.db.close();
   }
@@ -56,9 +57,9 @@ export function endTurnCommands(dir: string, owner: string, env: NodeJS.ProcessE
 
 // The hook's stdout: what was put back, for the person (the model reads it at its next hook). A failure
 // here leaves the commands to the day-long purge; the turn ends all the same.
-export function endTurnOutput(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, mayStillRun: boolean): string {
+export async function endTurnOutput(dir: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline, mayStillRun: boolean): Promise<string> {
   try {
-    const message = endTurnCommands(dir, owner, env, deadline, mayStillRun);
+    const message = await endTurnCommands(dir, owner, env, deadline, mayStillRun);
     return message === undefined ? '' : `${JSON.stringify({ systemMessage: message })}\n`;
   } catch (error) {
     return `${JSON.stringify({ systemMessage: `ic: the open shell commands of ${owner} were not checked: ${error instanceof Error ? error.message : String(error)}` })}\n`;

@@ -15,7 +15,7 @@ import type { RestoreReport, ShellRequest } from './types';
 // in files other agents hold is put back and the writer's model is told; after an edit tool (built-in or
 // MCP), the file's new content becomes its holder's latest, which no restore undoes.
 
-export function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): HookResult {
+export async function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return { ...QUIET, stderr: `ic: tool result not checked: ${parsed.problem}\n` };
   const payload = parsed.value;
@@ -29,15 +29,15 @@ export function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, 
   // tool_input.workdir when given (Codex), as the before hook reads it.
   const workdir = stringField(objectField(payload, 'tool_input'), 'workdir');
   if (client.shellTools.includes(tool)) {
-    const message = restoreMessage(restoreEveryWorkTree(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, projectDir), budget, deadline));
+    const message = restoreMessage(await restoreEveryWorkTree(shellRequest(payload, owner, workdir ? resolve(dir, workdir) : dir, projectDir), budget, deadline));
     return adapter.afterToolReply(message);
   }
   const event = client.editEvent(payload, env);
   const content = tool === 'Write' ? stringField(objectField(payload, 'tool_input'), 'content') : undefined; // Claude Code's Write: the whole new text
-  if (event.kind === 'edit') recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget, content === undefined ? undefined : { path: event.paths[0]!, content });
+  if (event.kind === 'edit') await recordHolderWrite(owner, event.paths, event.cwd ?? dir, budget, content === undefined ? undefined : { path: event.paths[0]!, content });
   else if (tool.startsWith('mcp__') && !onlyReads(tool)) {
     const paths = namedFiles(objectField(payload, 'tool_input')); // the paths its before hook reserved
-    if (paths.length > 0) recordHolderWrite(owner, paths, dir, budget);
+    if (paths.length > 0) await recordHolderWrite(owner, paths, dir, budget);
   }
   return QUIET;
 }

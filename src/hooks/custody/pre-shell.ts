@@ -18,13 +18,13 @@ import type { ShellRequest } from './types';
 // are checked against held locks but never reserved: a lock on `**` would stop every other agent.
 // What the reader cannot name is left to the after-command restore. A command that writes nothing opens
 // no database.
-export function checkShellCommand(request: ShellRequest, env: NodeJS.ProcessEnv): EditOutcome {
+export async function checkShellCommand(request: ShellRequest, env: NodeJS.ProcessEnv): Promise<EditOutcome> {
   const read = shellWrites(request.command, { cwd: request.cwd, ...(env.HOME ? { home: env.HOME } : {}), disk: NODE_DISK });
   const files = read.targets.flatMap((target) => (target.kind === 'file' ? [target.path] : []));
   const patterns = read.targets.filter((target): target is Extract<ShellTarget, { kind: 'pattern' }> => target.kind === 'pattern');
   if (files.length === 0 && patterns.length === 0) return { kind: 'outside', untrackable: [] };
   const conflictDetail = { via: 'shell', command: commandForEvent(request.command) };
-  const blocked = patterns.length > 0 ? checkPatterns(request, patterns, conflictDetail, env) : undefined;
+  const blocked = patterns.length > 0 ? await checkPatterns(request, patterns, conflictDetail, env) : undefined;
   if (blocked !== undefined) return { kind: 'conflict', conflicts: blocked.conflicts, untrackable: [], now: blocked.now };
   if (files.length === 0) return { kind: 'outside', untrackable: [] };
   return reserveEdit(
@@ -58,12 +58,12 @@ export function commandForEvent(command: string): string {
 // Many-file writes: each pattern, in the project holding its directory, checked read-only against the
 // locks of other owners (the writer's own session and subagents excepted). The refusals are recorded as
 // `conflict` events, like a refused reserve's.
-function checkPatterns(
+async function checkPatterns(
   request: ShellRequest,
   targets: readonly Extract<ShellTarget, { kind: 'pattern' }>[],
   conflictDetail: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
-): { conflicts: Conflict[]; now: number } | undefined {
+): Promise<{ conflicts: Conflict[]; now: number } | undefined> {
   const groups = new Map<string, { workspace: Workspace; patterns: string[] }>();
   for (const target of targets) {
     const startDir = nearestExistingDir(target.dir);
@@ -77,7 +77,7 @@ function checkPatterns(
     groups.set(key, group);
   }
   for (const group of groups.values()) {
-    const ctx = createContext({ workspace: group.workspace, env, write: true });
+    const ctx = await createContext({ workspace: group.workspace, env, write: true });
     try {
       const canonical = group.patterns.flatMap((pattern) => {
         try {
@@ -90,8 +90,8 @@ function checkPatterns(
       if (canonical.length === 0) continue;
       const conflicts = check(ctx, { type: 'file', patterns: canonical, owner: request.owner, mode: 'exclusive' }).filter((conflict) => !sameLineage(conflict.held.owner, request.owner));
       if (conflicts.length === 0) continue;
-      const now = writeTransaction(ctx, ownScope(ctx), (now) => {
-        for (const conflict of conflicts.slice(0, 100)) recordConflict(ctx, conflict, request.owner, now, conflictDetail);
+      const now = await writeTransaction(ctx, ownScope(ctx), async (now) => {
+        for (const conflict of conflicts.slice(0, 100)) await recordConflict(ctx, conflict, request.owner, now, conflictDetail);
         return now;
       });
       return { conflicts, now };

@@ -43,27 +43,27 @@ const WINDOW_SLACK_MS = 1_000;
 // latest content, and a file it created under another owner's pattern is moved aside (never lost). The
 // writer's own held files are recorded as its latest content. Files nobody holds are never touched.
 // `onlyWithSnapshot`: a work tree other than the command's cwd (every-repo.ts) is restored only by a snapshot.
-export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE, options: { onlyWithSnapshot?: boolean } = {}): RestoreReport {
+export async function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE, options: { onlyWithSnapshot?: boolean } = {}): Promise<RestoreReport> {
   const report: RestoreReport = { restored: [], displaced: [] };
-  const view = openView(request.cwd, request.owner, env);
+  const view = await openView(request.cwd, request.owner, env);
   if (!view) return report;
   const { repo, ctx } = view;
   const callId = request.callId ?? '';
   let rowLeft = false; // the command's row in custody_commands, until the transaction below ends it
   try {
     // The before hook's snapshot: in the database, or in the marker of a command the fast path let run.
-    const recorded = commandStart(ctx.db, view.scope, request.owner, callId);
+    const recorded = await commandStart(ctx.db, view.scope, request.owner, callId);
     rowLeft = recorded !== undefined;
     const marker = recorded === undefined ? readMarker(ctx.dbLocation.path, view.scope, request.owner, callId) : undefined;
     const started = recorded ?? marker?.started_at;
-    const snapshot = recorded !== undefined ? snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
+    const snapshot = recorded !== undefined ? await snapshotRows(ctx.db, view.scope, request.owner, callId) : marker ? new Map(marker.rows.map((row) => [row.path, row])) : undefined;
     if (started === undefined && options.onlyWithSnapshot) return report;
     const indexChanged = snapshot === undefined ? new Map<string, IndexEntry | undefined>() : indexChangesOfHeld(repo, view, request.owner, callId, snapshot);
     const windowStart = started ?? (request.durationMs !== undefined ? view.now - request.durationMs - WINDOW_SLACK_MS : undefined);
     const otherPaths = [...view.others.files.keys()];
     const ownPaths = [...view.own.files.keys()];
-    const latest = latestFor(ctx.db, view.scope, [...otherPaths, ...ownPaths]);
-    const busy = otherPaths.length > 0 ? runningWriters(ctx.db, view.scope, view.now - DAY_MS) : new Set<string>();
+    const latest = await latestFor(ctx.db, view.scope, [...otherPaths, ...ownPaths]);
+    const busy = otherPaths.length > 0 ? await runningWriters(ctx.db, view.scope, view.now - DAY_MS) : new Set<string>();
     if (otherPaths.length > 0) for (const writer of markedWriters(ctx.dbLocation.path, view.scope, view.now - DAY_MS)) busy.add(writer);
 
     // Without a snapshot, a held file with no holder record is judged against the index (read only then).
@@ -84,9 +84,9 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     // The holder's edit hook has marked the file and its write is not recorded yet: the write may be on disk
     // with its record still to come. Wait a moment for that record before deciding.
     const planned = plans.map((plan) => plan.path);
-    const marks = editsFor(ctx.db, view.scope, planned);
+    const marks = await editsFor(ctx.db, view.scope, planned);
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
-    if (pending.length > 0) awaitRecords(ctx, view.scope, pending, deadline);
+    if (pending.length > 0) await awaitRecords(ctx, view.scope, pending, deadline);
 
     fetchSharedBlobs(
       ctx,
@@ -103,11 +103,11 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     ); // the writer's new latest contents, kept while they may be put back
     const moved = displacedDir(repo, view.now);
     const indexBack: { path: string; entry: IndexEntry | undefined }[] = []; // index entries to put back with their files
-    writeTransaction(ctx, inScopes(view.scope), (now) => {
+    await writeTransaction(ctx, inScopes(view.scope), async (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
       // holder's record written meanwhile wins, and no record or mark can be written while a file is put back.
-      const fresh = latestFor(ctx.db, view.scope, planned);
-      const editing = editsFor(ctx.db, view.scope, planned);
+      const fresh = await latestFor(ctx.db, view.scope, planned);
+      const editing = await editsFor(ctx.db, view.scope, planned);
       for (const first of plans) {
         const record = fresh.get(first.path);
         const plan = planFile(repo, first.path, view.others, snapshot, record, windowStart, deadline);
@@ -131,7 +131,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
         // outside any hook) may be what the file holds now, so nothing is written (docs/custody-restore.md).
         if (!plan.verified) {
           (report.unverified ??= []).push({ path: plan.path, holder: plan.held.holder });
-          recordEvent('unverified', detail);
+          await recordEvent('unverified', detail);
           continue;
         }
         // What the command left is kept (detail.saved) before it is overwritten or moved; a holder's content git
@@ -139,7 +139,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
         const kept = keepBeforeRestore(repo, plan.path, plan.expected.blob, now, deadline, ahead);
         if (kept.missing) {
           (report.missing ??= []).push({ path: plan.path, holder: plan.held.holder, blob: plan.expected.blob! });
-          recordEvent('not_restored', { ...detail, why: 'content_missing' });
+          await recordEvent('not_restored', { ...detail, why: 'content_missing' });
           continue;
         }
         Object.assign(detail, kept.detail);
@@ -157,7 +157,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
             report.restored.push({ path: plan.path, holder: plan.held.holder });
             // The restored file has a new stat: the record keeps its blob and learns the stat, so the next check needs no read.
             const state = writtenState(repo, plan.path, plan.expected);
-            recordLatest(ctx.db, view.scope, { path: plan.path, owner: record?.owner ?? plan.held.holder, source: record?.source ?? 'seen', recorded_at: record?.recorded_at ?? now, ...state });
+            await recordLatest(ctx.db, view.scope, { path: plan.path, owner: record?.owner ?? plan.held.holder, source: record?.source ?? 'seen', recorded_at: record?.recorded_at ?? now, ...state });
           }
         }
         if (!refusal && indexChanged.has(plan.path)) {
@@ -167,16 +167,16 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
         if (refusal) {
           const text = refusalText(refusal);
           (report.refused ??= []).push({ path: plan.path, holder: plan.held.holder, reason: refusal.reason, at: refusal.at, text });
-          recordEvent('restore_refused', { ...detail, at: refusal.at }, refusal.reason);
+          await recordEvent('restore_refused', { ...detail, at: refusal.at }, refusal.reason);
           continue;
         }
-        const eventId = recordEvent(plan.expected.blob === null ? 'displaced' : 'restored', detail);
+        const eventId = await recordEvent(plan.expected.blob === null ? 'displaced' : 'restored', detail);
         if (kept.detail.saved) (report.saved ??= []).push({ path: plan.path, event: eventId });
       }
-      for (const row of ownWrites) recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
-      if (recorded !== undefined) endCommand(ctx.db, view.scope, request.owner, callId);
+      for (const row of ownWrites) await recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
+      if (recorded !== undefined) await endCommand(ctx.db, view.scope, request.owner, callId);
       if (marker !== undefined) removeMarker(ctx.dbLocation.path, view.scope, request.owner, callId);
-      clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
+      await clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     rowLeft = false;
     shareBlobs(
@@ -188,7 +188,7 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     return report;
   } finally {
     dropIndexBefore(repo, view.scope, request.owner, callId);
-    if (rowLeft) endCommandAfterFailure(ctx, view.scope, request.owner, callId, deadline);
+    if (rowLeft) await endCommandAfterFailure(ctx, view.scope, request.owner, callId, deadline);
     // The command is over whatever happened here (the hook's budget spent, the database busy): a marker
     // left behind would make its writer look busy, holding back restores of its lineage's files, for a day.
     try {
@@ -196,8 +196,8 @@ export function restoreAfterShell(request: ShellRequest, env: NodeJS.ProcessEnv,
     } catch {
       // an unreadable <db>-running/: purgeMarkers' day is then the bound
     }
-    if (request.lingers) watchQuietly(view, request);
-    refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
+    if (request.lingers) await watchQuietly(view, request);
+    await refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
 }
@@ -237,10 +237,10 @@ function restoreIndexEntries(repo: Repo, entries: readonly { path: string; entry
 
 // A command that may have left a job running stays open for custody: its late writes are looked for at
 // the next hook of any session (late-writes.ts). A failure here loses only that watch.
-function watchQuietly(view: CustodyView, request: ShellRequest): void {
+async function watchQuietly(view: CustodyView, request: ShellRequest): Promise<void> {
   try {
     const now = view.now;
-    watchLateWrites(view.ctx, view.repo, view.others, {
+    await watchLateWrites(view.ctx, view.repo, view.others, {
       writer: request.owner,
       call_id: request.callId ?? '',
       command: request.label ?? commandForEvent(request.command),
@@ -256,10 +256,10 @@ function watchQuietly(view: CustodyView, request: ShellRequest): void {
 // The restore failed (a blob it could not read, the budget spent): the command is over all the same, and a
 // row left in custody_commands would make its writer look busy to every restore of its lineage's files for
 // a day. One short try, within what is left of the budget; a database too busy for it keeps the row.
-function endCommandAfterFailure(ctx: CoordContext, scope: string, writer: string, callId: string, deadline: Deadline): void {
+async function endCommandAfterFailure(ctx: CoordContext, scope: string, writer: string, callId: string, deadline: Deadline): Promise<void> {
   try {
     ctx.db.setLockWait(Math.min(200, deadline.leftMs()));
-    writeTransaction(ctx, inScopes(scope), () => endCommand(ctx.db, scope, writer, callId));
+    await writeTransaction(ctx, inScopes(scope), () => endCommand(ctx.db, scope, writer, callId));
   } catch {
     // the failure that brought us here is what the hook reports
   }
@@ -277,12 +277,12 @@ function editInFlight(plan: Plan, mark: EditRow | undefined, now: number): boole
 }
 
 // Polls the edit marks of the pending files until each is cleared (its write recorded) or the wait is over.
-function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[], deadline: Deadline): void {
+async function awaitRecords(ctx: CoordContext, scope: string, pending: readonly Plan[], deadline: Deadline): Promise<void> {
   const giveUpAt = Date.now() + Math.min(IN_FLIGHT_WAIT_MS, deadline.leftMs());
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   const paths = pending.map((plan) => plan.path);
   while (Date.now() < giveUpAt) {
-    if (editsFor(ctx.db, scope, paths).size === 0) return;
+    if ((await editsFor(ctx.db, scope, paths)).size === 0) return;
     Atomics.wait(sleeper, 0, 0, 50);
   }
 }

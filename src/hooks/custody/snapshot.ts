@@ -19,14 +19,14 @@ const DAY_MS = 24 * 3_600_000;
 // content-addressed). The holder's latest content is seeded from the file when the holder has not
 // written it through a hook yet, and refreshed when no other command is running (a person's own edit
 // between commands is the holder's).
-export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): void {
-  const view = openView(request.cwd, request.owner, env);
+export async function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): Promise<void> {
+  const view = await openView(request.cwd, request.owner, env);
   if (!view) return;
   const { repo, ctx, others } = view;
   try {
     if (others.files.size === 0) return;
     const paths = [...others.files.keys()];
-    const latest = latestFor(ctx.db, view.scope, paths);
+    const latest = await latestFor(ctx.db, view.scope, paths);
     const rows: SnapshotRow[] = [];
     const seen: LatestRow[] = [];
     const exists = existenceProbe(repo.root);
@@ -58,8 +58,8 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
       [...rows, ...seen].map((row) => row.blob),
       view.now,
     );
-    writeTransaction(ctx, inScopes(view.scope), (now) => {
-      const busy = runningWriters(ctx.db, view.scope, now - DAY_MS);
+    await writeTransaction(ctx, inScopes(view.scope), async (now) => {
+      const busy = await runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run
       // The writer's own other open commands count too: a Codex command still running past its yield may have
       // written the file, and taking that as the holder's would leave its late restore nothing to do.
@@ -67,12 +67,12 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
         const record = latest.get(row.path);
         // Another command is running: what the file holds now may be that command's write, not the holder's.
         if (record && record.recorded_at >= others.files.get(row.path)!.createdAt && busy.size > 0) continue;
-        recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
+        await recordLatest(ctx.db, view.scope, { ...row, recorded_at: now });
       }
-      startCommand(ctx.db, view.scope, request.owner, request.callId ?? '', now, rows);
-      purgeCommands(ctx.db, now - DAY_MS);
-      purgeLatest(ctx.db, now - DAY_MS);
-      purgeEdits(ctx.db, now - DAY_MS);
+      await startCommand(ctx.db, view.scope, request.owner, request.callId ?? '', now, rows);
+      await purgeCommands(ctx.db, now - DAY_MS);
+      await purgeLatest(ctx.db, now - DAY_MS);
+      await purgeEdits(ctx.db, now - DAY_MS);
       purgeMarkers(ctx.dbLocation.path, now - DAY_MS);
     });
     shareBlobs(
@@ -82,7 +82,7 @@ export function snapshotBeforeShell(request: ShellRequest, env: NodeJS.ProcessEn
     ); // on a server, for restores in other clones
     purgeIndexBefore(repo, Date.now() - DAY_MS);
   } finally {
-    refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
+    await refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
 }

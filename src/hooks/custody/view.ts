@@ -18,18 +18,18 @@ export interface CustodyView {
 }
 
 // Undefined outside git (custody keeps contents in git's object store) or when no database exists yet.
-export function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): CustodyView | undefined {
+export async function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): Promise<CustodyView | undefined> {
   const ctx = existingContext(cwd, env, true); // no database: nobody holds anything, and none is created
   const git = ctx?.git;
   if (!ctx || !git) return undefined;
   try {
     const repo = repoAt(git.root, git.commonDir);
-    const { others, own, now } = readTransaction(ctx, (now) => {
-      const locks = listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now });
+    const { others, own, now } = await readTransaction(ctx, async (now) => {
+      const locks = await listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now });
       const theirs: HeldPattern[] = [];
       const mine: HeldPattern[] = [];
       for (const lock of locks) (sameLineage(lock.owner, writer) ? mine : theirs).push({ pattern: lock.pattern, holder: lock.owner, lockId: lock.id, createdAt: lock.created_at });
-      const recorded = pathsBelow(latestPaths(ctx.db, ctx.scope));
+      const recorded = pathsBelow(await latestPaths(ctx.db, ctx.scope));
       const ownCovered = coveredFiles(repo, mine, recorded, matchPath);
       const otherCovered = coveredFiles(repo, theirs, recorded, matchPath);
       for (const path of ownCovered.files.keys()) otherCovered.files.delete(path); // held by both (shared): the writer's

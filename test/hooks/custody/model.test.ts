@@ -88,11 +88,11 @@ class World {
   }
 
   // One hook call, as the bin makes it; what ic changed in a held file while it ran must stay recoverable.
-  hook(name: HookName, session: string, fields: Record<string, unknown>): string {
+  async hook(name: HookName, session: string, fields: Record<string, unknown>): Promise<string> {
     const before = HELD.map((f) => this.read(f));
     const input = JSON.stringify({ session_id: session, transcript_path: '/dev/null', cwd: this.repo.dir, ...fields });
     // The bin counts the hook's budget from its own process start; in-process, from this call (the default 5 s).
-    const result = runHook(name, { text: input }, this.env, this.repo.dir, startDeadline(HOOK_BUDGET_MS, { now: Date.now, elapsedMs: 0 }));
+    const result = await runHook(name, { text: input }, this.env, this.repo.dir, startDeadline(HOOK_BUDGET_MS, { now: Date.now, elapsedMs: 0 }));
     expect(result.exitCode).toBe(0);
     expect(result.stdout).not.toContain('"deny"');
     expect(result.stdout).not.toContain('hook failed');
@@ -105,8 +105,8 @@ class World {
 
   // What a B before hook snapshots is kept (docs: "every blob custody records (…a command's snapshot) … is
   // pinned"); with no command open, what the file holds becomes the holder's newest content.
-  preShellB(callId: string, command: string): Map<Held, string> {
-    this.hook('claude-pre-shell', B, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: callId });
+  async preShellB(callId: string, command: string): Promise<Map<Held, string>> {
+    await this.hook('claude-pre-shell', B, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: callId });
     const snapshot = new Map<Held, string>();
     for (const f of HELD) {
       const text = this.disk.get(f)!;
@@ -119,8 +119,8 @@ class World {
 
   // B's after hook with its before hook's snapshot: a held file the command changed goes back to the
   // holder's latest content (the record), unless it already holds it.
-  postShellB(callId: string, command: string, snapshot: Map<Held, string> | undefined, response: Record<string, unknown> = {}): string {
-    const out = this.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: callId, tool_response: { stdout: '', ...response } });
+  async postShellB(callId: string, command: string, snapshot: Map<Held, string> | undefined, response: Record<string, unknown> = {}): Promise<string> {
+    const out = await this.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: callId, tool_response: { stdout: '', ...response } });
     if (snapshot) for (const f of HELD) if (this.disk.get(f) !== snapshot.get(f)) this.disk.set(f, this.record.get(f)!);
     return out;
   }
@@ -187,23 +187,23 @@ const COMMAND = 'python3 job.py'; // a script the before hook's reader cannot se
 const steps: fc.Arbitrary<Step>[] = [
   // A's Write tool: the pre-edit hook reserves (and marks), the tool writes, the post-tool hook records.
   fc.tuple(held, text('A edit')).map(([f, content]) =>
-    step(`A edits ${f}`, (w) => {
+    step(`A edits ${f}`, async (w) => {
       const toolInput = { file_path: w.path(f), content };
-      w.hook('claude-pre-edit', A, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-${++callSeq}` });
+      await w.hook('claude-pre-edit', A, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-${++callSeq}` });
       w.write(f, content);
       w.disk.set(f, content);
-      w.hook('claude-post-tool', A, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-${callSeq}`, tool_response: {} });
+      await w.hook('claude-post-tool', A, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-${callSeq}`, tool_response: {} });
       w.record.set(f, content);
     }),
   ),
   // A's own shell command writes its file: its after hook records every held file of A's that changed.
   fc.tuple(held, text('A shell')).map(([f, content]) =>
-    step(`A's shell writes ${f}`, (w) => {
+    step(`A's shell writes ${f}`, async (w) => {
       const id = `a-${++callSeq}`;
-      w.hook('claude-pre-shell', A, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id });
+      await w.hook('claude-pre-shell', A, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id });
       w.write(f, content);
       w.disk.set(f, content);
-      w.hook('claude-post-tool', A, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' } });
+      await w.hook('claude-post-tool', A, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' } });
       for (const g of HELD) w.record.set(g, w.disk.get(g)!);
       for (const g of HELD) w.mustKeep.add(w.disk.get(g)!);
     }),
@@ -224,20 +224,20 @@ const steps: fc.Arbitrary<Step>[] = [
   ),
   // B's normal command: before hook, writes, after hook.
   fc.tuple(writes, fc.boolean()).map(([plan, gc]) =>
-    step(`B runs ${gc ? 'git gc --prune=now && ' : ''}a command writing ${JSON.stringify(plan)}`, (w) => {
+    step(`B runs ${gc ? 'git gc --prune=now && ' : ''}a command writing ${JSON.stringify(plan)}`, async (w) => {
       const id = nextCall('normal');
-      const snapshot = w.preShellB(id, COMMAND);
+      const snapshot = await w.preShellB(id, COMMAND);
       if (gc) w.git('gc', '--prune=now', '--quiet');
       bWrites(w, plan, id);
-      w.postShellB(id, COMMAND, snapshot);
+      await w.postShellB(id, COMMAND, snapshot);
     }),
   ),
   // B's command whose before hook failed open: no snapshot, so nothing is put back (`unverified`).
   writes.map((plan) =>
-    step(`B runs a command (before hook failed open) writing ${JSON.stringify(plan)}`, (w) => {
+    step(`B runs a command (before hook failed open) writing ${JSON.stringify(plan)}`, async (w) => {
       const id = nextCall('failopen');
       bWrites(w, plan, id);
-      w.postShellB(id, COMMAND, undefined);
+      await w.postShellB(id, COMMAND, undefined);
       const unverified = w
         .events('unverified')
         .filter((e) => e.detail.call_id === id)
@@ -250,53 +250,60 @@ const steps: fc.Arbitrary<Step>[] = [
   // during the command is put back to the record (docs: "the holder's record and the command's own timing
   // both show it"), a person's save not yet recorded included (a documented limit); what was there is kept.
   writes.map((plan) =>
-    step(`B runs a command (before hook failed open, duration_ms given) writing ${JSON.stringify(plan)}`, (w) => {
+    step(`B runs a command (before hook failed open, duration_ms given) writing ${JSON.stringify(plan)}`, async (w) => {
       const id = nextCall('failopen-timed');
       bWrites(w, plan, id);
-      w.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' }, duration_ms: 600_000 });
+      await w.hook('claude-post-tool', B, {
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: COMMAND },
+        tool_use_id: id,
+        tool_response: { stdout: '' },
+        duration_ms: 600_000,
+      });
       for (const f of HELD) w.disk.set(f, w.record.get(f)!);
     }),
   ),
   // B's command killed after its writes: the before hook ran, the after hook never comes; open until B's turn ends.
   writes.map((plan) =>
-    step(`B runs a command that is killed after writing ${JSON.stringify(plan)}`, (w) => {
+    step(`B runs a command that is killed after writing ${JSON.stringify(plan)}`, async (w) => {
       const id = nextCall('killed');
-      const snapshot = w.preShellB(id, COMMAND);
+      const snapshot = await w.preShellB(id, COMMAND);
       bWrites(w, plan, id);
       w.open.set(id, snapshot);
     }),
   ),
   // The late after hook of a killed command (a Codex command past its yield): restores against its snapshot.
   fc.nat().map((pick) =>
-    step(`B's oldest open command gets its after hook late (${pick})`, (w) => {
+    step(`B's oldest open command gets its after hook late (${pick})`, async (w) => {
       const ids = [...w.open.keys()];
       if (ids.length === 0) return;
       const id = ids[pick % ids.length]!;
       const snapshot = w.open.get(id)!;
       w.open.delete(id);
-      w.postShellB(id, COMMAND, snapshot);
+      await w.postShellB(id, COMMAND, snapshot);
     }),
   ),
   // B's turn ends (Stop): its commands that never got their after hook stop counting.
   fc.constant(
-    step('B’s turn ends', (w) => {
-      w.hook('claude-turn-end', B, { hook_event_name: 'Stop' });
+    step('B’s turn ends', async (w) => {
+      await w.hook('claude-turn-end', B, { hook_event_name: 'Stop' });
       w.open.clear();
     }),
   ),
   // B's command moved to the background by the client: after hook now, then its job writes late (no hook):
   // reported at the next hook, never put back.
   fc.tuple(writes, writes).map(([during, late]) =>
-    step(`B's backgrounded command writes ${JSON.stringify(during)}, then late ${JSON.stringify(late)}`, (w) => {
+    step(`B's backgrounded command writes ${JSON.stringify(during)}, then late ${JSON.stringify(late)}`, async (w) => {
       const id = nextCall('bg');
-      const snapshot = w.preShellB(id, COMMAND);
+      const snapshot = await w.preShellB(id, COMMAND);
       bWrites(w, during, id);
-      w.postShellB(id, COMMAND, snapshot, { backgroundTaskId: id });
+      await w.postShellB(id, COMMAND, snapshot, { backgroundTaskId: id });
       for (const f of late.held) w.mustKeep.add(w.disk.get(f)!); // watched: the content before the late write is stored
       bWrites(w, late, `${id}-late`);
       // The next hook of any session (here: A's prompt) notices the late write and tells A.
       const heldLate = late.held.filter((f, i, all) => all.indexOf(f) === i);
-      const out = w.hook('claude-prompt', A, { hook_event_name: 'UserPromptSubmit', prompt: 'go on' });
+      const out = await w.hook('claude-prompt', A, { hook_event_name: 'UserPromptSubmit', prompt: 'go on' });
       const told = out === '' ? '' : String(JSON.parse(out).hookSpecificOutput?.additionalContext ?? '');
       for (const f of heldLate) expect(told, `A is told of the late write to ${f}`).toContain(`${JSON.stringify(f)}, which you`);
     }),
@@ -311,12 +318,12 @@ const steps: fc.Arbitrary<Step>[] = [
   // B replaces src/ (held files' parent) with a symlink to alt/ (unheld files): the restore is refused,
   // nothing is written through the link; then the person repairs with the documented recovery line.
   fc.constant(
-    step('B replaces src/ with a symlink to alt/', (w) => {
+    step('B replaces src/ with a symlink to alt/', async (w) => {
       const id = nextCall('symlink');
-      const snapshot = w.preShellB(id, COMMAND);
+      const snapshot = await w.preShellB(id, COMMAND);
       rmSync(w.path('src'), { recursive: true, force: true });
       symlinkSync('alt', w.path('src'));
-      w.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' } });
+      await w.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' } });
       expect(w.read('src')).toBe('<link>');
       for (const f of UNHELD) expect(w.read(f), `unheld ${f} through the link`).toBe(w.unheld.get(f));
       repair(w, id, snapshot, 'src', 'symlink');
@@ -324,13 +331,13 @@ const steps: fc.Arbitrary<Step>[] = [
   ),
   // B replaces a held file with a directory: reported as such, nothing inside touched; then repaired.
   held.map((f) =>
-    step(`B replaces ${f} with a directory`, (w) => {
+    step(`B replaces ${f} with a directory`, async (w) => {
       const id = nextCall('dir');
-      const snapshot = w.preShellB(id, COMMAND);
+      const snapshot = await w.preShellB(id, COMMAND);
       rmSync(w.path(f), { force: true });
       mkdirSync(w.path(f));
       writeFileSync(join(w.path(f), 'inner'), 'B inner\n');
-      w.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' } });
+      await w.hook('claude-post-tool', B, { hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: COMMAND }, tool_use_id: id, tool_response: { stdout: '' } });
       expect(readFileSync(join(w.path(f), 'inner'), 'utf8')).toBe('B inner\n');
       repair(w, id, snapshot, f, 'directory');
     }),
@@ -362,7 +369,7 @@ describe.skipIf(onPostgres)('custody model: random interleavings never lose a by
     'every content stays recoverable, no unheld file is written by ic, the holder’s writes are never reverted',
     () => {
       fc.assert(
-        fc.property(fc.array(fc.oneof(...steps), { minLength: 1, maxLength: MAX_STEPS }), (run) => {
+        fc.property(fc.array(fc.oneof(...steps), { minLength: 1, maxLength: MAX_STEPS }), async (run) => {
           const repo = makeTempRepo('ic-custody-model-');
           try {
             const w = new World(repo);
@@ -381,9 +388,9 @@ describe.skipIf(onPostgres)('custody model: random interleavings never lose a by
             for (const f of HELD) {
               const content = `A first ${f}\n`;
               const toolInput = { file_path: w.path(f), content };
-              w.hook('claude-pre-edit', A, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-init-${f}` });
+              await w.hook('claude-pre-edit', A, { hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-init-${f}` });
               w.write(f, content);
-              w.hook('claude-post-tool', A, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-init-${f}`, tool_response: {} });
+              await w.hook('claude-post-tool', A, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: toolInput, tool_use_id: `a-init-${f}`, tool_response: {} });
               w.disk.set(f, content);
               w.record.set(f, content);
             }
