@@ -12,7 +12,7 @@ import ts from 'typescript';
 const rounds = Number(process.argv[2] ?? 20);
 const configPath = path.resolve('tsconfig.json');
 const parsed = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sys.readFile).config, ts.sys, path.dirname(configPath));
-const STATE = path.resolve('.async-codemod.json');
+const STATE = process.env.CODEMOD_STATE ?? path.resolve('.async-codemod.json');
 // Functions asynchronous from the start (by file and name): their calls are not touched.
 const NEW_ASYNC_FILES = ['src/store/connection.ts', 'src/store/sqlite-connection.ts', 'src/store/postgres/pg-connection.ts'];
 const NEW_ASYNC_NAMES = new Set(['get', 'all', 'run', 'write', 'read', 'now']);
@@ -78,6 +78,7 @@ for (let round = 1; round <= rounds; round += 1) {
     state = { before };
     fs.writeFileSync(STATE, JSON.stringify(state));
     console.log(`baseline: ${before.length} functions already asynchronous`);
+    if (process.env.BASELINE_ONLY) process.exit(0);
   }
   const before = new Set(state.before);
   const edits = new Map(); // file -> [{at, text}]
@@ -90,6 +91,7 @@ for (let round = 1; round <= rounds; round += 1) {
   for (const file of program.getSourceFiles()) {
     if (!ours(file)) continue;
     const wraps = [];
+    const asyncOnly = [];
     const visit = (node) => {
       if (ts.isCallExpression(node) && isPromise(checker, checker.getTypeAtLocation(node))) {
         const declaration = declarationOf(checker, node);
@@ -101,11 +103,43 @@ for (let round = 1; round <= rounds; round += 1) {
           const settled =
             ts.isAwaitExpression(parent) || ts.isReturnStatement(parent) || ts.isVoidExpression(parent) || (ts.isArrowFunction(parent) && parent.body !== undefined && !ts.isBlock(parent.body));
           if (isNew && !settled) wraps.push(node);
+          // Returned from a function declared to give something else: that function becomes async.
+          if (isNew && settled && !ts.isAwaitExpression(parent) && !ts.isVoidExpression(parent)) asyncOnly.push({ fn: functionOf(node), always: false });
+          // The work of a write or read: always an async function.
+          if (isNew && ['write', 'read'].includes(key.split(/[:.]/).pop())) {
+            const work = node.arguments[node.arguments.length - 1];
+            if (work && (ts.isArrowFunction(work) || ts.isFunctionExpression(work)) && !isAsync(work)) asyncOnly.push({ fn: work, always: true });
+          }
         }
       }
       ts.forEachChild(node, visit);
     };
     visit(file);
+    const makeAsync = (fn) => {
+      if (isAsync(fn) || madeAsync.has(fn)) return;
+      madeAsync.add(fn);
+      const start = ts.isArrowFunction(fn) ? fn.getStart(file) : ts.isMethodDeclaration(fn) ? fn.name.getStart(file) : fn.getStart(file);
+      const at =
+        ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn)
+          ? fn
+              .getChildren(file)
+              .find((child) => child.kind === ts.SyntaxKind.FunctionKeyword)
+              .getStart(file)
+          : start;
+      add(file.fileName, at, 'async ');
+      if (fn.type && !/^Promise</.test(fn.type.getText(file))) {
+        add(file.fileName, fn.type.getStart(file), 'Promise<');
+        add(file.fileName, fn.type.end, '>');
+      }
+    };
+    for (const { fn, always } of asyncOnly) {
+      if (fn === undefined || ts.isGetAccessor(fn) || ts.isConstructorDeclaration(fn) || isAsync(fn) || madeAsync.has(fn)) continue;
+      // a function whose declared return type is not a promise, or a write's or read's work
+      if (always || (fn.type && !/^Promise</.test(fn.type.getText(file)))) {
+        makeAsync(fn);
+        awaits += 1;
+      }
+    }
     // Outermost only: an inner call is wrapped in the next round.
     const outer = wraps.filter((node) => !wraps.some((other) => other !== node && other.getStart(file) <= node.getStart(file) && node.end <= other.end));
     for (const node of outer) {
@@ -119,25 +153,7 @@ for (let round = 1; round <= rounds; round += 1) {
       add(file.fileName, node.end, ')');
       awaits += 1;
       if (!isAsync(fn) && !madeAsync.has(fn)) {
-        madeAsync.add(fn);
-        const start = ts.isArrowFunction(fn)
-          ? fn.getStart(file)
-          : ts.isMethodDeclaration(fn)
-            ? fn.name.getStart(file)
-            : fn.getStart(file) + (fn.modifiers ? fn.modifiers.map((m) => m.getFullText(file)).join('').length : 0);
-        // `export function` / `function`: async goes right before `function`
-        const at =
-          ts.isFunctionDeclaration(fn) || ts.isFunctionExpression(fn)
-            ? fn
-                .getChildren(file)
-                .find((child) => child.kind === ts.SyntaxKind.FunctionKeyword)
-                .getStart(file)
-            : start;
-        add(file.fileName, at, 'async ');
-        if (fn.type && !/^Promise</.test(fn.type.getText(file))) {
-          add(file.fileName, fn.type.getStart(file), 'Promise<');
-          add(file.fileName, fn.type.end, '>');
-        }
+        makeAsync(fn);
         if (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) {
           let call = fn.parent;
           while (ts.isParenthesizedExpression(call)) call = call.parent;

@@ -30,7 +30,7 @@ function ignoreBrokenPipe(): void {
   });
 }
 
-export function run(argv: string[]): void {
+export async function run(argv: string[]): Promise<void> {
   if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector (as bin/ does)
   ignoreBrokenPipe();
   if (process.env.IC_TIMING === '1') reportTimingsAtExit();

@@ -33,7 +33,7 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 // killed outright, the lock stays held on this host while anything in that group lives, as flock's
 // lock stays with an orphan (coord/run-process.ts).
 export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, command: string[]): Promise<RunOutcome> {
-  return new Promise((resolve) => {
+  return new Promise(async (resolve) => {
     let child: ChildProcess | undefined;
     let lost: LeaseLost | undefined;
     let received: NodeJS.Signals | undefined;
@@ -52,10 +52,10 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       process.stderr.write(`ic: lost lock ${escapeForDisplay(lock.pattern)} (${why}) while the command runs; it keeps running, and ic will exit non-zero\n`);
     };
     const renewTimer = setInterval(
-      () => {
+      async () => {
         if (lost !== undefined) return;
         try {
-          const state = renewLease(ctx, lock, leaseMs);
+          const state = await renewLease(ctx, lock, leaseMs);
           if (!state.held) noteLost(state.why);
         } catch (error) {
           process.stderr.write(`ic: could not renew lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
@@ -65,13 +65,13 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
     );
 
     let settled = false;
-    const finish = (code: number) => {
+    const finish = async (code: number) => {
       if (settled) return;
       settled = true;
       clearInterval(renewTimer);
       for (const [signal, handler] of handlers) process.off(signal, handler);
       try {
-        const state = endLease(ctx, lock, 'command ended');
+        const state = await endLease(ctx, lock, 'command ended');
         if (!state.held) noteLost(state.why);
       } catch (error) {
         process.stderr.write(`ic: could not release lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
@@ -84,18 +84,18 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
     child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', detached: true });
     if (child.pid !== undefined) {
       try {
-        recordRun(ctx, lock, child.pid);
+        await recordRun(ctx, lock, child.pid);
       } catch (error) {
         process.stderr.write(`ic: could not record the command with lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
       }
       for (const signal of pending) signalGroup(child, signal);
     }
-    child.on('error', (error: NodeJS.ErrnoException) => {
+    child.on('error', async (error: NodeJS.ErrnoException) => {
       process.stderr.write(`ic: cannot run ${escapeForDisplay(command[0]!)}: ${error.message}\n`);
-      finish(error.code === 'ENOENT' ? 127 : 126);
+      await finish(error.code === 'ENOENT' ? 127 : 126);
     });
-    child.on('exit', (code, signal) => {
-      finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
+    child.on('exit', async (code, signal) => {
+      await finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
     });
   });
 }

@@ -5,7 +5,7 @@ import { checkComparisons, gatherGroups, toRequests } from './reserve';
 
 // Would a reserve by `owner` be granted now? Read-only: writes nothing, not even a conflict event, and
 // takes no write lock, so its work never delays a writer. Bounded by the same limits as reserve.
-export function check(ctx: CoordContext, input: { type: LockType; patterns: string[]; owner: string; mode: LockMode }): Conflict[] {
+export async function check(ctx: CoordContext, input: { type: LockType; patterns: string[]; owner: string; mode: LockMode }): Promise<Conflict[]> {
   const requests = toRequests(ctx, input);
   return readTransaction(ctx, (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);

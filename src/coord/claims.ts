@@ -10,7 +10,7 @@ export interface HeldClaim {
 
 // The claims `isMine` accepts that are held now or ended (released, expired) within `windowMs`, newest
 // first. Claims live in the repository's scope, whatever the worktree.
-export function recentClaims(ctx: CoordContext, isMine: (owner: string) => boolean, windowMs: number): HeldClaim[] {
+export async function recentClaims(ctx: CoordContext, isMine: (owner: string) => boolean, windowMs: number): Promise<HeldClaim[]> {
   return readTransaction(ctx, async (now) => {
     const claims = (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim' })).filter((lock) => isMine(lock.owner));
     const result: HeldClaim[] = [];

@@ -14,7 +14,7 @@ export interface CommitRecord {
 
 // The post-commit hook's `committed` event: other sessions learn of new commits by reading the log
 // (`events`, the status line), nothing is broadcast. Long path lists are cut (paths_total says how many).
-export function recordCommit(ctx: CoordContext, commit: CommitRecord): number {
+export async function recordCommit(ctx: CoordContext, commit: CommitRecord): Promise<number> {
   return writeTransaction(ctx, ownScope(ctx), (now) =>
     insertEvent(ctx.db, {
       type: 'committed',
@@ -30,7 +30,7 @@ export function recordCommit(ctx: CoordContext, commit: CommitRecord): number {
 }
 
 // The newest commit by someone else in the last `windowMs`, if any (the status line's "HEAD moved by X").
-export function recentCommitByOther(ctx: CoordContext, isOther: (owner: string) => boolean, windowMs: number): { event: StoredEvent; now: number } | undefined {
+export async function recentCommitByOther(ctx: CoordContext, isOther: (owner: string) => boolean, windowMs: number): Promise<{ event: StoredEvent; now: number } | undefined> {
   return readTransaction(ctx, async (now) => {
     const event = await newestCommitSince(ctx.db, ctx.scope, now - windowMs, isOther);
     return event ? { event, now } : undefined;

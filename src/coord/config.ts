@@ -51,11 +51,11 @@ async function viewIn(db: Connection, name: string): Promise<SettingView> {
 }
 
 // One setting, or all of them, as they are now.
-export function readConfig(ctx: CoordContext, name?: string): SettingView[] {
+export async function readConfig(ctx: CoordContext, name?: string): Promise<SettingView[]> {
   return readTransaction(ctx, () => (name === undefined ? Object.keys(SETTINGS) : [name]).map((n) => viewIn(ctx.db, n)));
 }
 
-export function writeConfig(ctx: CoordContext, name: string, value: string): { setting: SettingView; previous: string } {
+export async function writeConfig(ctx: CoordContext, name: string, value: string): Promise<{ setting: SettingView; previous: string }> {
   const canonical = ruleFor(name).parse(value);
   return writeTransaction(ctx, EVERYTHING, async (now) => {
     const previous = (await viewIn(ctx.db, name)).value;

@@ -91,7 +91,7 @@ async function fileScopeKeys(db: Connection, workspace: Workspace, write: boolea
 }
 
 /** A writer's context in the workspace of `dir` (outside git too, unless `inGit`), or undefined where it has no database yet: a hook that only looks creates none. */
-export function existingContext(dir: string, env: NodeJS.ProcessEnv, inGit = false): CoordContext | undefined {
+export async function existingContext(dir: string, env: NodeJS.ProcessEnv, inGit = false): Promise<CoordContext | undefined> {
   const workspace = resolveWorkspace(dir, { env });
   if ((inGit && !workspace.git) || (!isServerDb(workspace.db) && !existsSync(workspace.db.path))) return undefined;
   return createContext({ workspace, env, write: true });
@@ -113,7 +113,7 @@ export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoo
 export async function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => T, options: { checkClock?: boolean } = {}): Promise<T> {
   const outer = transactionTimes.get(ctx.db);
   // Nested (a savepoint): the outer transaction has checked the clock and watches the digest; its time is this one's.
-  if (outer !== undefined) return ctx.db.write(scope, () => work(outer));
+  if (outer !== undefined) return ctx.db.write(scope, async () => work(outer));
   const requested = monotonicMs();
   let started = requested;
   try {
@@ -211,7 +211,7 @@ async function writeClock(ctx: CoordContext): Promise<number> {
 // Reads run in one deferred transaction so that they see one consistent snapshot. A read inside a write
 // transaction is part of it and acts at its time (a snapshot dated after the write's clock would look stale
 // to the write that checks it: coord/reserve.ts).
-export function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): T {
+export async function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): Promise<T> {
   const writing = transactionTimes.get(ctx.db);
   try {
     return ctx.db.read(async () => work(writing ?? (await ctx.db.now(ctx.clock))));

@@ -46,7 +46,7 @@ function sinceOf(input: EventsInput, now: number): number | undefined {
 // Reads events: a listing in id order; with a consumer, after its cursor (store/events.ts, EventCursor), and
 // reading and advancing that cursor are one write transaction holding the consumer's lock (lockConsumer), so two
 // readers never get the same event.
-export function readEvents(ctx: CoordContext, input: EventsInput): EventView[] {
+export async function readEvents(ctx: CoordContext, input: EventsInput): Promise<EventView[]> {
   if (input.consumer === undefined) {
     return readTransaction(ctx, async (now) => (await queryEvents(ctx.db, { afterId: input.afterId, since: sinceOf(input, now), limit: input.limit })).map(viewEvent));
   }
@@ -73,7 +73,7 @@ export interface FollowPosition {
 
 // One poll of `events --follow` without a consumer: the events after the follower's position, and its next
 // position. In the order no later commit can precede (store/events.ts, EventCursor).
-export function followEvents(ctx: CoordContext, input: EventsInput, position: FollowPosition): { events: EventView[]; position: FollowPosition } {
+export async function followEvents(ctx: CoordContext, input: EventsInput, position: FollowPosition): Promise<{ events: EventView[]; position: FollowPosition }> {
   return readTransaction(ctx, async (now) => {
     const events = await eventsAfterCursor(ctx.db, position.cursor, { floorId: position.floorId, since: sinceOf(input, now), limit: input.limit });
     const last = events[events.length - 1];

@@ -39,7 +39,7 @@ async function stateOf(ctx: CoordContext, claim: StoredLock, now: number): Promi
 }
 
 // The active claim on an item with its stalled state and open requests, or undefined when nobody holds it.
-export function claimState(ctx: CoordContext, item: string): ClaimState | undefined {
+export async function claimState(ctx: CoordContext, item: string): Promise<ClaimState | undefined> {
   return readTransaction(ctx, async (now) => {
     const claim = await activeClaim(ctx, item, now);
     return claim ? await stateOf(ctx, claim, now) : undefined;
@@ -47,7 +47,7 @@ export function claimState(ctx: CoordContext, item: string): ClaimState | undefi
 }
 
 // Every active claim whose owner `isHolder` accepts, with its state: for `who`, the hooks and the status line.
-export function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): ClaimState[] {
+export async function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): Promise<ClaimState[]> {
   return readTransaction(ctx, async (now) =>
     (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })).filter((claim) => isHolder(claim.owner)).map((claim) => stateOf(ctx, claim, now)),
   );
@@ -106,14 +106,14 @@ export function activeClaims(ctx: CoordContext, now: number): LockFilter {
   return { scope: ctx.claimScope, type: 'claim', activeAt: now };
 }
 
-export function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): OpenRequest[] {
+export async function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): Promise<OpenRequest[]> {
   return readTransaction(ctx, (now) => openRequestsIn(ctx, isHolder, now));
 }
 
 // `claim ITEM --take`: a stalled claim of another owner becomes the taker's, with a new fencing token
 // (the `taken_over` event's id) and a fresh TTL; the event records the previous owner and its last activity.
 // A claim that is not stalled is refused (CONFLICT); a free item is not this function's business.
-export function takeOver(ctx: CoordContext, input: { item: string; owner: string; ttlMs: number; reason: string | null }): { claim: Lock; previous_owner: string } | undefined {
+export async function takeOver(ctx: CoordContext, input: { item: string; owner: string; ttlMs: number; reason: string | null }): Promise<{ claim: Lock; previous_owner: string } | undefined> {
   return writeTransaction(ctx, claimWriteScope(ctx), async (now) => {
     const claim = await activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;
@@ -139,7 +139,7 @@ export function takeOver(ctx: CoordContext, input: { item: string; owner: string
 
 // `claim ITEM --ask`: a visible hand-off request to the holder (its hooks and status line show it; it
 // answers with `unclaim` or `transfer`). Undefined when nobody else holds the item.
-export function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): (ClaimState & { repeated?: boolean }) | undefined {
+export async function askHandoff(ctx: CoordContext, input: { item: string; owner: string; reason: string | null }): Promise<(ClaimState & { repeated?: boolean }) | undefined> {
   return writeTransaction(ctx, claimWriteScope(ctx), async (now) => {
     const claim = await activeClaim(ctx, input.item, now);
     if (!claim || claim.owner === input.owner) return undefined;

@@ -74,12 +74,12 @@ function checkRow(project: Pick<Project, 'scope' | 'claimScope' | 'ignoreCase'>,
 // Brings the checked rows in, each through the ordinary reserve rule: it keeps its type, pattern, owner,
 // mode, reason and expiry and gets a new id and fencing token; one that would conflict with a lock held
 // here is skipped, never forced in. All in one write transaction: every row lands (or is skipped) or none does.
-export function importLocks(ctx: CoordContext, rows: readonly ImportRow[]): ImportResult {
-  return writeTransaction(ctx, EVERYTHING, (now) => {
+export async function importLocks(ctx: CoordContext, rows: readonly ImportRow[]): Promise<ImportResult> {
+  return writeTransaction(ctx, EVERYTHING, async (now) => {
     const result: ImportResult = { locks: [], skipped: [] };
     for (const row of rows) {
       const ttlMs = Math.min(MAX_TTL_MS, Math.max(1_000, row.lock.expires_at - now));
-      const outcome = reserveOnce({ ...ctx, scope: row.scope }, { type: row.type, patterns: [row.pattern], owner: row.owner, mode: row.mode, ttlMs, reason: row.reason });
+      const outcome = await reserveOnce({ ...ctx, scope: row.scope }, { type: row.type, patterns: [row.pattern], owner: row.owner, mode: row.mode, ttlMs, reason: row.reason });
       if (outcome.granted) result.locks.push(...outcome.locks);
       else result.skipped.push({ lock: row.lock, conflicts: outcome.conflicts });
     }

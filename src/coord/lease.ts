@@ -28,7 +28,7 @@ async function judge(ctx: CoordContext, lock: Lock, now: number): Promise<{ held
 }
 
 // Extends the lease by ttlMs from now, or reports that it was lost.
-export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseState {
+export async function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): Promise<LeaseState> {
   return writeTransaction(ctx, inScopes(lock.scope), async (now) => {
     const state = await judge(ctx, lock, now);
     if (!state.held) return state;
@@ -38,7 +38,7 @@ export function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): LeaseS
 }
 
 // Releases the lease when the command has ended; reports whether it was still held up to that moment.
-export function endLease(ctx: CoordContext, lock: Lock, reason: string): LeaseState {
+export async function endLease(ctx: CoordContext, lock: Lock, reason: string): Promise<LeaseState> {
   return writeTransaction(ctx, inScopes(lock.scope), async (now) => {
     const stored = await getLock(ctx.db, lock.id);
     if (stored !== undefined) await forgetRunProcess(ctx.db, stored.seq); // the command has ended: it holds nothing now

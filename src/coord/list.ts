@@ -13,7 +13,7 @@ export interface ListInput {
 }
 
 // Locks in the scope (or every scope), oldest grant first.
-export function list(ctx: CoordContext, input: ListInput): Lock[] {
+export async function list(ctx: CoordContext, input: ListInput): Promise<Lock[]> {
   return readTransaction(ctx, async (now) => {
     const activeOnly = input.active || input.expiringMs !== undefined;
     return (
@@ -56,7 +56,7 @@ function withOrphans(locks: StoredLock[], orphans: StoredLock[]): StoredLock[] {
 // Locks that lapsed by expiry less than the lock-delay ago: no longer active, yet they still bind every
 // owner but their own (README, "Concepts"). `list --active` and `who` show them, or a person sees
 // nothing held while a reserve is refused. Swept ones count too: a sweep marks them released as expired.
-export function lockDelayBlockers(ctx: CoordContext, allScopes: boolean, filter: { owner?: string; type?: LockType } = {}): Lock[] {
+export async function lockDelayBlockers(ctx: CoordContext, allScopes: boolean, filter: { owner?: string; type?: LockType } = {}): Promise<Lock[]> {
   if (ctx.lockDelayMs <= 0) return [];
   return readTransaction(ctx, async (now) =>
     (await locksInView(ctx, allScopes, { ...filter, expiresBefore: now }))

@@ -24,7 +24,7 @@ export async function takeName(
 }
 
 // Releases the owner's lock or claim on the name; `force` releases another owner's.
-export function dropName(ctx: CoordContext, input: { type: NameType; name: string; owner: string | undefined; force: boolean; reason: string | null }): ReleaseResult {
+export async function dropName(ctx: CoordContext, input: { type: NameType; name: string; owner: string | undefined; force: boolean; reason: string | null }): Promise<ReleaseResult> {
   return release(scopedFor(ctx, input.type), { ids: [], owner: input.owner, pattern: input.name, type: input.type, all: false, force: input.force, reason: input.reason });
 }
 

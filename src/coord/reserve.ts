@@ -58,14 +58,14 @@ export interface Attempt {
 // re-checks, inside the write lock, what can have changed its answer since (see decideFromSnapshot), so no
 // call holds the write lock for long. A waiting caller records its conflicts on the first try only, and one `waited`
 // event when granted.
-export function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: Attempt = { first: true, waitedMs: 0 }): ReserveOutcome {
+export async function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: Attempt = { first: true, waitedMs: 0 }): Promise<ReserveOutcome> {
   const requests = toRequests(ctx, input);
   if (fitsTheWriteLock(requests)) {
-    const outcome = decideInWriteLock(ctx, input, requests, attempt);
+    const outcome = await decideInWriteLock(ctx, input, requests, attempt);
     if (outcome !== TOO_BIG_FOR_THE_LOCK) return outcome;
   }
   for (let tries = 0; tries < WRITE_BUDGET.optimisticAttempts; tries++) {
-    const outcome = decideFromSnapshot(ctx, input, requests, attempt);
+    const outcome = await decideFromSnapshot(ctx, input, requests, attempt);
     if (outcome !== SNAPSHOT_STALE) return outcome;
   }
   throw new IcError('BUSY', `other writers kept changing the locks this call depends on (${WRITE_BUDGET.optimisticAttempts} tries); try again`, { tries: WRITE_BUDGET.optimisticAttempts });
@@ -116,7 +116,7 @@ export const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
 
 // The small call's path: gather and decide inside one write transaction, unless the candidates found call
 // for more glob comparisons than the write lock affords (then nothing is written and the snapshot path runs).
-function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof TOO_BIG_FOR_THE_LOCK {
+async function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): Promise<ReserveOutcome | typeof TOO_BIG_FOR_THE_LOCK> {
   return writeTransaction(ctx, ownScope(ctx), (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     if (countComparisons(groups) > WRITE_BUDGET.inLockPairs) return TOO_BIG_FOR_THE_LOCK;
@@ -138,8 +138,8 @@ function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: Loc
 // tell" and the decision is redone, as it is when the clock ran backwards or too much changed. Hence no
 // two conflicting grants, and every conflict reported or recorded was true at t1 (the checker of the
 // stress harness holds each `conflict` event to that).
-function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
-  return commitSnapshot(ctx, input, takeSnapshot(ctx, requests), attempt);
+async function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): Promise<ReserveOutcome | typeof SNAPSHOT_STALE> {
+  return commitSnapshot(ctx, input, await takeSnapshot(ctx, requests), attempt);
 }
 
 export interface Snapshot {
@@ -154,7 +154,7 @@ export interface Snapshot {
 }
 
 // Reads and decides without the write lock: the glob comparisons, the costly part, happen here.
-export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapshot {
+export async function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Promise<Snapshot> {
   return readTransaction(ctx, async (now) => {
     const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkComparisons(requests, groups);
@@ -170,7 +170,7 @@ export function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Snapsh
 }
 
 // Inside the write lock: the snapshot's answer, brought up to date with what changed since, is committed.
-export function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): ReserveOutcome | typeof SNAPSHOT_STALE {
+export async function commitSnapshot(ctx: CoordContext, input: ReserveInput, snapshot: Snapshot, attempt: Attempt): Promise<ReserveOutcome | typeof SNAPSHOT_STALE> {
   return writeTransaction(ctx, ownScope(ctx), async (now) => {
     if (now < snapshot.now || (await purgeCount(ctx.db)) !== snapshot.purges) return SNAPSHOT_STALE;
     const changedIds = await locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);

@@ -39,7 +39,7 @@ export function runProcessState(row: RunProcessRow): 'alive' | 'ended' | 'elsewh
 }
 
 // Records the command started for the run holding `lock`; false where its identity cannot be read.
-export function recordRun(ctx: CoordContext, lock: Lock, pid: number): boolean {
+export async function recordRun(ctx: CoordContext, lock: Lock, pid: number): Promise<boolean> {
   const host = thisHost();
   const started = host === undefined ? undefined : processStartTime(pid);
   if (host === undefined || started === undefined) return false;

@@ -26,7 +26,7 @@ export async function stepSession(ctx: CoordContext, activity: Activity, holderO
     const requests = row && holderOf ? await untoldIn(ctx, row.told_until, holderOf(row.owner), now) : [];
     return { onHost, row, requests };
   });
-  const released = seen.onHost === undefined ? 0 : releaseGoneClients(ctx, seen.onHost.rows);
+  const released = seen.onHost === undefined ? 0 : await releaseGoneClients(ctx, seen.onHost.rows);
   if (seen.row !== undefined && released === 0) return { owner: seen.row.owner, requests: await markRequestsTold(ctx, seen.row.owner, seen.requests) };
   const live = await recordActivity(ctx, activity);
   return { owner: live.owner, requests: holderOf ? await untoldRequests(ctx, live.owner, holderOf(live.owner)) : [] };

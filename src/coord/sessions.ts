@@ -141,11 +141,11 @@ export function hostToLookOver(ctx: CoordContext): string | undefined {
 
 // Releases the locks of those of this host's sessions whose client process is gone, and forgets them.
 // Writes only when one is.
-export function releaseGoneClients(ctx: CoordContext, onHost: readonly SessionRow[]): number {
+export async function releaseGoneClients(ctx: CoordContext, onHost: readonly SessionRow[]): Promise<number> {
   const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
   // The scopes of their locks and their names, not the whole database (as recordActivity).
-  const scopes = readTransaction(ctx, (now) => dead.flatMap(async (row) => (await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope)));
+  const scopes = await readTransaction(ctx, (now) => dead.flatMap(async (row) => (await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope)));
   return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, async (now) => {
     let released = 0;
     for (const row of dead) {
@@ -165,7 +165,7 @@ export function releaseGoneClients(ctx: CoordContext, onHost: readonly SessionRo
 // The session a command run from an agent's shell belongs to: the nearest ancestor process registered by
 // an agent hook. Undefined outside agents (a person's terminal, CI), where /proc is missing, and in a
 // database from before sessions were recorded.
-export function sessionOfShell(ctx: CoordContext): SessionRow | undefined {
+export async function sessionOfShell(ctx: CoordContext): Promise<SessionRow | undefined> {
   if (ctx.dbMissing) return undefined;
   const chain = ancestors();
   if (chain.length === 0) return undefined;
@@ -185,8 +185,8 @@ export function sessionOfShell(ctx: CoordContext): SessionRow | undefined {
 // Who a command acts as when no --owner is given: the live session it runs in, when $IC_OWNER is unset or
 // names that very session (Claude's exported owner, Codex's inherited IC_OWNER); else $IC_OWNER.
 // So a second session sharing one IC_OWNER acts as itself, and an explicit other name stays explicit.
-export function actingOwner(ctx: CoordContext, envOwner: string | undefined): string | undefined {
-  return explainActingOwner(ctx, envOwner).owner;
+export async function actingOwner(ctx: CoordContext, envOwner: string | undefined): Promise<string | undefined> {
+  return (await explainActingOwner(ctx, envOwner)).owner;
 }
 
 /** Who a command acts as without --owner, and why (`ic whoami`). */
@@ -197,8 +197,8 @@ export interface ActingOwner {
   session?: SessionRow;
 }
 
-export function explainActingOwner(ctx: CoordContext, envOwner: string | undefined): ActingOwner {
-  const session = sessionOfShell(ctx);
+export async function explainActingOwner(ctx: CoordContext, envOwner: string | undefined): Promise<ActingOwner> {
+  const session = await sessionOfShell(ctx);
   if (session && (!envOwner || envOwner === session.base || envOwner === session.owner)) return { owner: session.owner, source: 'session', session };
   if (envOwner) return { owner: envOwner, source: 'env', ...(session ? { session } : {}) };
   return { owner: undefined, source: 'none' };

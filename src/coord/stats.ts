@@ -24,7 +24,7 @@ const TOP = 10;
 
 // Figures from the events table: a try is a reserve that granted, renewed or was denied (one denied try
 // writes one conflict event per blocker, counted once).
-export function stats(ctx: CoordContext, sinceMs?: number): Stats {
+export async function stats(ctx: CoordContext, sinceMs?: number): Promise<Stats> {
   return readTransaction(ctx, async (now) => {
     const since = sinceMs === undefined ? 0 : now - sinceMs;
     const tally = await tallyEvents(ctx.db, since);

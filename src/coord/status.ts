@@ -18,7 +18,7 @@ const WAITING_WINDOW_MS = 5 * 60_000;
 
 // Who is active, what is held, and who is blocked in the context's scope. "Waiting" = owners refused in the
 // last five minutes by a lock that is still held, and granted nothing since.
-export function statusCounts(ctx: CoordContext, me?: string): StatusCounts {
+export async function statusCounts(ctx: CoordContext, me?: string): Promise<StatusCounts> {
   return readTransaction(ctx, async (now) => {
     const active = await listLocks(ctx.db, { scope: ctx.scope, activeAt: now });
     const fileLocks = active.filter((lock) => lock.type === 'file');

@@ -5,7 +5,7 @@ import { readTransaction, type CoordContext } from './context';
 export type VerifyResult = { valid: true; lock: Lock } | { valid: false; why: 'not_found' | 'token_mismatch' | 'released' | 'expired'; lock?: Lock };
 
 // The fence: a lock is valid for a token only while it is active and was not re-granted or transferred since.
-export function verify(ctx: CoordContext, id: string, token: number): VerifyResult {
+export async function verify(ctx: CoordContext, id: string, token: number): Promise<VerifyResult> {
   return readTransaction(ctx, async (now) => {
     const stored = await getLock(ctx.db, id);
     if (!stored) return { valid: false, why: 'not_found' };

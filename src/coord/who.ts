@@ -17,7 +17,7 @@ export interface OwnerActivity {
 }
 
 // Active locks and claims grouped by owner, most recently active (heartbeat or grant) first.
-export function who(ctx: CoordContext, allScopes: boolean): OwnerActivity[] {
+export async function who(ctx: CoordContext, allScopes: boolean): Promise<OwnerActivity[]> {
   return readTransaction(ctx, async (now) => {
     const seen = await allLastSeen(ctx.db);
     const byOwner = new Map<string, OwnerActivity>();
@@ -31,7 +31,7 @@ export function who(ctx: CoordContext, allScopes: boolean): OwnerActivity[] {
       entry.last_active = Math.max(entry.last_active, lock.created_at, lock.expires_at - stored.ttl_ms);
       (lock.type === 'claim' ? entry.claims : entry.locks).push(lock);
     }
-    for (const state of claimsOf(ctx, (owner) => byOwner.has(owner))) {
+    for (const state of await claimsOf(ctx, (owner) => byOwner.has(owner))) {
       const entry = byOwner.get(state.claim.owner)!;
       if (state.stalled) entry.stalled_claims.push(state.claim.pattern);
       for (const request of state.requests) entry.handoff_requests.push({ item: state.claim.pattern, by: request.by, at: request.at });

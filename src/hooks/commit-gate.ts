@@ -72,7 +72,7 @@ export async function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cw
   const ctx = await createContext({ cwd: top, env, write: false });
   let claims: HeldClaim[];
   try {
-    claims = owner === '' ? [] : recentClaims(ctx, (holder) => sameLineage(holder, owner), GATE_GRACE_MS);
+    claims = owner === '' ? [] : await recentClaims(ctx, (holder) => sameLineage(holder, owner), GATE_GRACE_MS);
   } finally {
     ctx.db.close();
   }

@@ -50,7 +50,7 @@ export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv):
     if (patterns.length === 0) continue;
     const ctx = await createContext({ workspace: group.workspace, env, write: true });
     try {
-      const outcome = reserveInLineage(
+      const outcome = await reserveInLineage(
         ctx,
         request,
         patterns.map((p) => p.pattern),
@@ -69,7 +69,7 @@ export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv):
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
 // One transaction: the try, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
-function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[], paths: string[]): { kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[]; now: number } {
+async function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[], paths: string[]): Promise<{ kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[]; now: number }> {
   const input = {
     type: 'file' as const,
     patterns,
@@ -84,15 +84,15 @@ function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: str
     let outcome: ReserveOutcome;
     try {
       // A savepoint: refused only by its own lineage, the try is undone (no conflict events) and handed over.
-      outcome = await writeTransaction(ctx, ownScope(ctx), () => {
-        const first = reserveOnce(ctx, input);
+      outcome = await writeTransaction(ctx, ownScope(ctx), async () => {
+        const first = await reserveOnce(ctx, input);
         if (!first.granted && first.conflicts.length > 0 && first.conflicts.every((c) => c.state === 'active' && sameLineage(c.held.owner, request.owner))) throw new LineageHandOver(first.conflicts);
         return first;
       });
     } catch (error) {
       if (!(error instanceof LineageHandOver)) throw error;
       for (const conflict of error.conflicts) await transfer(ctx, { from: conflict.held.owner, to: request.owner, by: request.owner, force: true, only: { file: conflict.held.pattern } }); // its own lineage: recorded as forced, by the taker
-      outcome = reserveOnce(ctx, input);
+      outcome = await reserveOnce(ctx, input);
     }
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts, now }; // the database's time: the deny's "in 13m"
     // The tool writes next: until its write is recorded, a restore must not put an older record over it.

@@ -47,7 +47,7 @@ export interface GuardResult {
 }
 
 // The guard's question for one repository: which staged paths do other owners hold right now?
-export function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, deadline: Deadline): GuardResult {
+export async function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, deadline: Deadline): Promise<GuardResult> {
   const top = gitTopLevel(cwd, env, deadline);
   return checkPaths(top, env, owner, () => stagedPaths(top, env, deadline));
 }
@@ -60,7 +60,7 @@ export async function checkPaths(top: string, env: NodeJS.ProcessEnv, owner: str
     if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
     const paths = pathsOf();
     if (paths.length === 0) return { held: [], checked: 0 };
-    return { held: heldByOthers(paths, activeFileLocks(ctx), owner, ctx.ignoreCase), checked: paths.length };
+    return { held: heldByOthers(paths, await activeFileLocks(ctx), owner, ctx.ignoreCase), checked: paths.length };
   } finally {
     ctx.db.close();
   }

@@ -53,7 +53,7 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
   const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   let ctx: CoordContext | undefined;
   try {
-    ctx = existingContext(dir, envWithin(env, deadline, 1_000));
+    ctx = await existingContext(dir, envWithin(env, deadline, 1_000));
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
     const eventName = stringField(parsed.value, 'hook_event_name');
     const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
@@ -106,7 +106,7 @@ export function withContext(stdout: string, step: SessionStep | undefined): stri
 export async function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   let ctx: CoordContext | undefined;
   try {
-    ctx = existingContext(cwd, env);
+    ctx = await existingContext(cwd, env);
     if (ctx === undefined) return env.IC_OWNER || undefined;
     await releaseDeadClients(ctx);
     return actingOwner(ctx, env.IC_OWNER);

@@ -130,7 +130,7 @@ async function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: De
   if (restage !== undefined) return { stdout: '', stderr: `${restage}\n`, exitCode: 1 };
   let result;
   try {
-    result = checkStaged(cwd, envWithin(env, deadline), owner, deadline);
+    result = await checkStaged(cwd, envWithin(env, deadline), owner, deadline);
   } catch (error) {
     if (settings.failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
     return { stdout: '', stderr: `ic: warning: the commit guard could not check this commit (${describe(error)}); committing anyway\n`, exitCode: 0 };

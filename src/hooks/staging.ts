@@ -151,7 +151,7 @@ export async function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, dead
   }
   const ctx = await createContext({ cwd: top, env, write: true });
   try {
-    recordCommit(ctx, { sha: head, owner, paths, subject, branch });
+    await recordCommit(ctx, { sha: head, owner, paths, subject, branch });
   } finally {
     ctx.db.close();
   }

@@ -20,14 +20,14 @@ const HEAD_MOVED_WINDOW_MS = 30 * 60_000;
 export async function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: string): Promise<ProjectStatus> {
   const ctx = await createContext({ cwd, env: { ...env, IC_BUSY_TIMEOUT: '300ms' }, write: false });
   try {
-    const counts: ProjectStatus = statusCounts(ctx, me);
-    const commit = recentCommitByOther(ctx, (owner) => me === undefined || !sameLineage(owner, me), HEAD_MOVED_WINDOW_MS);
+    const counts: ProjectStatus = await statusCounts(ctx, me);
+    const commit = await recentCommitByOther(ctx, (owner) => me === undefined || !sameLineage(owner, me), HEAD_MOVED_WINDOW_MS);
     if (commit) {
       const sha = String((JSON.parse(commit.event.detail ?? '{}') as { sha?: unknown }).sha ?? '');
       counts.head_moved = { by: commit.event.owner, sha, ago_ms: Math.max(0, commit.now - commit.event.created_at) };
     }
     if (me !== undefined) {
-      const requests = openRequests(ctx, (owner) => sameLineage(owner, me));
+      const requests = await openRequests(ctx, (owner) => sameLineage(owner, me));
       if (requests.length > 0) counts.handoff_requests = requests.map(({ item, by }) => ({ item, by }));
     }
     return counts;

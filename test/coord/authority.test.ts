@@ -15,14 +15,14 @@ const granted = (outcome: ReturnType<typeof reserveOnce>): Lock[] => {
   if (!outcome.granted) throw new Error('expected a grant');
   return outcome.locks;
 };
-const files = (owner: string, patterns: string[]) => granted(reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null }));
+const files = async (owner: string, patterns: string[]) => granted(await reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null }));
 const name = async (type: 'named' | 'claim', pattern: string, owner: string, ttlMs = 60_000) => granted(await takeName(store.ctx, { type, name: pattern, owner, ttlMs, reason: null }));
 const events = async (type: string) =>
   (await queryEvents(store.ctx.db, { afterId: 0, limit: 1000 })).filter((e) => e.type === type).map((e) => ({ ...e, detail: typeof e.detail === 'string' ? JSON.parse(e.detail) : e.detail }));
 
 describe('transfer', () => {
   it('is done by the --from owner, or with --force by anyone, and every event records by', async () => {
-    files('bob', ['src/**']);
+    await files('bob', ['src/**']);
     expect(() => transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: false })).toThrow(/only bob may transfer/);
     expect(await listLocks(store.ctx.db, { owner: 'bob', activeAt: store.now })).toHaveLength(1);
     await transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: true });
@@ -36,7 +36,7 @@ describe('transfer', () => {
 
 describe('release', () => {
   it('with all and file types keeps claims and named locks', async () => {
-    files('alice', ['a.ts']);
+    await files('alice', ['a.ts']);
     await name('claim', 'issue-1', 'alice');
     await name('named', 'deploy', 'alice');
     const result = await release(store.ctx, { ids: [], owner: 'alice', all: true, allTypes: ['file'], force: false, reason: null });
@@ -47,15 +47,15 @@ describe('release', () => {
   });
 
   it('lists the overlapping locks when nothing is on exactly the pattern', async () => {
-    const [held] = files('alice', ['src/**']);
-    files('bob', ['docs/**']);
+    const [held] = await files('alice', ['src/**']);
+    await files('bob', ['docs/**']);
     const result = await release(store.ctx, { ids: [], owner: 'alice', pattern: 'src/*.ts', type: 'file', all: false, force: false, reason: null });
     expect(result.released).toEqual([]);
     expect(result.near?.map((l) => l.id)).toEqual([held!.id]);
   });
 
   it('needs an owner even with --force, and records it as by', async () => {
-    const [held] = files('alice', ['a.ts']);
+    const [held] = await files('alice', ['a.ts']);
     expect(() => release(store.ctx, { ids: [held!.id], owner: undefined, all: false, force: true, reason: null })).toThrow(/owner is required/);
     await release(store.ctx, { ids: [held!.id], owner: 'bob', all: false, force: true, reason: 'stuck' });
     expect((await events('force_released')).map((e) => e.detail)).toEqual([{ by: 'bob' }]);
@@ -68,25 +68,25 @@ describe('run leases', () => {
   it('renew until the clock passes their expiry, after which they are lost even if nobody took them', async () => {
     const [lease] = await name('named', 'tests', RUN, 15_000);
     store.now += 5_000;
-    expect(renewLease(store.ctx, lease!, 15_000)).toEqual({ held: true, expiresAt: store.now + 15_000 });
+    expect(await renewLease(store.ctx, lease!, 15_000)).toEqual({ held: true, expiresAt: store.now + 15_000 });
     store.now += 15_000; // ic was stopped past the lease
-    expect(renewLease(store.ctx, lease!, 15_000)).toEqual({ held: false, why: 'expired' });
-    expect(endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'expired' });
+    expect(await renewLease(store.ctx, lease!, 15_000)).toEqual({ held: false, why: 'expired' });
+    expect(await endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'expired' });
     expect(await events('expired')).toHaveLength(1);
   });
 
   it('are lost when someone forces them free or takes them over', async () => {
     const [lease] = await name('named', 'tests', RUN, 15_000);
     await release(store.ctx, { ids: [lease!.id], owner: 'bob', all: false, force: true, reason: null });
-    expect(endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'released' });
+    expect(await endLease(store.ctx, lease!, 'command ended')).toEqual({ held: false, why: 'released' });
     const [second] = await name('named', 'tests', RUN, 15_000);
     await transfer(store.ctx, { from: RUN, to: 'bob', by: 'bob', force: true });
-    expect(renewLease(store.ctx, second!, 15_000)).toEqual({ held: false, why: 'not_owner' });
+    expect(await renewLease(store.ctx, second!, 15_000)).toEqual({ held: false, why: 'not_owner' });
   });
 
   it('end with a release while held', async () => {
     const [lease] = await name('named', 'tests', RUN, 15_000);
-    expect(endLease(store.ctx, lease!, 'command ended').held).toBe(true);
+    expect((await endLease(store.ctx, lease!, 'command ended')).held).toBe(true);
     expect((await events('released')).map((e) => e.reason)).toEqual(['command ended']);
   });
 

@@ -57,7 +57,7 @@ describe('transactions', () => {
       await writeTransaction(ctx, ownScope(ctx), (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
       now = T0 - 5_000;
       expect(await writeTransaction(ctx, ownScope(ctx), (t) => t)).toBe(T0);
-      expect(readTransaction(ctx, (t) => t)).toBe(T0 - 5_000);
+      expect(await readTransaction(ctx, (t) => t)).toBe(T0 - 5_000);
     } finally {
       ctx.db.close();
     }
@@ -71,9 +71,9 @@ describe('transactions', () => {
       const seen = await writeTransaction(ctx, ownScope(ctx), async (outer) => ({
         outer,
         nested: await writeTransaction(ctx, ownScope(ctx), (t) => t),
-        read: readTransaction(ctx, (t) => t),
+        read: await readTransaction(ctx, (t) => t),
         // More patterns than the write lock decides at once: decided from a snapshot, then checked in a nested write.
-        reserve: reserveOnce(ctx, { type: 'file', patterns: ['a/**', 'b/**', 'c/**', 'd/**', 'e/**'], owner: 'alice', mode: 'exclusive', ttlMs: 60_000, reason: null }),
+        reserve: await reserveOnce(ctx, { type: 'file', patterns: ['a/**', 'b/**', 'c/**', 'd/**', 'e/**'], owner: 'alice', mode: 'exclusive', ttlMs: 60_000, reason: null }),
       }));
       expect(seen.nested).toBe(seen.outer);
       expect(seen.read).toBe(seen.outer);

@@ -10,9 +10,9 @@ const expiry = async (id: string) => (await getLock(store.ctx.db, id))!.expires_
 
 describe('heartbeat', () => {
   it('renews the owner’s active locks and claims by their own TTL, and nobody else’s', async () => {
-    const [file] = grant(store.ctx, 'alice', ['src/**'], { ttlMs: 60_000 });
+    const [file] = await grant(store.ctx, 'alice', ['src/**'], { ttlMs: 60_000 });
     const claim = await takeName(store.ctx, { type: 'claim', name: 'issue-1', owner: 'alice', ttlMs: 120_000, reason: null });
-    const [theirs] = grant(store.ctx, 'bob', ['docs/**'], { ttlMs: 60_000 });
+    const [theirs] = await grant(store.ctx, 'bob', ['docs/**'], { ttlMs: 60_000 });
     store.now += 30_000;
     expect(await heartbeat(store.ctx, 'alice')).toEqual({ renewed: 2, skipped: false, last_seen: T0 + 30_000 });
     expect(await expiry(file!.id)).toBe(T0 + 90_000);
@@ -21,7 +21,7 @@ describe('heartbeat', () => {
   });
 
   it('only reads within the skip window after the last one', async () => {
-    grant(store.ctx, 'alice', ['src/**']);
+    await grant(store.ctx, 'alice', ['src/**']);
     await heartbeat(store.ctx, 'alice');
     store.now += HEARTBEAT_SKIP_MS - 1;
     expect(await heartbeat(store.ctx, 'alice')).toEqual({ renewed: 0, skipped: true, last_seen: T0 });
@@ -30,7 +30,7 @@ describe('heartbeat', () => {
   });
 
   it('leaves the leases of the owner’s lock runs alone', async () => {
-    const [lease] = grant(store.ctx, runOwner('alice', 'abcd1234'), ['deploy'], { type: 'named', ttlMs: 10_000 });
+    const [lease] = await grant(store.ctx, runOwner('alice', 'abcd1234'), ['deploy'], { type: 'named', ttlMs: 10_000 });
     store.now += 5_000;
     expect((await heartbeat(store.ctx, 'alice')).renewed).toBe(0);
     expect(await expiry(lease!.id)).toBe(T0 + 10_000);

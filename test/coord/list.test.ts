@@ -12,25 +12,25 @@ const all = { active: false, allScopes: false };
 
 describe('list', () => {
   it('filters by active, owner, type and expiring window, oldest grant first', async () => {
-    const [a] = grant(store.ctx, 'alice', ['src/**'], { ttlMs: 10_000 });
-    const [b] = grant(store.ctx, 'bob', ['docs/**'], { ttlMs: 60_000 });
-    const [n] = grant(store.ctx, 'bob', ['deploy'], { type: 'named' });
-    const [gone] = grant(store.ctx, 'alice', ['lib/**']);
+    const [a] = await grant(store.ctx, 'alice', ['src/**'], { ttlMs: 10_000 });
+    const [b] = await grant(store.ctx, 'bob', ['docs/**'], { ttlMs: 60_000 });
+    const [n] = await grant(store.ctx, 'bob', ['deploy'], { type: 'named' });
+    const [gone] = await grant(store.ctx, 'alice', ['lib/**']);
     await release(store.ctx, { ids: [gone!.id], owner: 'alice', all: false, force: false, reason: null });
-    expect(ids(list(store.ctx, all))).toEqual(ids([a!, b!, n!, gone!]));
-    expect(ids(list(store.ctx, { ...all, active: true }))).toEqual(ids([a!, b!, n!]));
-    expect(ids(list(store.ctx, { ...all, owner: 'bob', type: 'file' }))).toEqual(ids([b!]));
-    expect(ids(list(store.ctx, { ...all, expiringMs: 30_000 }))).toEqual(ids([a!]));
+    expect(ids(await list(store.ctx, all))).toEqual(ids([a!, b!, n!, gone!]));
+    expect(ids(await list(store.ctx, { ...all, active: true }))).toEqual(ids([a!, b!, n!]));
+    expect(ids(await list(store.ctx, { ...all, owner: 'bob', type: 'file' }))).toEqual(ids([b!]));
+    expect(ids(await list(store.ctx, { ...all, expiringMs: 30_000 }))).toEqual(ids([a!]));
   });
 
   it('shows one scope, or every scope with allScopes', async () => {
-    const [here] = grant(store.ctx, 'alice', ['src/**']);
+    const [here] = await grant(store.ctx, 'alice', ['src/**']);
     mkdirSync(join(store.dir, 'other'));
     const other = await createContext({ cwd: store.dir, scopeFlag: 'other', env: store.ctx.env, write: true, clock: () => store.now });
     try {
-      const [there] = grant(other, 'alice', ['src/**']);
-      expect(ids(list(store.ctx, all))).toEqual(ids([here!]));
-      expect(ids(list(store.ctx, { ...all, allScopes: true }))).toEqual(ids([here!, there!]));
+      const [there] = await grant(other, 'alice', ['src/**']);
+      expect(ids(await list(store.ctx, all))).toEqual(ids([here!]));
+      expect(ids(await list(store.ctx, { ...all, allScopes: true }))).toEqual(ids([here!, there!]));
     } finally {
       other.db.close();
     }

@@ -20,8 +20,8 @@ describe('named locks and claims', () => {
 
   it('are dropped by their owner, or by anyone with force', async () => {
     await take('named', 'deploy', 'alice');
-    expect(dropName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', force: false, reason: null }).released).toEqual([]);
-    expect(dropName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', force: true, reason: null }).released).toHaveLength(1);
+    expect((await dropName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', force: false, reason: null })).released).toEqual([]);
+    expect((await dropName(store.ctx, { type: 'named', name: 'deploy', owner: 'bob', force: true, reason: null })).released).toHaveLength(1);
     expect((await take('named', 'deploy', 'bob')).granted).toBe(true);
   });
 

@@ -8,8 +8,8 @@ const base = { ids: [] as string[], all: false, force: false, reason: null };
 
 describe('release', () => {
   it('releases by id, by pattern and --all, only the owner’s own', async () => {
-    const [a, b, c] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts', 'src/c.ts']);
-    const [theirs] = grant(store.ctx, 'bob', ['docs/**']);
+    const [a, b, c] = await grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts', 'src/c.ts']);
+    const [theirs] = await grant(store.ctx, 'bob', ['docs/**']);
     expect(await release(store.ctx, { ...base, ids: [a!.id, theirs!.id], owner: 'alice' })).toMatchObject({
       released: [{ id: a!.id }],
       not_released: [{ id: theirs!.id, why: 'not_owner' }],
@@ -20,7 +20,7 @@ describe('release', () => {
   });
 
   it('with --force releases another owner’s lock and records it as force_released by the caller', async () => {
-    const [theirs] = grant(store.ctx, 'bob', ['docs/**']);
+    const [theirs] = await grant(store.ctx, 'bob', ['docs/**']);
     expect((await release(store.ctx, { ...base, ids: [theirs!.id], owner: 'alice', force: true })).released).toHaveLength(1);
     const event = (await queryEvents(store.ctx.db, { limit: 10 })).find((e) => e.type === 'force_released');
     expect(event).toMatchObject({ lock_id: theirs!.id, owner: 'bob' });
@@ -28,14 +28,14 @@ describe('release', () => {
   });
 
   it('refuses to guess: no target is USAGE, no owner is USAGE, and nothing changes', async () => {
-    grant(store.ctx, 'alice', ['src/**']);
+    await grant(store.ctx, 'alice', ['src/**']);
     expect(() => release(store.ctx, { ...base, owner: 'alice' })).toThrow(/say what to release/);
     expect(() => release(store.ctx, { ...base, all: true, owner: undefined })).toThrow();
     expect((await queryEvents(store.ctx.db, { limit: 10 })).map((e) => e.type)).toEqual(['reserved']);
   });
 
   it('names the active locks a pattern overlaps when nothing is on exactly it', async () => {
-    const [held] = grant(store.ctx, 'alice', ['src/**']);
+    const [held] = await grant(store.ctx, 'alice', ['src/**']);
     expect(await release(store.ctx, { ...base, pattern: 'src/a.ts', type: 'file', owner: 'alice' })).toMatchObject({ released: [], near: [{ id: held!.id }] });
   });
 });

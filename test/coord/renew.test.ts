@@ -7,8 +7,8 @@ const store = useTestStore();
 
 describe('renew', () => {
   it('extends the owner’s active locks from now, by their own TTL or --ttl, keeping tokens', async () => {
-    const [a, b] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts'], { ttlMs: 10_000 });
-    grant(store.ctx, 'bob', ['docs/**']);
+    const [a, b] = await grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts'], { ttlMs: 10_000 });
+    await grant(store.ctx, 'bob', ['docs/**']);
     store.now += 5_000;
     const all = await renew(store.ctx, { ids: [], owner: 'alice' });
     expect(all.locks.map((l) => [l.id, l.token, l.expires_at])).toEqual([
@@ -19,9 +19,9 @@ describe('renew', () => {
   });
 
   it('says why each named lock was not renewed, and never revives an expired one', async () => {
-    const [mine] = grant(store.ctx, 'alice', ['src/a.ts'], { ttlMs: 1_000 });
-    const [theirs] = grant(store.ctx, 'bob', ['src/b.ts']);
-    const [gone] = grant(store.ctx, 'alice', ['src/c.ts']);
+    const [mine] = await grant(store.ctx, 'alice', ['src/a.ts'], { ttlMs: 1_000 });
+    const [theirs] = await grant(store.ctx, 'bob', ['src/b.ts']);
+    const [gone] = await grant(store.ctx, 'alice', ['src/c.ts']);
     await release(store.ctx, { ids: [gone!.id], owner: 'alice', all: false, force: false, reason: null });
     store.now += 1_000;
     expect(await renew(store.ctx, { ids: [mine!.id, theirs!.id, gone!.id, 'zzzzzzzz'], owner: 'alice' })).toEqual({

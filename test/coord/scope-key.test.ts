@@ -24,10 +24,10 @@ describe('scopeKey', () => {
     const work = join(dir, 'work');
     mkdirSync(work);
     expect(await scopeKey(db, work, false)).toBe(work);
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
     expect(await scopeKey(db, work, true)).toBe(work);
     expect(await scopeKey(db, work, true)).toBe(work);
-    expect(rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
+    expect(await rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
   });
 
   it('a spelling recorded for this identity and not reachable here (the host path, seen from a container) is the key', async () => {
@@ -46,11 +46,11 @@ describe('scopeKey', () => {
     await db.prepare('INSERT INTO scope_names (identity, scope) VALUES (?, ?)').run(directoryIdentity(work), other);
     expect(await scopeKey(db, work, false)).toBe(work);
     expect(await scopeKey(db, work, true)).toBe(work);
-    expect(rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
+    expect(await rows()).toEqual([{ identity: directoryIdentity(work), scope: work }]);
   });
 
   it('a directory that cannot be read keeps its own spelling', async () => {
     expect(await scopeKey(db, join(dir, 'missing'), true)).toBe(join(dir, 'missing'));
-    expect(rows()).toEqual([]);
+    expect(await rows()).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ const shell = (shellTimeoutMs: number) => recordActivity(store.ctx, { base: 'cla
 
 describe('a shell command’s lock cover', () => {
   it('writes only when one of the session’s locks would lapse before the command may end', async () => {
-    const [lock] = grant(store.ctx, 'claude-s1', ['src/a.ts'], { ttlMs: 15 * 60_000 });
+    const [lock] = await grant(store.ctx, 'claude-s1', ['src/a.ts'], { ttlMs: 15 * 60_000 });
     expect((await shell(120_000)).wrote).toBe(true); // a new session is registered
     store.now += 1_000;
     expect(await shell(120_000)).toMatchObject({ owner: 'claude-s1', wrote: false }); // the lock outlasts 2 min + grace
@@ -22,15 +22,15 @@ describe('a shell command’s lock cover', () => {
   });
 
   it('the session’s next edit of a covered file keeps the longer expiry; a re-reserve by hand still sets its own', async () => {
-    const [lock] = grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000 });
+    const [lock] = await grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000 });
     expect((await shell(30 * 60_000)).wrote).toBe(true);
     const covered = (await getLock(store.ctx.db, lock!.id))!.expires_at;
     expect(covered).toBe(store.now + 30 * 60_000 + SHELL_GRACE_MS);
     store.now += 60_000;
-    const [renewed] = grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000, neverShorten: true }); // as the edit hooks renew
+    const [renewed] = await grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000, neverShorten: true }); // as the edit hooks renew
     expect(renewed!.expires_at).toBe(covered);
     expect((await getLock(store.ctx.db, lock!.id))!.expires_at).toBe(covered);
-    grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 5 * 60_000 }); // `coord reserve --ttl 5m`: the person's word
+    await grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 5 * 60_000 }); // `coord reserve --ttl 5m`: the person's word
     expect((await getLock(store.ctx.db, lock!.id))!.expires_at).toBe(store.now + 5 * 60_000);
   });
 });

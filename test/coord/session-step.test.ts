@@ -29,7 +29,7 @@ describe('the session step', () => {
   });
 
   it('releases the locks of a session on this host whose client process is gone, and steps the live one', async () => {
-    const [held] = grant(store.ctx, 'claude-gone', ['src/a.ts']);
+    const [held] = await grant(store.ctx, 'claude-gone', ['src/a.ts']);
     // This process's pid with another start time: a process that ended and whose pid was reused.
     await putSession(store.ctx.db, {
       owner: 'claude-gone',
@@ -50,7 +50,7 @@ describe('the session step', () => {
     await stepSession(store.ctx, activity, lineage);
     await takeName(store.ctx, { type: 'claim', name: 'issue-7', owner: 'claude-s1', reason: null });
     store.now += 1_000;
-    askHandoff(store.ctx, { item: 'issue-7', owner: 'bob', reason: 'I need it for the release' });
+    await askHandoff(store.ctx, { item: 'issue-7', owner: 'bob', reason: 'I need it for the release' });
     store.now += 1_000;
     const told = await stepSession(store.ctx, activity, lineage);
     expect(told.requests).toMatchObject([{ item: 'issue-7', holder: 'claude-s1', by: 'bob', reason: 'I need it for the release' }]);
@@ -61,7 +61,7 @@ describe('the session step', () => {
 
   it('a session not seen for a while is renewed (a heartbeat), with its locks', async () => {
     await stepSession(store.ctx, activity);
-    const [lock] = grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000 });
+    const [lock] = await grant(store.ctx, 'claude-s1', ['src/b.ts'], { ttlMs: 15 * 60_000 });
     store.now += 10 * 60_000;
     const events = await newestEventId();
     expect((await stepSession(store.ctx, activity)).owner).toBe('claude-s1');

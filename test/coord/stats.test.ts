@@ -5,20 +5,20 @@ import { stats, topBy } from '../../src/coord/stats';
 import { grant, useTestStore } from '../support/store';
 
 const store = useTestStore();
-const refuse = (owner: string, patterns: string[]) => {
-  const outcome = reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null });
+const refuse = async (owner: string, patterns: string[]) => {
+  const outcome = await reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null });
   expect(outcome.granted).toBe(false);
 };
 
 describe('stats', () => {
-  it('counts one denied try per refused reserve, however many locks blocked it', () => {
-    grant(store.ctx, 'alice', ['src/a.ts']);
-    grant(store.ctx, 'dave', ['src/b.ts']);
-    refuse('bob', ['src/*.ts']); // blocked by alice and dave: two conflict events, one try
+  it('counts one denied try per refused reserve, however many locks blocked it', async () => {
+    await grant(store.ctx, 'alice', ['src/a.ts']);
+    await grant(store.ctx, 'dave', ['src/b.ts']);
+    await refuse('bob', ['src/*.ts']); // blocked by alice and dave: two conflict events, one try
     store.now += 1;
-    refuse('bob', ['src/a.ts']);
-    grant(store.ctx, 'alice', ['src/a.ts']); // a renewal
-    const figures = stats(store.ctx);
+    await refuse('bob', ['src/a.ts']);
+    await grant(store.ctx, 'alice', ['src/a.ts']); // a renewal
+    const figures = await stats(store.ctx);
     expect(figures).toMatchObject({ since: null, grants: 2, renewals: 1, conflicts: 3, denied_tries: 2, tries: 5, waits: 0, releases: 0 });
     expect(figures.conflict_rate).toBeCloseTo(2 / 5);
     expect(figures.most_contended_patterns).toEqual([
@@ -33,15 +33,15 @@ describe('stats', () => {
   });
 
   it('counts releases, and only events since the window when one is given', async () => {
-    const [lock] = grant(store.ctx, 'alice', ['src/**']);
+    const [lock] = await grant(store.ctx, 'alice', ['src/**']);
     store.now += 10_000;
     await release(store.ctx, { ids: [lock!.id], owner: 'alice', force: false, all: false, reason: null });
-    expect(stats(store.ctx)).toMatchObject({ grants: 1, releases: 1 });
-    expect(stats(store.ctx, 5_000)).toMatchObject({ since: store.now - 5_000, grants: 0, releases: 1, tries: 0, conflict_rate: 0 });
+    expect(await stats(store.ctx)).toMatchObject({ grants: 1, releases: 1 });
+    expect(await stats(store.ctx, 5_000)).toMatchObject({ since: store.now - 5_000, grants: 0, releases: 1, tries: 0, conflict_rate: 0 });
   });
 
-  it('answers zeros on an empty log', () => {
-    expect(stats(store.ctx)).toMatchObject({ tries: 0, grants: 0, denied_tries: 0, wait_rate: 0, conflict_rate: 0, most_contended_patterns: [] });
+  it('answers zeros on an empty log', async () => {
+    expect(await stats(store.ctx)).toMatchObject({ tries: 0, grants: 0, denied_tries: 0, wait_rate: 0, conflict_rate: 0, most_contended_patterns: [] });
   });
 });
 

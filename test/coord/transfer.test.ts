@@ -8,7 +8,7 @@ const store = useTestStore();
 
 describe('transfer', () => {
   it('moves the active locks (or those on the given patterns) with new tokens that are event ids', async () => {
-    const [a, b] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
+    const [a, b] = await grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
     const moved = await transfer(store.ctx, { from: 'alice', to: 'bob', by: 'alice', force: false, only: { file: 'src/b.ts' } });
     expect(moved.map((l) => [l.id, l.owner])).toEqual([[b!.id, 'bob']]);
     const event = (await queryEvents(store.ctx.db, { limit: 10 })).find((e) => e.type === 'transferred')!;
@@ -19,7 +19,7 @@ describe('transfer', () => {
   });
 
   it('refuses a transfer to the same owner, and one of nothing, changing nothing', async () => {
-    grant(store.ctx, 'alice', ['src/a.ts']);
+    await grant(store.ctx, 'alice', ['src/a.ts']);
     expect(() => transfer(store.ctx, { from: 'alice', to: 'alice', by: 'alice', force: false })).toThrow(/same owner/);
     expect(() => transfer(store.ctx, { from: 'carol', to: 'bob', by: 'carol', force: false })).toThrow(/holds no active locks/);
     expect((await queryEvents(store.ctx.db, { limit: 10 })).map((e) => e.type)).toEqual(['reserved']);

@@ -8,22 +8,22 @@ const store = useTestStore();
 
 describe('who', () => {
   it('groups active locks and claims by owner, most recently active first', async () => {
-    grant(store.ctx, 'alice', ['src/**']);
+    await grant(store.ctx, 'alice', ['src/**']);
     store.now += 1_000;
-    grant(store.ctx, 'bob', ['docs/**']);
+    await grant(store.ctx, 'bob', ['docs/**']);
     await takeName(store.ctx, { type: 'claim', name: 'issue-7', owner: 'bob', reason: null });
     store.now += 1_000;
     await heartbeat(store.ctx, 'alice');
-    const owners = who(store.ctx, false);
+    const owners = await who(store.ctx, false);
     expect(owners.map((o) => [o.owner, o.last_active, o.locks.length, o.claims.length])).toEqual([
       ['alice', T0 + 2_000, 1, 0],
       ['bob', T0 + 1_000, 1, 1],
     ]);
   });
 
-  it('leaves out owners whose locks have all lapsed', () => {
-    grant(store.ctx, 'alice', ['src/**'], { ttlMs: 1_000 });
+  it('leaves out owners whose locks have all lapsed', async () => {
+    await grant(store.ctx, 'alice', ['src/**'], { ttlMs: 1_000 });
     store.now += 1_000;
-    expect(who(store.ctx, false)).toEqual([]);
+    expect(await who(store.ctx, false)).toEqual([]);
   });
 });

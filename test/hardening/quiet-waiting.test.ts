@@ -19,7 +19,7 @@ describe('quiet waiting', () => {
         store.now += Math.ceil(ms);
         if (!handedOver && store.now - Date.parse('2026-01-01T00:00:00.000Z') > 12_000) {
           handedOver = true;
-          dropName(store.ctx, { type: 'named', name: 'tests', owner: 'alice', force: false, reason: null });
+          await dropName(store.ctx, { type: 'named', name: 'tests', owner: 'alice', force: false, reason: null });
           expect((await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'carol/run-k3j9x0ab', ttlMs: 3_600_000, reason: 'make check' })).granted).toBe(true);
         }
       },

@@ -262,14 +262,14 @@ describe('several statements in one exchange', () => {
     const db = PgConnection.open(url);
     try {
       const insert = (at: number) => db.prepare('INSERT INTO events (type, scope, owner, created_at) VALUES (?, ?, ?, ?)').run('heartbeat', '/repo', 'me', at);
-      await db.write({ scopes: ['/repo'] }, () => insert(1_000));
+      await db.write({ scopes: ['/repo'] }, async () => insert(1_000));
       const seen = await db.write({ scopes: ['/repo'] }, async () => {
         const first = await newestEventTime(db); // read with the lock
-        insert(2_000);
+        await insert(2_000);
         return [first, await newestEventTime(db)];
       });
       expect(seen).toEqual([1_000, 2_000]);
-      expect(await db.write({ scopes: ['/repo'] }, async () => (insert(3_000), await newestEventTime(db)))).toBe(3_000);
+      expect(await db.write({ scopes: ['/repo'] }, async () => (await insert(3_000), await newestEventTime(db)))).toBe(3_000);
     } finally {
       db.close();
     }

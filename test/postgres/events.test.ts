@@ -75,14 +75,14 @@ describe('following events written by two scopes at once', () => {
           expect(larger).toBeGreaterThan(smaller);
           // The older transaction is finished and below the bound: both readers hand out `larger` now.
           expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([larger]);
-          const first = await store.read(() => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
+          const first = await store.read(async () => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
           expect(first.map((event) => event.id)).toEqual([larger]);
           younger.exec('COMMIT');
           // An id cursor now stands at `larger` and never sees `smaller`; the (transaction, id) cursor does.
           expect(finishedEventsAfter(follower, larger, 100)).toEqual([]);
-          const next = await store.read(() => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
+          const next = await store.read(async () => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
           expect(next.map((event) => event.id)).toEqual([smaller]);
-          expect(await store.read(() => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
+          expect(await store.read(async () => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
         }),
       ),
     );
@@ -107,18 +107,18 @@ describe('a consumer on a team server', () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
     const ctx = await projectContext(url, 'events-reader', '1s');
-    grant(ctx, 'alice', ['a', 'b']);
-    withConnection(serverUrl(), (writer) => {
+    await grant(ctx, 'alice', ['a', 'b']);
+    await withConnection(serverUrl(), async (writer) => {
       // Another project's hook, inside its write transaction (every write holds the shared side of this lock).
       writer.exec(`BEGIN; SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
       try {
         // A lock on everything waited for that writer and answered BUSY after the lock wait; the consumer's own lock does not.
-        expect(readEvents(ctx, { limit: 10, consumer: 'bot' }).map((event) => event.pattern)).toEqual(['a', 'b']);
+        expect((await readEvents(ctx, { limit: 10, consumer: 'bot' })).map((event) => event.pattern)).toEqual(['a', 'b']);
       } finally {
         writer.exec('ROLLBACK');
       }
     });
-    grant(ctx, 'alice', ['c']);
+    await grant(ctx, 'alice', ['c']);
     // A second reader of the same consumer, inside its read-and-advance: this one waits for it (BUSY past the
     // lock wait), and gets nothing twice; another consumer does not wait.
     const other = await projectContext(url, 'events-reader', '1s');
@@ -126,8 +126,8 @@ describe('a consumer on a team server', () => {
       await lockConsumer(other.db, 'bot');
       expect((await consumerPosition(other.db, 'bot')).cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
       expect(() => readEvents(ctx, { limit: 10, consumer: 'bot' })).toThrow(expect.objectContaining({ code: 'BUSY' }));
-      expect(readEvents(ctx, { limit: 10, consumer: 'audit' }).map((event) => event.pattern)).toEqual(['a', 'b', 'c']);
+      expect((await readEvents(ctx, { limit: 10, consumer: 'audit' })).map((event) => event.pattern)).toEqual(['a', 'b', 'c']);
     });
-    expect(readEvents(ctx, { limit: 10, consumer: 'bot' }).map((event) => event.pattern)).toEqual(['c']);
+    expect((await readEvents(ctx, { limit: 10, consumer: 'bot' })).map((event) => event.pattern)).toEqual(['c']);
   });
 });

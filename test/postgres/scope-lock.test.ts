@@ -104,7 +104,7 @@ describe('a write’s clock check, read in the same exchange as its scope lock',
     const db = PgConnection.open(url, { lockTimeoutMs: 10_000 });
     let newest: number | null;
     try {
-      newest = await db.write({ scopes: [scope] }, () => newestEventTime(db)); // waits for the holder's commit
+      newest = await db.write({ scopes: [scope] }, async () => newestEventTime(db)); // waits for the holder's commit
     } finally {
       db.close();
     }

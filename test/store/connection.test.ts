@@ -52,25 +52,25 @@ describe('SqliteConnection', () => {
   });
 
   it('commits a write when its work returns, rolls it back when the work throws, and nests as a savepoint', async () => {
-    await db.write(EVERYTHING, () => insert('kept'));
+    await db.write(EVERYTHING, async () => insert('kept'));
     expect(() =>
       db.write(
         { scopes: ['/s'] },
-        () => (
-          insert('undone'),
+        async () => (
+          await insert('undone'),
           (() => {
             throw new Error('no');
           })()
         ),
       ),
     ).toThrow('no');
-    await db.write(EVERYTHING, () => {
-      insert('outer');
+    await db.write(EVERYTHING, async () => {
+      await insert('outer');
       expect(() =>
         db.write(
           { scopes: ['/s'] },
-          () => (
-            insert('inner'),
+          async () => (
+            await insert('inner'),
             (() => {
               throw new Error('inner');
             })()
@@ -93,7 +93,7 @@ describe('SqliteConnection', () => {
       let busy = 0;
       for (let i = 0; i < 20; i++) {
         try {
-          await db.write(EVERYTHING, () => insert(`w${i}`));
+          await db.write(EVERYTHING, async () => insert(`w${i}`));
         } catch (error) {
           if ((error as { code?: string }).code?.startsWith('SQLITE_BUSY')) busy++;
           else throw error;
@@ -109,10 +109,10 @@ describe('SqliteConnection', () => {
   }, 30_000);
 
   it('reads in one transaction and leaves none open, even when the work throws', async () => {
-    insert('a');
-    expect(await db.read(() => owners())).toEqual(['a']);
+    await insert('a');
+    expect(await db.read(async () => owners())).toEqual(['a']);
     expect(() =>
-      db.read(() => {
+      db.read(async () => {
         throw new Error('no');
       }),
     ).toThrow('no');
@@ -160,7 +160,7 @@ describe('write scopes', () => {
   const own = () => ({ scopes: [store.ctx.scope] });
 
   it('a reserve locks its own scope; a heartbeat and a sweep lock everything', async () => {
-    grant(store.ctx, 'alice', ['src/a.ts']);
+    await grant(store.ctx, 'alice', ['src/a.ts']);
     expect(scopes).toEqual([own()]);
     scopes.length = 0;
     await heartbeat(store.ctx, 'alice', 0);
@@ -176,7 +176,7 @@ describe('write scopes', () => {
     // Bulk writes go in chunks of a few milliseconds each (coord/chunks.ts): a loaded machine splits even two
     // locks into two transactions, so what counts is the scope each one locks, not how many there are.
     const locked = () => [...new Set(scopes.map((scope) => JSON.stringify(scope)))].map((scope) => JSON.parse(scope));
-    const [lock] = grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
+    const [lock] = await grant(store.ctx, 'alice', ['src/a.ts', 'src/b.ts']);
     scopes.length = 0;
     await renew(store.ctx, { ids: [], owner: 'alice' });
     expect(locked()).toEqual([own()]);

@@ -54,7 +54,7 @@ describe(`overlap through the store on ${TEST_ENGINE} (${RUNS} runs)`, () => {
         const holders = held.map((pattern, i) => ({ owner: `holder-${round}-${i}`, pattern }));
         // Shared holds coexist whatever they overlap; an exclusive request meets every overlapping one.
         for (const { owner, pattern } of holders) {
-          const granted = reserveOnce(store.ctx, { type: 'file', patterns: [pattern], owner, mode: 'shared', ttlMs: 60_000, reason: null });
+          const granted = await reserveOnce(store.ctx, { type: 'file', patterns: [pattern], owner, mode: 'shared', ttlMs: 60_000, reason: null });
           expect(granted.granted, `shared ${pattern}`).toBe(true);
         }
         const asker = `asker-${round}`;
@@ -65,10 +65,10 @@ describe(`overlap through the store on ${TEST_ENGINE} (${RUNS} runs)`, () => {
               const common = oracleCommonPath(h.pattern, request);
               if (common !== undefined) expect(expected, `${h.pattern} | ${request} share ${common}`).toContain(h.owner);
             }
-            const conflicts = check(store.ctx, { type: 'file', patterns: [request], owner: asker, mode: 'exclusive' });
+            const conflicts = await check(store.ctx, { type: 'file', patterns: [request], owner: asker, mode: 'exclusive' });
             expect([...new Set(conflicts.map((c) => c.held.owner))].sort(), `check ${request} against ${held.join(' ')}`).toEqual([...expected].sort());
             for (const conflict of conflicts) expect(naiveMatcher(conflict.held.pattern)(conflict.example) && naiveMatcher(request)(conflict.example), `example ${conflict.example}`).toBe(true);
-            const outcome = reserveOnce(store.ctx, { type: 'file', patterns: [request], owner: asker, mode: 'exclusive', ttlMs: 60_000, reason: null });
+            const outcome = await reserveOnce(store.ctx, { type: 'file', patterns: [request], owner: asker, mode: 'exclusive', ttlMs: 60_000, reason: null });
             expect(outcome.granted, `reserve ${request}`).toBe(expected.length === 0);
             if (outcome.granted) {
               seen.free++;

@@ -11,40 +11,36 @@ const store = useTestStore();
 const file = (owner: string, patterns: string[], ttlMs = 60_000) => reserveOnce(store.ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs, reason: null });
 
 describe('store: reserve with an injected clock', () => {
-  it('judges expiry by the clock of the transaction', () => {
-    expect(file('alice', ['src/**']).granted).toBe(true);
-    expect(file('bob', ['src/a.ts']).granted).toBe(false);
+  it('judges expiry by the clock of the transaction', async () => {
+    expect((await file('alice', ['src/**'])).granted).toBe(true);
+    expect((await file('bob', ['src/a.ts'])).granted).toBe(false);
     store.now += 60_000; // exactly at expires_at: no longer active, but in lock-delay
-    const delayed = file('bob', ['src/a.ts']);
+    const delayed = await file('bob', ['src/a.ts']);
     expect(delayed.granted).toBe(false);
     expect(!delayed.granted && delayed.conflicts[0]!.state).toBe('lock_delay');
     store.now += store.ctx.lockDelayMs;
-    expect(file('bob', ['src/a.ts']).granted).toBe(true);
+    expect((await file('bob', ['src/a.ts'])).granted).toBe(true);
   });
 
   it('leaves the database exactly as it was when a reserve is refused', async () => {
-    file('alice', ['src/a.ts']);
+    await file('alice', ['src/a.ts']);
     const count = async () => ((await store.ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get()) as { n: number }).n;
     const before = await count();
-    expect(file('bob', ['docs/**', 'src/*']).granted).toBe(false);
+    expect((await file('bob', ['docs/**', 'src/*'])).granted).toBe(false);
     expect(await count()).toBe(before);
   });
 
-  it('uses the literal-base prefilter without losing conflicts in other bases', () => {
-    file('alice', ['packages/web/src/**']);
-    file('alice', ['**/*.md']);
-    expect(check(store.ctx, { type: 'file', patterns: ['packages/web/src/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(1);
-    expect(
-      check(store.ctx, { type: 'file', patterns: ['packages/**'], owner: 'bob', mode: 'exclusive' })
-        .map((c) => c.held.pattern)
-        .sort(),
-    ).toEqual(['**/*.md', 'packages/web/src/**']);
-    expect(check(store.ctx, { type: 'file', patterns: ['packages/api/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
-    expect(check(store.ctx, { type: 'file', patterns: ['packages'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
+  it('uses the literal-base prefilter without losing conflicts in other bases', async () => {
+    await file('alice', ['packages/web/src/**']);
+    await file('alice', ['**/*.md']);
+    expect(await check(store.ctx, { type: 'file', patterns: ['packages/web/src/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(1);
+    expect((await check(store.ctx, { type: 'file', patterns: ['packages/**'], owner: 'bob', mode: 'exclusive' })).map((c) => c.held.pattern).sort()).toEqual(['**/*.md', 'packages/web/src/**']);
+    expect(await check(store.ctx, { type: 'file', patterns: ['packages/api/x.ts'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
+    expect(await check(store.ctx, { type: 'file', patterns: ['packages'], owner: 'bob', mode: 'exclusive' })).toHaveLength(0);
   });
 
   it('writes one expired event per lock across repeated sweeps', async () => {
-    file('alice', ['a', 'b']);
+    await file('alice', ['a', 'b']);
     store.now += 120_000;
     expect((await sweep(store.ctx, { dryRun: false })).expired).toBe(2);
     expect((await sweep(store.ctx, { dryRun: false })).expired).toBe(0);
@@ -53,7 +49,7 @@ describe('store: reserve with an injected clock', () => {
   });
 
   it('release by id checks the owner', async () => {
-    const granted = file('alice', ['a']);
+    const granted = await file('alice', ['a']);
     const id = granted.granted ? granted.locks[0]!.id : '';
     expect((await release(store.ctx, { ids: [id], owner: 'bob', all: false, force: false, reason: null })).not_released).toEqual([{ id, why: 'not_owner', owner: 'alice' }]);
     expect((await release(store.ctx, { ids: [id], owner: 'alice', all: false, force: false, reason: null })).released).toHaveLength(1);

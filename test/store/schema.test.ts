@@ -31,7 +31,7 @@ describe('lock ids', () => {
     await withContext(async (ctx, clock) => {
       const ids: string[] = [];
       for (let i = 0; i < 300; i++) {
-        const outcome = reserveOnce(ctx, { type: 'file', patterns: [`dir${i % 7}/f${i}.ts`], owner: `o${i % 5}`, mode: 'exclusive', ttlMs: MINUTE, reason: null });
+        const outcome = await reserveOnce(ctx, { type: 'file', patterns: [`dir${i % 7}/f${i}.ts`], owner: `o${i % 5}`, mode: 'exclusive', ttlMs: MINUTE, reason: null });
         if (!outcome.granted) throw new Error('unexpected conflict');
         ids.push(outcome.locks[0]!.id);
         clock.now += 1;
@@ -47,7 +47,7 @@ describe('lock ids', () => {
 
   it('are drawn again while the drawn id is taken', async () => {
     await withContext(async (ctx) => {
-      const first = reserveOnce(ctx, { type: 'file', patterns: ['a.ts'], owner: 'alice', mode: 'exclusive', ttlMs: MINUTE, reason: null });
+      const first = await reserveOnce(ctx, { type: 'file', patterns: ['a.ts'], owner: 'alice', mode: 'exclusive', ttlMs: MINUTE, reason: null });
       const taken = first.granted ? first.locks[0]!.id : '';
       const draws = [taken, taken, 'fresh000'];
       const key = await allocateLockKey(ctx.db, { id: 42 }, () => draws.shift()!);
@@ -84,7 +84,7 @@ describe('fencing tokens', () => {
           };
           for (const s of steps) {
             if (s.kind === 'reserve') {
-              const outcome = reserveOnce(ctx, { type: 'file', patterns: [`f${s.file}.ts`], owner: owners[s.owner]!, mode: 'exclusive', ttlMs: 10 * MINUTE, reason: null });
+              const outcome = await reserveOnce(ctx, { type: 'file', patterns: [`f${s.file}.ts`], owner: owners[s.owner]!, mode: 'exclusive', ttlMs: 10 * MINUTE, reason: null });
               if (outcome.granted) take(outcome.locks);
             } else if (s.kind === 'transfer') {
               try {
@@ -101,7 +101,7 @@ describe('fencing tokens', () => {
             } else clock.now += s.minutes * MINUTE;
           }
           // Whatever the log lost, the next grant's token is above every token handed out before it.
-          const next = reserveOnce(ctx, { type: 'named', patterns: ['after-all'], owner: 'zed', mode: 'exclusive', ttlMs: MINUTE, reason: null });
+          const next = await reserveOnce(ctx, { type: 'named', patterns: ['after-all'], owner: 'zed', mode: 'exclusive', ttlMs: MINUTE, reason: null });
           expect(next.granted && next.locks[0]!.token).toBeGreaterThan(highest);
         });
       }),
@@ -111,11 +111,11 @@ describe('fencing tokens', () => {
 
   it('after a purge that leaves a single event, the next grant still gets a token above every earlier one', async () => {
     await withContext(async (ctx, clock) => {
-      const grant = (file: string) => {
-        const outcome = reserveOnce(ctx, { type: 'file', patterns: [file], owner: 'alice', mode: 'exclusive', ttlMs: MINUTE, reason: null });
+      const grant = async (file: string) => {
+        const outcome = await reserveOnce(ctx, { type: 'file', patterns: [file], owner: 'alice', mode: 'exclusive', ttlMs: MINUTE, reason: null });
         return outcome.granted ? outcome.locks[0]! : expect.fail('conflict');
       };
-      grant('a.ts');
+      await grant('a.ts');
       const moved = (await transfer(ctx, { from: 'alice', to: 'bob', by: 'alice', force: false }))[0]!;
       await release(ctx, { ids: [], owner: 'bob', all: true, force: false, reason: null });
       clock.now += MINUTE;
@@ -123,7 +123,7 @@ describe('fencing tokens', () => {
       expect(purged.purged_locks).toBe(1);
       expect(await ctx.db.prepare('SELECT COUNT(*) AS n FROM locks').get()).toEqual({ n: 0 });
       expect(await ctx.db.prepare('SELECT COUNT(*) AS n FROM events').get()).toEqual({ n: 1 }); // the newest is kept
-      expect(grant('b.ts').token).toBeGreaterThan(moved.token);
+      expect((await grant('b.ts')).token).toBeGreaterThan(moved.token);
     });
   });
 });

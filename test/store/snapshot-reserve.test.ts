@@ -40,9 +40,9 @@ const reserve = (ctx: CoordContext, owner: string, patterns: string[], mode: 'ex
 const first = { first: true, waitedMs: 0 };
 
 // Snapshot, let `between` write on the other connection, then commit.
-function raced(owner: string, patterns: string[], between: () => void, mode: 'exclusive' | 'shared' = 'exclusive') {
+async function raced(owner: string, patterns: string[], between: () => void, mode: 'exclusive' | 'shared' = 'exclusive') {
   const request = input(owner, patterns, mode);
-  const snapshot = takeSnapshot(mine, toRequests(mine, request));
+  const snapshot = await takeSnapshot(mine, toRequests(mine, request));
   between();
   now += 5;
   return commitSnapshot(mine, request, snapshot, first);
@@ -59,39 +59,39 @@ async function expectNoDoubleGrant(): Promise<void> {
 
 describe('reserve from a snapshot', () => {
   it('refuses when another owner was granted an overlapping lock after the snapshot', async () => {
-    const outcome = raced('bob', ['src/**', 'docs/**'], () => expect(reserve(other, 'alice', ['src/a.ts']).granted).toBe(true));
+    const outcome = await raced('bob', ['src/**', 'docs/**'], async () => expect((await reserve(other, 'alice', ['src/a.ts'])).granted).toBe(true));
     expect(outcome !== SNAPSHOT_STALE && !outcome.granted && outcome.conflicts.map((c) => [c.pattern, c.held.owner])).toEqual([['src/**', 'alice']]);
     expect(await listLocks(mine.db, { owner: 'bob' })).toEqual([]);
     await expectNoDoubleGrant();
   });
 
   it('refuses when the requester’s own lock was transferred to another owner after the snapshot', async () => {
-    expect(reserve(mine, 'bob', ['src/a.ts']).granted).toBe(true);
-    const outcome = raced('bob', ['src/**', 'lib/*.ts'], () => transfer(other, { from: 'bob', to: 'alice', by: 'bob', force: false }));
+    expect((await reserve(mine, 'bob', ['src/a.ts'])).granted).toBe(true);
+    const outcome = await raced('bob', ['src/**', 'lib/*.ts'], () => transfer(other, { from: 'bob', to: 'alice', by: 'bob', force: false }));
     // The transfer's event names bob's lock, so the commit sees it changed hands; either way, no grant.
     expect(outcome === SNAPSHOT_STALE || !outcome.granted).toBe(true);
-    const fresh = reserve(mine, 'bob', ['src/**', 'lib/*.ts']);
+    const fresh = await reserve(mine, 'bob', ['src/**', 'lib/*.ts']);
     expect(!fresh.granted && fresh.conflicts[0]!.held.owner).toBe('alice');
     await expectNoDoubleGrant();
   });
 
   it('refuses when a shared lock was upgraded to exclusive after the snapshot', async () => {
-    expect(reserve(mine, 'alice', ['src/**'], 'shared').granted).toBe(true);
-    const outcome = raced('bob', ['src/a.ts', 'src/*.md'], () => expect(reserve(other, 'alice', ['src/**']).granted).toBe(true), 'shared');
+    expect((await reserve(mine, 'alice', ['src/**'], 'shared')).granted).toBe(true);
+    const outcome = await raced('bob', ['src/a.ts', 'src/*.md'], async () => expect((await reserve(other, 'alice', ['src/**'])).granted).toBe(true), 'shared');
     expect(outcome !== SNAPSHOT_STALE && !outcome.granted && outcome.conflicts[0]!.held.mode).toBe('exclusive');
     await expectNoDoubleGrant();
   });
 
   it('grants when what changed cannot touch the request', async () => {
-    const outcome = raced('bob', ['src/**', 'docs/**'], () => expect(reserve(other, 'alice', ['lib/x.ts', 'test/**']).granted).toBe(true));
+    const outcome = await raced('bob', ['src/**', 'docs/**'], async () => expect((await reserve(other, 'alice', ['lib/x.ts', 'test/**'])).granted).toBe(true));
     expect(outcome !== SNAPSHOT_STALE && outcome.granted && outcome.locks.map((l) => l.pattern)).toEqual(['src/**', 'docs/**']);
     await expectNoDoubleGrant();
   });
 
   it('takes a new lock, not the released row, when its own lock was released after the snapshot', async () => {
-    const held = reserve(mine, 'bob', ['src/a.ts']);
+    const held = await reserve(mine, 'bob', ['src/a.ts']);
     const oldId = held.granted ? held.locks[0]!.id : '';
-    const outcome = raced('bob', ['src/a.ts', 'src/*.md'], () => release(other, { ids: [oldId], owner: 'bob', all: false, force: false, reason: null }));
+    const outcome = await raced('bob', ['src/a.ts', 'src/*.md'], () => release(other, { ids: [oldId], owner: 'bob', all: false, force: false, reason: null }));
     expect(outcome !== SNAPSHOT_STALE && outcome.granted).toBe(true);
     const active = (await listLocks(mine.db, { owner: 'bob', activeAt: now })).map((l) => l.pattern).sort();
     expect(active).toEqual(['src/*.md', 'src/a.ts']);
@@ -99,47 +99,49 @@ describe('reserve from a snapshot', () => {
   });
 
   it('redoes the decision when events were purged after the snapshot, or too many locks changed', async () => {
-    expect(reserve(mine, 'carol', ['old.ts']).granted).toBe(true);
+    expect((await reserve(mine, 'carol', ['old.ts'])).granted).toBe(true);
     await release(mine, { ids: [], owner: 'carol', all: true, force: false, reason: null });
-    const purged = raced('bob', ['src/**', 'docs/**'], async () => {
-      expect(reserve(other, 'alice', ['lib/x.ts']).granted).toBe(true);
+    const purged = await raced('bob', ['src/**', 'docs/**'], async () => {
+      expect((await reserve(other, 'alice', ['lib/x.ts'])).granted).toBe(true);
       now += 1_000;
       await sweep(other, { olderThanMs: 0, dryRun: false });
     });
     expect(purged).toBe(SNAPSHOT_STALE);
-    const crowded = raced('bob', ['src/**', 'docs/**'], () =>
+    const crowded = await raced('bob', ['src/**', 'docs/**'], async () =>
       expect(
-        reserve(
-          other,
-          'carol',
-          Array.from({ length: 300 }, (_, i) => `z${i}.ts`),
+        (
+          await reserve(
+            other,
+            'carol',
+            Array.from({ length: 300 }, (_, i) => `z${i}.ts`),
+          )
         ).granted,
       ).toBe(true),
     );
     expect(crowded).toBe(SNAPSHOT_STALE);
     expect(await listLocks(mine.db, { owner: 'bob' })).toEqual([]);
-    expect(reserve(mine, 'bob', ['src/**', 'docs/**']).granted).toBe(true); // a fresh decision goes through
+    expect((await reserve(mine, 'bob', ['src/**', 'docs/**'])).granted).toBe(true); // a fresh decision goes through
   });
 
   it('grants when every lock that blocked in the snapshot was released or handed to the requester since', async () => {
-    expect(reserve(mine, 'alice', ['src/a.ts']).granted).toBe(true);
-    expect(reserve(mine, 'carol', ['docs/x.md']).granted).toBe(true);
-    const outcome = raced('bob', ['src/**', 'docs/**'], async () => {
+    expect((await reserve(mine, 'alice', ['src/a.ts'])).granted).toBe(true);
+    expect((await reserve(mine, 'carol', ['docs/x.md'])).granted).toBe(true);
+    const outcome = await raced('bob', ['src/**', 'docs/**'], async () => {
       await release(other, { ids: [], owner: 'alice', all: true, force: false, reason: null });
       await transfer(other, { from: 'carol', to: 'bob', by: 'carol', force: false });
     });
     // Revised from the events since the snapshot (or redone): either way the decision grants.
-    if (outcome === SNAPSHOT_STALE) expect(reserve(mine, 'bob', ['src/**', 'docs/**']).granted).toBe(true);
+    if (outcome === SNAPSHOT_STALE) expect((await reserve(mine, 'bob', ['src/**', 'docs/**'])).granted).toBe(true);
     else expect(outcome.granted).toBe(true);
     await expectNoDoubleGrant();
   });
 
   it('reports a conflict still holding at commit time from its current row, and records it then', async () => {
-    expect(reserve(mine, 'alice', ['src/a.ts', 'src/b.ts']).granted).toBe(true);
-    const outcome = raced('bob', ['src/**', 'docs/**'], async () => {
+    expect((await reserve(mine, 'alice', ['src/a.ts', 'src/b.ts'])).granted).toBe(true);
+    const outcome = await raced('bob', ['src/**', 'docs/**'], async () => {
       await release(other, { ids: [], owner: 'alice', pattern: 'src/a.ts', all: false, force: false, reason: null });
       now += 1_000;
-      expect(reserve(other, 'alice', ['src/b.ts'], 'exclusive').granted).toBe(true); // renewed: a later expiry
+      expect((await reserve(other, 'alice', ['src/b.ts'], 'exclusive')).granted).toBe(true); // renewed: a later expiry
     });
     expect(outcome !== SNAPSHOT_STALE && !outcome.granted).toBe(true);
     const conflicts = outcome !== SNAPSHOT_STALE && !outcome.granted ? outcome.conflicts : [];

@@ -53,8 +53,8 @@ export function useTestStore(env: NodeJS.ProcessEnv = {}): TestStore {
 }
 
 // Reserves file patterns and returns the granted locks, failing the test on a conflict.
-export function grant(ctx: CoordContext, owner: string, patterns: string[], extra: Partial<ReserveInput> = {}): Lock[] {
-  const outcome = reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null, ...extra });
+export async function grant(ctx: CoordContext, owner: string, patterns: string[], extra: Partial<ReserveInput> = {}): Promise<Lock[]> {
+  const outcome = await reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 60_000, reason: null, ...extra });
   if (!outcome.granted) throw new Error(`expected ${owner} to be granted ${patterns.join(' ')}`);
   return outcome.locks;
 }

@@ -23,7 +23,7 @@ async function runCheck(rawPatterns: string[], options: CommonOptions & { shared
     options,
     false,
     async (ctx) => {
-      const conflicts = check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
+      const conflicts = await check(ctx, { type: 'file', patterns, owner, mode: options.shared ? 'shared' : 'exclusive' });
       const free = conflicts.length === 0;
       const now = await ctx.db.now(ctx.clock); // the database's clock (the server's on PostgreSQL), for "in 13m"
       // "Not free" is an answer, not a failure: ok stays true and the exit code says no.

@@ -8,20 +8,20 @@ export function configCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('config', "show or set the repository's settings, stored with its database (stall-after)")
     .argument('[name]', 'a setting: stall-after')
     .argument('[value]', 'its new value (e.g. 30m); without it, the setting is shown')
-    .action((name: string | undefined, value: string | undefined, options: CommonOptions) => emit(runConfig(name, value, options)));
+    .action(async (name: string | undefined, value: string | undefined, options: CommonOptions) => emit(await runConfig(name, value, options)));
 }
 
 const line = (s: SettingView) => `${s.name} = ${s.value}${s.default ? ' (default)' : ''}  — ${s.describe}`;
 
-function runConfig(name: string | undefined, value: string | undefined, options: CommonOptions): Reply {
+async function runConfig(name: string | undefined, value: string | undefined, options: CommonOptions): Promise<Reply> {
   if (value === undefined) {
-    return withContext(options, false, (ctx) => {
-      const settings = readConfig(ctx, name);
+    return withContext(options, false, async (ctx) => {
+      const settings = await readConfig(ctx, name);
       return success({ settings }, () => settings.map(line).join('\n'));
     });
   }
-  return withContext(options, true, (ctx) => {
-    const { setting, previous } = writeConfig(ctx, name!, value);
+  return withContext(options, true, async (ctx) => {
+    const { setting, previous } = await writeConfig(ctx, name!, value);
     return success({ settings: [setting], previous }, () => `${setting.name} = ${setting.value} (was ${previous})`);
   });
 }

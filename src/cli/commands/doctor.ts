@@ -17,7 +17,7 @@ import { failure, success, type Reply } from '../reply';
 export function doctorCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('doctor', 'check the database: location, file system, integrity, schema, journal mode, lock counts, and what to do')
     .option('--repair-clock', 'date events and locks stamped in the future (by a write with a wrong clock) now, then check')
-    .action(async (options: DoctorOptions) => emit(options.repairClock ? runRepairClock(options) : await runDoctor(options)));
+    .action(async (options: DoctorOptions) => emit(options.repairClock ? await runRepairClock(options) : await runDoctor(options)));
 }
 
 interface DoctorOptions extends CommonOptions {
@@ -25,9 +25,9 @@ interface DoctorOptions extends CommonOptions {
 }
 
 // The one doctor that writes: it opens the database as a writer would (so it must exist and be ic's).
-function runRepairClock(options: DoctorOptions): Reply {
-  return withContext(options, true, (ctx) => {
-    const repaired = repairClock(ctx);
+async function runRepairClock(options: DoctorOptions): Promise<Reply> {
+  return withContext(options, true, async (ctx) => {
+    const repaired = await repairClock(ctx);
     return success({ repaired: { events: repaired.events, locks: repaired.locks, dated: new Date(repaired.now).toISOString() } }, () =>
       repaired.events + repaired.locks === 0
         ? 'nothing was dated in the future'

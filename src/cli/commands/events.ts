@@ -43,12 +43,12 @@ export function parseEventsInput(options: EventsOptions): EventsInput {
   return input;
 }
 
-function runEvents(options: EventsOptions, emit: (reply: Reply) => void): Promise<void> | void {
+async function runEvents(options: EventsOptions, emit: (reply: Reply) => void): Promise<void> | void {
   const input = parseEventsInput(options);
   if (options.follow) {
     return follow(options, input).catch((error: unknown) => emit(failure(toIcError(error))));
   }
-  emit(runEventsOnce(options, input));
+  emit(await runEventsOnce(options, input));
 }
 
 // A person at a terminal reads the log like `tail`: with no --since and no consumer, the last --limit
@@ -57,14 +57,14 @@ function tailing(input: EventsInput): boolean {
   return currentOutput().format === 'table' && input.afterId === undefined && input.sinceMs === undefined && input.consumer === undefined;
 }
 
-function lastEventId(ctx: CoordContext): number {
+async function lastEventId(ctx: CoordContext): Promise<number> {
   return readTransaction(ctx, () => newestEventIdOrZero(ctx.db));
 }
 
-function runEventsOnce(options: EventsOptions, input: EventsInput): Reply {
-  return withContext(options, input.consumer !== undefined, (ctx) => {
-    const from = tailing(input) ? { ...input, afterId: Math.max(0, lastEventId(ctx) - input.limit) } : input;
-    const events = readEvents(ctx, from);
+async function runEventsOnce(options: EventsOptions, input: EventsInput): Promise<Reply> {
+  return withContext(options, input.consumer !== undefined, async (ctx) => {
+    const from = tailing(input) ? { ...input, afterId: Math.max(0, (await lastEventId(ctx)) - input.limit) } : input;
+    const events = await readEvents(ctx, from);
     return success({ events }, () => eventTable(events));
   });
 }
@@ -113,10 +113,10 @@ async function follow(options: EventsOptions, input: EventsInput): Promise<void>
   // Without a consumer the follower keeps its own cursor: above --since N, from --since D ago, else above the
   // newest event (like `tail -f`: a follower wants what happens next, not the whole history first).
   const fromNow = input.afterId === undefined && input.sinceMs === undefined && input.consumer === undefined;
-  let position: FollowPosition = { cursor: LOG_START, floorId: (fromNow ? lastEventId(ctx) : input.afterId) ?? 0 };
+  let position: FollowPosition = { cursor: LOG_START, floorId: (fromNow ? await lastEventId(ctx) : input.afterId) ?? 0 };
   let sinceMs = input.sinceMs;
   if (asTable) process.stdout.write(`${paint(followLine(EVENT_HEADERS), 'bold')}\n`);
-  return new Promise<void>((resolve) => {
+  return new Promise<void>(async (resolve) => {
     let timer: NodeJS.Timeout | undefined;
     const stop = () => {
       if (timer) clearTimeout(timer);
@@ -127,10 +127,10 @@ async function follow(options: EventsOptions, input: EventsInput): Promise<void>
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    const poll = () => {
+    const poll = async () => {
       let events: EventView[];
-      if (input.consumer !== undefined) events = readEvents(ctx, { ...input, sinceMs });
-      else ({ events, position } = followEvents(ctx, { ...input, sinceMs }, position));
+      if (input.consumer !== undefined) events = await readEvents(ctx, { ...input, sinceMs });
+      else ({ events, position } = await followEvents(ctx, { ...input, sinceMs }, position));
       for (const event of events) {
         const line = asTable ? paint(followLine(eventRow(event).map(escapeControls)), EVENT_STYLE[event.type]) : JSON.stringify(event);
         process.stdout.write(`${line}\n`);
@@ -138,6 +138,6 @@ async function follow(options: EventsOptions, input: EventsInput): Promise<void>
       sinceMs = undefined;
       timer = setTimeout(poll, events.length < input.limit ? pollMs : 0);
     };
-    poll();
+    await poll();
   });
 }

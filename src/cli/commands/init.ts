@@ -23,10 +23,10 @@ export function initCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('init', 'create the project database (in a git repository: <git common dir>/ic/ic.db, outside every work tree)')
     .option('--import <path>', 'bring the live locks of another ic database (the 0.1 .ic/ic.db) into this one; the source is left unchanged')
     .option('--project <key>', "name this repository's project (stored as git config ic.project): on a PostgreSQL database, the scope every clone with the same key shares")
-    .action((options: InitOptions) => emit(runInit(options)));
+    .action(async (options: InitOptions) => emit(await runInit(options)));
 }
 
-function runInit(options: InitOptions): Reply {
+async function runInit(options: InitOptions): Promise<Reply> {
   const cwd = process.cwd();
   const project = resolveWorkspace(cwd, { env: process.env, dbFlag: options.db, scopeFlag: options.scope, init: true });
   // The source is read and every row checked before the database is opened: a refused import creates nothing.
@@ -64,7 +64,7 @@ function nameProject(root: string, key: string): () => void {
   };
 }
 
-function initDatabase(options: InitOptions, project: ReturnType<typeof resolveProject>, from: string | undefined, rows: ImportRow[]): Reply {
+async function initDatabase(options: InitOptions, project: ReturnType<typeof resolveProject>, from: string | undefined, rows: ImportRow[]): Promise<Reply> {
   return withContext(
     options,
     'init',
@@ -81,7 +81,7 @@ function initDatabase(options: InitOptions, project: ReturnType<typeof resolvePr
       const alsoText = alsoNamed.length > 0 ? `; this repository is also the project ${alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
       const recordedText = recorded ? `; this clone uses it from now on without IC_DB (git config ${DB_CONFIG_KEY}, no password recorded)` : '';
       if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})${recordedText}${alsoText}`);
-      const result = importLocks(ctx, rows);
+      const result = await importLocks(ctx, rows);
       const imported = {
         from,
         moved_to: null, // kept for readers of 0.2's output: the source is no longer renamed

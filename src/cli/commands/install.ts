@@ -135,7 +135,7 @@ async function planPurge(options: InstallOptions, dryRun: boolean, workspace: Wo
   const db = workspace.db.path;
   if (!existsSync(db)) return [];
   const ctx = await openContext(options, false, workspace);
-  const live = list(ctx, { active: true, allScopes: true });
+  const live = await list(ctx, { active: true, allScopes: true });
   ctx.db.close();
   if (live.length > 0) {
     const shown = live.slice(0, 20).map((lock) => `  ${lock.type} ${escapeForDisplay(lock.pattern)} held by ${escapeForDisplay(lock.owner)}`);

@@ -114,14 +114,14 @@ async function takeOrAsk(item: string, options: TakeOptions): Promise<Reply> {
   const ttlMs = options.ttl !== undefined ? parseTtl(options.ttl) : DEFAULT_TTL_MS.claim;
   const validItem = validateName(item, 'claim item');
   const reason = options.ask !== undefined && options.ask !== false ? askMessage(options) : (options.reason ?? null);
-  const done = await withContext(options, true, (ctx): Reply | undefined => {
+  const done = await withContext(options, true, async (ctx): Promise<Reply | undefined> => {
     if (options.take) {
-      const taken = takeOver(ctx, { item: validItem, owner, ttlMs, reason });
+      const taken = await takeOver(ctx, { item: validItem, owner, ttlMs, reason });
       if (!taken) return undefined;
       const claim = viewLock(taken.claim);
       return success({ locks: [claim], taken_over_from: taken.previous_owner }, () => `took over ${validItem} from ${taken.previous_owner} (stalled)`);
     }
-    const asked = askHandoff(ctx, { item: validItem, owner, reason });
+    const asked = await askHandoff(ctx, { item: validItem, owner, reason });
     if (!asked) return undefined;
     const held = viewLock(asked.claim);
     const request = { item: validItem, holder: asked.claim.owner, message: reason, repeated: asked.repeated === true };
@@ -134,8 +134,8 @@ async function takeOrAsk(item: string, options: TakeOptions): Promise<Reply> {
 
 async function drop(type: NameType, name: string, options: CommonOptions & { force?: boolean; reason?: string }): Promise<Reply> {
   const owner = await resolveOwner(options, process.env); // even --force names who did it
-  return withContext(options, true, (ctx) => {
-    const result = dropName(ctx, { type, name: validateName(name, 'name'), owner, force: Boolean(options.force), reason: options.reason ?? null });
+  return withContext(options, true, async (ctx) => {
+    const result = await dropName(ctx, { type, name: validateName(name, 'name'), owner, force: Boolean(options.force), reason: options.reason ?? null });
     const released = result.released.map(viewLock);
     if (released.length > 0) return success({ released, not_released: [] }, () => lockTable(released));
     const hint = `see who holds what: coord who${options.force ? '' : ` (another owner's ${NOUN[type]}: add --force)`}`;

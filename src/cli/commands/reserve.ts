@@ -39,9 +39,9 @@ export async function runReserve(rawPatterns: string[], options: ReserveOptions)
   return withContext(
     options,
     true,
-    (ctx) => {
+    async (ctx) => {
       const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
-      if (waitMs === undefined) return replyForOutcome(reserveOnce(ctx, input), false);
+      if (waitMs === undefined) return replyForOutcome(await reserveOnce(ctx, input), false);
       const { outcome, timedOut } = reserveWaiting(ctx, waitMs, (attempt) => reserveOnce(ctx, input, attempt));
       return replyForOutcome(outcome, timedOut);
     },

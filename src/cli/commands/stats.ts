@@ -7,15 +7,15 @@ import { success, type Reply } from '../reply';
 export function statsCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('stats', 'tries, grants, conflicts, waits, expiries and the most contended patterns')
     .option('--since <duration>', 'only the last duration (e.g. 1h, 7d)')
-    .action((options: CommonOptions & { since?: string }) => emit(runStats(options)));
+    .action(async (options: CommonOptions & { since?: string }) => emit(await runStats(options)));
 }
 
 const percent = (rate: number) => `${(rate * 100).toFixed(1)}%`;
 
-function runStats(options: CommonOptions & { since?: string }): Reply {
+async function runStats(options: CommonOptions & { since?: string }): Promise<Reply> {
   const sinceMs = options.since !== undefined ? parseNonNegativeDuration(options.since, '--since') : undefined;
-  return withContext(options, false, (ctx) => {
-    const figures = stats(ctx, sinceMs);
+  return withContext(options, false, async (ctx) => {
+    const figures = await stats(ctx, sinceMs);
     const json = { ...figures, since: formatNullableTime(figures.since) };
     const human = () =>
       [

@@ -14,10 +14,10 @@ export function sweepCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('sweep', 'mark expired locks released; with --older-than, delete old released locks and events')
     .option('--older-than <duration>', 'also purge released locks and events older than this')
     .option('--dry-run', 'count what would change, change nothing')
-    .action((options: SweepOptions) => emit(runSweep(options)));
+    .action(async (options: SweepOptions) => emit(await runSweep(options)));
 }
 
-function runSweep(options: SweepOptions): Reply {
+async function runSweep(options: SweepOptions): Promise<Reply> {
   const olderThanMs = options.olderThan !== undefined ? parseNonNegativeDuration(options.olderThan, '--older-than', 3650 * 86_400_000) : undefined;
   return withContext(options, true, async (ctx) => {
     const result = await sweep(ctx, { olderThanMs, dryRun: Boolean(options.dryRun) });

@@ -9,13 +9,13 @@ export function verifyCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('verify', 'exit 0 iff the lock is still active with this fencing token')
     .argument('<id>', 'lock ID')
     .argument('<token>', 'fencing token')
-    .action((id: string, token: string, options: CommonOptions) => emit(runVerify(id, token, options)));
+    .action(async (id: string, token: string, options: CommonOptions) => emit(await runVerify(id, token, options)));
 }
 
-function runVerify(id: string, rawToken: string, options: CommonOptions): Reply {
+async function runVerify(id: string, rawToken: string, options: CommonOptions): Promise<Reply> {
   if (!/^\d{1,15}$/.test(rawToken)) throw new IcError('INVALID_INPUT', `token "${rawToken}" is not a fencing token (a positive integer)`);
-  return withContext(options, false, (ctx) => {
-    const result = verify(ctx, id, Number(rawToken));
+  return withContext(options, false, async (ctx) => {
+    const result = await verify(ctx, id, Number(rawToken));
     const lock = result.lock ? viewLock(result.lock) : undefined;
     if (result.valid) return success({ valid: true, lock }, () => `valid: ${id} token ${rawToken}`);
     // An invalid fence is an answer (exit 1), like check's "not free".

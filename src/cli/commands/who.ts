@@ -16,13 +16,13 @@ export function whoCommand(emit: (reply: Reply) => void): Command {
   return commonCommand('who', 'who holds what, most recently active owner first (lapsed locks still in their lock-delay last)')
     .option('--all-scopes', 'every scope in the database')
     .option('--wide', 'every column: token, type, mode, full owner, scope')
-    .action((options: WhoOptions) => emit(runWho(options)));
+    .action(async (options: WhoOptions) => emit(await runWho(options)));
 }
 
-function runWho(options: WhoOptions): Reply {
+async function runWho(options: WhoOptions): Promise<Reply> {
   return withContext(options, false, async (ctx) => {
     const allScopes = Boolean(options.allScopes);
-    const owners = who(ctx, allScopes).map((entry) => ({
+    const owners = (await who(ctx, allScopes)).map((entry) => ({
       owner: entry.owner,
       last_active: formatTime(entry.last_active),
       locks: entry.locks.map(viewLock),
@@ -31,7 +31,7 @@ function runWho(options: WhoOptions): Reply {
       handoff_requests: entry.handoff_requests.map((request) => ({ ...request, at: formatTime(request.at) })),
     }));
     // Beside `owners`, not in it: a lapsed lock is held by nobody, yet it still refuses others for a while.
-    const delayed = lockDelayBlockers(ctx, allScopes).map(viewLock);
+    const delayed = (await lockDelayBlockers(ctx, allScopes)).map(viewLock);
     const rows: LockView[] = [...owners.flatMap((o) => [...o.locks, ...o.claims]), ...delayed];
     const notes = owners.flatMap((o) => [
       ...o.stalled_claims.map((item) => `${o.owner}'s claim ${item} is stalled (no activity for a while): coord claim ${item} --take`),

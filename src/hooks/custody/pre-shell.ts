@@ -88,7 +88,7 @@ async function checkPatterns(
         }
       });
       if (canonical.length === 0) continue;
-      const conflicts = check(ctx, { type: 'file', patterns: canonical, owner: request.owner, mode: 'exclusive' }).filter((conflict) => !sameLineage(conflict.held.owner, request.owner));
+      const conflicts = (await check(ctx, { type: 'file', patterns: canonical, owner: request.owner, mode: 'exclusive' })).filter((conflict) => !sameLineage(conflict.held.owner, request.owner));
       if (conflicts.length === 0) continue;
       const now = await writeTransaction(ctx, ownScope(ctx), async (now) => {
         for (const conflict of conflicts.slice(0, 100)) await recordConflict(ctx, conflict, request.owner, now, conflictDetail);

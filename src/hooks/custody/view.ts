@@ -19,7 +19,7 @@ export interface CustodyView {
 
 // Undefined outside git (custody keeps contents in git's object store) or when no database exists yet.
 export async function openView(cwd: string, writer: string, env: NodeJS.ProcessEnv): Promise<CustodyView | undefined> {
-  const ctx = existingContext(cwd, env, true); // no database: nobody holds anything, and none is created
+  const ctx = await existingContext(cwd, env, true); // no database: nobody holds anything, and none is created
   const git = ctx?.git;
   if (!ctx || !git) return undefined;
   try {
