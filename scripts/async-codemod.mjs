@@ -106,9 +106,10 @@ for (let round = 1; round <= rounds; round += 1) {
           // Returned from a function declared to give something else: that function becomes async.
           if (isNew && settled && !ts.isAwaitExpression(parent) && !ts.isVoidExpression(parent)) asyncOnly.push({ fn: functionOf(node), always: false });
           // The work of a write or read: always an async function.
-          if (isNew && ['write', 'read'].includes(key.split(/[:.]/).pop())) {
-            const work = node.arguments[node.arguments.length - 1];
-            if (work && (ts.isArrowFunction(work) || ts.isFunctionExpression(work)) && !isAsync(work)) asyncOnly.push({ fn: work, always: true });
+        }
+        if (declaration && ['write', 'read', 'writeTransaction', 'readTransaction'].includes(keyOf(declaration).split(/[:.]/).pop())) {
+          for (const work of node.arguments) {
+            if ((ts.isArrowFunction(work) || ts.isFunctionExpression(work)) && !isAsync(work)) asyncOnly.push({ fn: work, always: true });
           }
         }
       }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Lists promises nobody waits for, which tsc does not flag: a statement that is only a call (or other
-// expression) giving a Promise, or an array of them, and an arrow function whose body gives a Promise where
-// its caller expects nothing back (`rows.forEach((row) => stmt.run(row))`). Each would let a write run after
+// expression) giving a Promise, or an array of them; an arrow function whose body gives a Promise where
+// its caller expects nothing back (`rows.forEach((row) => stmt.run(row))`); a promise returned, not awaited,
+// from inside a try. Each would let a write run after
 // its transaction ended, or an error go unseen. `void promise` says on purpose; `await` or `return` it
 // otherwise. Exit 1 when there is any. Usage: node scripts/floating-promises.mjs [tsconfig.json]
 import path from 'node:path';
@@ -21,6 +22,11 @@ function isPromise(type, inArray = false) {
   return !inArray && checker.isArrayType(type) && isPromise(checker.getTypeArguments(type)[0], true);
 }
 
+// `pending = start()`: kept to be awaited later.
+function isAssignment(expression) {
+  return ts.isBinaryExpression(expression) && expression.operatorToken.kind === ts.SyntaxKind.EqualsToken;
+}
+
 function returnsNothing(type) {
   return (type.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)) !== 0;
 }
@@ -33,12 +39,28 @@ function ignoredArrowBody(node) {
   return signatures.length > 0 && signatures.every((signature) => returnsNothing(checker.getReturnTypeOfSignature(signature)));
 }
 
+// `return promise` inside a try of the same function: its catch never sees the rejection and its finally runs
+// before the promise settles. `return await promise` there.
+function returnedFromTry(node) {
+  if (!ts.isReturnStatement(node) || node.expression === undefined || ts.isAwaitExpression(node.expression)) return false;
+  for (let at = node.parent; at && !ts.isFunctionLike(at); at = at.parent) {
+    if (ts.isTryStatement(at.parent) && at.parent.tryBlock === at) return isPromise(checker.getTypeAtLocation(node.expression));
+    if (ts.isCatchClause(at.parent) && at.parent.parent.finallyBlock) return isPromise(checker.getTypeAtLocation(node.expression));
+  }
+  return false;
+}
+
 const found = [];
 for (const file of program.getSourceFiles()) {
   if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) continue;
   const visit = (node) => {
     const floating =
-      (ts.isExpressionStatement(node) && !ts.isVoidExpression(node.expression) && !ts.isAwaitExpression(node.expression) && isPromise(checker.getTypeAtLocation(node.expression))) ||
+      (ts.isExpressionStatement(node) &&
+        !ts.isVoidExpression(node.expression) &&
+        !ts.isAwaitExpression(node.expression) &&
+        !isAssignment(node.expression) &&
+        isPromise(checker.getTypeAtLocation(node.expression))) ||
+      returnedFromTry(node) ||
       (ts.isExpression(node) && !ts.isVoidExpression(node) && ignoredArrowBody(node) && isPromise(checker.getTypeAtLocation(node)));
     if (floating) {
       const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));

@@ -7,8 +7,8 @@ import { checkComparisons, gatherGroups, toRequests } from './reserve';
 // takes no write lock, so its work never delays a writer. Bounded by the same limits as reserve.
 export async function check(ctx: CoordContext, input: { type: LockType; patterns: string[]; owner: string; mode: LockMode }): Promise<Conflict[]> {
   const requests = toRequests(ctx, input);
-  return readTransaction(ctx, (now) => {
-    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+  return readTransaction(ctx, async (now) => {
+    const groups = await gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkComparisons(requests, groups);
     return findGroupConflicts(groups, now, ctx.lockDelayMs);
   });

@@ -38,7 +38,7 @@ export async function inChunks<T, R>(
     let next = 0;
     while (next < items.length) {
       // One write transaction from item `next` on; its results count only once it has committed.
-      const chunk = await writeTransaction(ctx, scope, (now) => {
+      const chunk = await writeTransaction(ctx, scope, async (now) => {
         const started = monotonicMs();
         const end = Math.min(items.length, next + limits.rows);
         const kept: R[] = [];
@@ -69,7 +69,7 @@ export async function repeatInChunks(ctx: CoordContext, scope: WriteScope, step:
   try {
     let total = 0;
     for (;;) {
-      const changed = await writeTransaction(ctx, scope, (now) => step(now, rows));
+      const changed = await writeTransaction(ctx, scope, async (now) => step(now, rows));
       total += changed;
       if (changed < rows) return total;
       checkpointPassive(ctx.db);

@@ -15,7 +15,7 @@ export interface CommitRecord {
 // The post-commit hook's `committed` event: other sessions learn of new commits by reading the log
 // (`events`, the status line), nothing is broadcast. Long path lists are cut (paths_total says how many).
 export async function recordCommit(ctx: CoordContext, commit: CommitRecord): Promise<number> {
-  return writeTransaction(ctx, ownScope(ctx), (now) =>
+  return writeTransaction(ctx, ownScope(ctx), async (now) =>
     insertEvent(ctx.db, {
       type: 'committed',
       lock_id: null,

@@ -110,7 +110,7 @@ export function refuseImplicitDb(project: Pick<Project, 'unmarked' | 'projectRoo
 // One write transaction with one clock reading: expiry is judged after the write lock is held. `scope` names
 // what the work may change (the connection's lock: the whole file on SQLite, one lock per scope on an
 // engine that has them). `checkClock: false` is for the one write that repairs a poisoned clock (coord/clock.ts).
-export async function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => T, options: { checkClock?: boolean } = {}): Promise<T> {
+export async function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, work: (now: number) => Promise<T>, options: { checkClock?: boolean } = {}): Promise<T> {
   const outer = transactionTimes.get(ctx.db);
   // Nested (a savepoint): the outer transaction has checked the clock and watches the digest; its time is this one's.
   if (outer !== undefined) return ctx.db.write(scope, async () => work(outer));
@@ -126,7 +126,7 @@ export async function writeTransaction<T>(ctx: CoordContext, scope: WriteScope, 
       transactionTimes.set(ctx.db, now);
       let out: T;
       try {
-        out = work(now);
+        out = await work(now);
       } finally {
         transactionTimes.delete(ctx.db);
       }
@@ -211,10 +211,10 @@ async function writeClock(ctx: CoordContext): Promise<number> {
 // Reads run in one deferred transaction so that they see one consistent snapshot. A read inside a write
 // transaction is part of it and acts at its time (a snapshot dated after the write's clock would look stale
 // to the write that checks it: coord/reserve.ts).
-export async function readTransaction<T>(ctx: CoordContext, work: (now: number) => T): Promise<T> {
+export async function readTransaction<T>(ctx: CoordContext, work: (now: number) => Promise<T>): Promise<T> {
   const writing = transactionTimes.get(ctx.db);
   try {
-    return ctx.db.read(async () => work(writing ?? (await ctx.db.now(ctx.clock))));
+    return await ctx.db.read(async () => work(writing ?? (await ctx.db.now(ctx.clock))));
   } catch (error) {
     throw translateDbError(error, ctx.dbLocation.path);
   }

@@ -97,7 +97,7 @@ export async function untoldIn(ctx: CoordContext, told: number | undefined, isHo
 // Records that the session's model is told `fresh` (a write only when there is any), and returns them.
 export async function markRequestsTold(ctx: CoordContext, owner: string, fresh: OpenRequest[]): Promise<OpenRequest[]> {
   if (fresh.length === 0) return [];
-  await writeTransaction(ctx, claimWriteScope(ctx), () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
+  await writeTransaction(ctx, claimWriteScope(ctx), async () => markTold(ctx.db, owner, Math.max(...fresh.map((request) => request.id))));
   return fresh;
 }
 
@@ -107,7 +107,7 @@ export function activeClaims(ctx: CoordContext, now: number): LockFilter {
 }
 
 export async function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): Promise<OpenRequest[]> {
-  return readTransaction(ctx, (now) => openRequestsIn(ctx, isHolder, now));
+  return readTransaction(ctx, async (now) => openRequestsIn(ctx, isHolder, now));
 }
 
 // `claim ITEM --take`: a stalled claim of another owner becomes the taker's, with a new fencing token

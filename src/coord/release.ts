@@ -47,7 +47,7 @@ export async function release(ctx: CoordContext, input: ReleaseInput): Promise<R
   const owner = input.owner;
   // What to release is listed from a read snapshot (no write lock); each row is then judged again as it
   // is inside the chunk that releases it (docs/guarantees.md, "Bulk operations").
-  const { targets, near } = await readTransaction(ctx, (now) => listTargets(ctx, input, owner, now));
+  const { targets, near } = await readTransaction(ctx, async (now) => listTargets(ctx, input, owner, now));
   const result: ReleaseResult = { released: [], not_released: [] };
   // A lock named by id may lie in any scope; --pattern and --all act in the scopes `list` shows.
   const outcomes = await inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, (target, now) => releaseTarget(ctx, input, owner, target, now));

@@ -35,11 +35,12 @@ export function baseOf(type: LockType, pattern: string): string {
 }
 
 // The candidates of each request, by its own query (see CandidateGroup): never one merged list.
-export function gatherGroups(db: Connection, requests: readonly LockRequest[], now: number, lockDelayMs: number): CandidateGroup<StoredLock>[] {
-  return requests.map(async (request) => ({
-    request,
-    candidates: await findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }),
-  }));
+export async function gatherGroups(db: Connection, requests: readonly LockRequest[], now: number, lockDelayMs: number): Promise<CandidateGroup<StoredLock>[]> {
+  const groups: CandidateGroup<StoredLock>[] = [];
+  for (const request of requests) {
+    groups.push({ request, candidates: await findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }) });
+  }
+  return groups;
 }
 
 export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<ReserveInput, 'type' | 'patterns' | 'owner' | 'mode'>): LockRequest[] {
@@ -117,8 +118,8 @@ export const SNAPSHOT_STALE = Symbol('too much changed since the snapshot');
 // The small call's path: gather and decide inside one write transaction, unless the candidates found call
 // for more glob comparisons than the write lock affords (then nothing is written and the snapshot path runs).
 async function decideInWriteLock(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): Promise<ReserveOutcome | typeof TOO_BIG_FOR_THE_LOCK> {
-  return writeTransaction(ctx, ownScope(ctx), (now) => {
-    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+  return writeTransaction(ctx, ownScope(ctx), async (now) => {
+    const groups = await gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     if (countComparisons(groups) > WRITE_BUDGET.inLockPairs) return TOO_BIG_FOR_THE_LOCK;
     return commit(ctx, input, groups.map(ownLockOf), findGroupConflicts(groups, now, ctx.lockDelayMs), attempt, now);
   });
@@ -156,7 +157,7 @@ export interface Snapshot {
 // Reads and decides without the write lock: the glob comparisons, the costly part, happen here.
 export async function takeSnapshot(ctx: CoordContext, requests: LockRequest[]): Promise<Snapshot> {
   return readTransaction(ctx, async (now) => {
-    const groups = gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
+    const groups = await gatherGroups(ctx.db, requests, now, ctx.lockDelayMs);
     checkComparisons(requests, groups);
     return {
       now,
@@ -175,14 +176,20 @@ export async function commitSnapshot(ctx: CoordContext, input: ReserveInput, sna
     if (now < snapshot.now || (await purgeCount(ctx.db)) !== snapshot.purges) return SNAPSHOT_STALE;
     const changedIds = await locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
-    const changed = changedIds.map((id) => getLock(ctx.db, id)).filter((lock): lock is StoredLock => lock !== undefined);
+    const changed: StoredLock[] = [];
+    for (const id of changedIds) {
+      const lock = await getLock(ctx.db, id);
+      if (lock !== undefined) changed.push(lock);
+    }
     // The snapshot's conflicts, on their rows as they are now; past the budget, the rest stand as found.
     const rechecked = snapshot.conflicts.slice(0, WRITE_BUDGET.recheckedConflicts);
     const unverified = snapshot.conflicts.slice(WRITE_BUDGET.recheckedConflicts);
     const requester = snapshot.requests[0]!; // every request has the same owner, mode, type and scope
-    const stillBlocking = rechecked
-      .map(async (conflict) => recheckConflict(conflict, requester, await getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs))
-      .filter((c): c is Conflict => c !== null);
+    const stillBlocking: Conflict[] = [];
+    for (const conflict of rechecked) {
+      const blocking = recheckConflict(conflict, requester, await getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs);
+      if (blocking !== null) stillBlocking.push(blocking);
+    }
     const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
     const revision = reviseForChanges(
       snapshot.requests,
@@ -220,7 +227,8 @@ async function commit(
     if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) await recordConflict(ctx, conflict, input.owner, now, input.conflictDetail);
     return { granted: false, conflicts, now };
   }
-  const locks = owns.map(({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
+  const locks: Lock[] = [];
+  for (const { request, lock } of owns) locks.push(await grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {
     await insertEvent(ctx.db, {
       type: 'waited',

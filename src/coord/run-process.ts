@@ -61,7 +61,7 @@ export interface OrphanRun {
 // this host: it still holds the name. Rows of commands found ended are deleted on the way.
 export async function liveOrphanRun(ctx: CoordContext, name: string): Promise<OrphanRun | undefined> {
   if (thisHost() === undefined) return undefined;
-  const rows = (await readTransaction(ctx, (now) => allLapsedRunLocks(ctx.db, now))).filter((row) => row.scope === ctx.scope && row.pattern === name);
+  const rows = (await readTransaction(ctx, async (now) => allLapsedRunLocks(ctx.db, now))).filter((row) => row.scope === ctx.scope && row.pattern === name);
   const ended: number[] = [];
   let alive: OrphanRun | undefined;
   for (const row of rows) {
@@ -72,7 +72,7 @@ export async function liveOrphanRun(ctx: CoordContext, name: string): Promise<Or
     }
     if (state === 'ended') ended.push(row.seq);
   }
-  if (ended.length > 0) await writeTransaction(ctx, ownScope(ctx), () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
+  if (ended.length > 0) await writeTransaction(ctx, ownScope(ctx), async () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
   return alive;
 }
 

@@ -126,7 +126,7 @@ const reaped = new Set<string>();
 export async function releaseDeadClients(ctx: CoordContext): Promise<number> {
   const host = hostToLookOver(ctx);
   if (host === undefined) return 0;
-  const onHost = await readTransaction(ctx, () => sessionsOnHost(ctx.db, host));
+  const onHost = await readTransaction(ctx, async () => sessionsOnHost(ctx.db, host));
   return releaseGoneClients(ctx, onHost);
 }
 
@@ -145,7 +145,7 @@ export async function releaseGoneClients(ctx: CoordContext, onHost: readonly Ses
   const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
   // The scopes of their locks and their names, not the whole database (as recordActivity).
-  const scopes = await readTransaction(ctx, (now) => dead.flatMap(async (row) => (await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope)));
+  const scopes = await readTransaction(ctx, async (now) => dead.flatMap(async (row) => (await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope)));
   return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, async (now) => {
     let released = 0;
     for (const row of dead) {
@@ -212,7 +212,7 @@ export async function forgetSession(ctx: CoordContext, owner: string, client: Cl
   const base = baseOf(owner);
   const row = await readTransaction(ctx, async () => (client ? await sessionOfProcess(ctx.db, client, base) : undefined) ?? (await sessionByOwner(ctx.db, owner)));
   if (!row) return false;
-  await writeTransaction(ctx, { scopes: [], owners: [base] }, () => deleteSession(ctx.db, row.owner));
+  await writeTransaction(ctx, { scopes: [], owners: [base] }, async () => deleteSession(ctx.db, row.owner));
   return true;
 }
 

@@ -41,7 +41,7 @@ export async function sweep(ctx: CoordContext, input: { olderThanMs?: number; dr
   const olderThanMs = input.olderThanMs;
   const purgedLocks = olderThanMs === undefined ? 0 : await repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeReleased(ctx.db, now - olderThanMs, rows));
   const purgedEvents = olderThanMs === undefined ? 0 : await repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
-  const indexFiles = await readTransaction(ctx, (now) => sweepIndexes(ctx, now, false));
+  const indexFiles = await readTransaction(ctx, async (now) => sweepIndexes(ctx, now, false));
   const pins = await sweepPins(ctx, false);
   return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dropped_pins: pins.dropped, kept_pins: pins.kept, displaced_dirs: pins.displaced, dry_run: false };
 }

@@ -29,7 +29,7 @@ export interface UndoResult {
 // in the new `undone` event's detail.saved, so an undo is undoable. Refused, like an edit, while another
 // owner holds the path; the acting owner's own hold makes the content its latest, which no restore undoes.
 export async function undo(ctx: CoordContext, input: { eventId: number; owner: string }): Promise<UndoResult> {
-  const event = await readTransaction(ctx, () => getEvent(ctx.db, input.eventId));
+  const event = await readTransaction(ctx, async () => getEvent(ctx.db, input.eventId));
   if (event === undefined) throw new IcError('NOT_FOUND', `no event ${input.eventId} (coord events lists them; sweep --older-than may have purged it)`, { event: input.eventId });
   const detail = parseDetail(event.detail);
   const saved = typeof detail.saved === 'string' ? detail.saved : undefined;

@@ -15,7 +15,7 @@ export async function releaseRefusedEdit(request: EditRequest & { toolUseId: str
     if (patterns.size === 0) continue;
     const ctx = await createContext({ workspace: group.workspace, env, write: false });
     try {
-      const ids = (await readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, owner: request.owner, type: 'file', activeAt: now })))
+      const ids = (await readTransaction(ctx, async (now) => listLocks(ctx.db, { scope: ctx.scope, owner: request.owner, type: 'file', activeAt: now })))
         .filter((lock) => lock.reason === reason && patterns.has(lock.pattern))
         .map((lock) => lock.id);
       if (ids.length === 0) continue;
@@ -77,7 +77,7 @@ export async function releaseFailedCalls(dir: string, owners: readonly string[],
   const reasons = new Set([...failed].map((id) => editReason(id)));
   const ctx = await createContext({ cwd: dir, env, write: false });
   try {
-    const locks = (await readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }))).filter(
+    const locks = (await readTransaction(ctx, async (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }))).filter(
       (lock) => owners.includes(lock.owner) && reasons.has(lock.reason ?? ''),
     );
     let released = 0;

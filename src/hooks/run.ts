@@ -58,7 +58,7 @@ export async function runHook(
   let step = await observeSession(sessionHook, input, env, cwd, deadline);
   try {
     const late = route.kind === 'as-copilot' ? undefined : await lateNotices(name, input, env, cwd, step, deadline); // before the hook's own work takes the file as it is
-    const result = route.kind === 'as-copilot' ? runAsCopilot(route.phase, input, env, cwd, deadline) : dispatchHook(name, input, env, cwd, deadline);
+    const result = route.kind === 'as-copilot' ? await runAsCopilot(route.phase, input, env, cwd, deadline) : await dispatchHook(name, input, env, cwd, deadline);
     if (step?.owner === '') step = await observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
     step = withLateNotices(step, late);
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
@@ -68,11 +68,11 @@ export async function runHook(
 }
 
 // The client's adapter runs the event's use case (src/hooks/agents); git's hooks have theirs below.
-function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+async function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   const agentHook = adapterOfHook(name);
   try {
-    if (agentHook) return agentHook.adapter.events[agentHook.event]!({ ...agentHook, input, env, cwd, deadline });
-    return GIT_HOOKS[name as GitHookName](input, env, cwd, deadline);
+    if (agentHook) return await agentHook.adapter.events[agentHook.event]!({ ...agentHook, input, env, cwd, deadline });
+    return await GIT_HOOKS[name as GitHookName](input, env, cwd, deadline);
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
     return failedHook(name, error, env);
@@ -81,7 +81,7 @@ function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, 
 
 type GitHookName = Extract<HookName, `git-${string}`>;
 
-const GIT_HOOKS: Record<GitHookName, (input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline) => HookResult> = {
+const GIT_HOOKS: Record<GitHookName, (input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline) => HookResult | Promise<HookResult>> = {
   'git-pre-commit': (_input, env, cwd, deadline) => runGitPreCommit(env, cwd, deadline),
   'git-commit-msg': runCommitGate,
   'git-post-commit': (_input, env, cwd, deadline) => runGitPostCommit(env, cwd, deadline),
@@ -95,7 +95,7 @@ const GIT_HOOKS: Record<GitHookName, (input: HookInput, env: NodeJS.ProcessEnv, 
 };
 
 // A Claude hook that Copilot CLI runs, with no Copilot hooks of ic installed: Copilot's work, as Copilot.
-function runAsCopilot(event: ToolEvent | undefined, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
+async function runAsCopilot(event: ToolEvent | undefined, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   if (event === undefined) return QUIET;
   return copilotViaClaudeAdapter.events[event]!({ adapter: copilotViaClaudeAdapter, event, input, env, cwd, deadline });
 }

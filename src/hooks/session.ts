@@ -20,7 +20,7 @@ export async function releaseSession(cwd: string, owner: string, env: NodeJS.Pro
   const ctx = await createContext({ cwd, env, write: false });
   try {
     // The session owner and every subagent owner (`owner/…`) with active locks in the project.
-    const active = await readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
+    const active = await readTransaction(ctx, async (now) => listLocks(ctx.db, { scope: ctx.scope, activeAt: now }));
     const owners = new Set(active.map((lock) => lock.owner).filter((o) => o === owner || o.startsWith(`${owner}/`)));
     let released = 0;
     for (const who of owners) released += (await release(ctx, { ids: [], owner: who, all: true, force: false, reason: 'session ended', releaseReason: 'session_end' })).released.length;
@@ -40,7 +40,7 @@ export async function releaseSession(cwd: string, owner: string, env: NodeJS.Pro
 export async function handBackToSession(cwd: string, subagent: string, session: string, env: NodeJS.ProcessEnv): Promise<number> {
   const ctx = await createContext({ cwd, env, write: false });
   try {
-    const held = await readTransaction(ctx, (now) => listLocks(ctx.db, { scope: ctx.scope, owner: subagent, activeAt: now }));
+    const held = await readTransaction(ctx, async (now) => listLocks(ctx.db, { scope: ctx.scope, owner: subagent, activeAt: now }));
     return held.length === 0 ? 0 : (await transfer(ctx, { from: subagent, to: session, by: subagent, force: false })).length;
   } finally {
     ctx.db.close();

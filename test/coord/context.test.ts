@@ -54,10 +54,10 @@ describe('transactions', () => {
     let now = T0;
     const ctx = await createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db') }, write: true, clock: () => now });
     try {
-      await writeTransaction(ctx, ownScope(ctx), (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
+      await writeTransaction(ctx, ownScope(ctx), async (t) => insertEvent(ctx.db, { type: 'reserved', lock_id: 'l', scope: 's', owner: 'o', pattern: 'p', reason: null, created_at: t }));
       now = T0 - 5_000;
-      expect(await writeTransaction(ctx, ownScope(ctx), (t) => t)).toBe(T0);
-      expect(await readTransaction(ctx, (t) => t)).toBe(T0 - 5_000);
+      expect(await writeTransaction(ctx, ownScope(ctx), async (t) => t)).toBe(T0);
+      expect(await readTransaction(ctx, async (t) => t)).toBe(T0 - 5_000);
     } finally {
       ctx.db.close();
     }
@@ -70,15 +70,15 @@ describe('transactions', () => {
     try {
       const seen = await writeTransaction(ctx, ownScope(ctx), async (outer) => ({
         outer,
-        nested: await writeTransaction(ctx, ownScope(ctx), (t) => t),
-        read: await readTransaction(ctx, (t) => t),
+        nested: await writeTransaction(ctx, ownScope(ctx), async (t) => t),
+        read: await readTransaction(ctx, async (t) => t),
         // More patterns than the write lock decides at once: decided from a snapshot, then checked in a nested write.
         reserve: await reserveOnce(ctx, { type: 'file', patterns: ['a/**', 'b/**', 'c/**', 'd/**', 'e/**'], owner: 'alice', mode: 'exclusive', ttlMs: 60_000, reason: null }),
       }));
       expect(seen.nested).toBe(seen.outer);
       expect(seen.read).toBe(seen.outer);
       expect(seen.reserve.granted).toBe(true);
-      expect(await writeTransaction(ctx, ownScope(ctx), (t) => t)).toBeGreaterThan(seen.outer); // the next transaction reads the clock again
+      expect(await writeTransaction(ctx, ownScope(ctx), async (t) => t)).toBeGreaterThan(seen.outer); // the next transaction reads the clock again
     } finally {
       ctx.db.close();
     }

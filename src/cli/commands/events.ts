@@ -58,7 +58,7 @@ function tailing(input: EventsInput): boolean {
 }
 
 async function lastEventId(ctx: CoordContext): Promise<number> {
-  return readTransaction(ctx, () => newestEventIdOrZero(ctx.db));
+  return readTransaction(ctx, async () => newestEventIdOrZero(ctx.db));
 }
 
 async function runEventsOnce(options: EventsOptions, input: EventsInput): Promise<Reply> {

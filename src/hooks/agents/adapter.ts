@@ -22,7 +22,7 @@ export type SessionFields = { sessionId: string | undefined; cwd: string | undef
 /** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input. */
 export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline };
 
-export type UseCase = (call: HookCall) => HookResult;
+export type UseCase = (call: HookCall) => HookResult | Promise<HookResult>;
 
 export interface AgentAdapter {
   readonly agent: Agent;

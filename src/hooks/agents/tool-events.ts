@@ -20,13 +20,13 @@ export type ToolEvent = 'pre-tool' | 'post-tool' | 'session-end';
 
 export const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };
 
-function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => HookResult): UseCase {
-  return ({ adapter: ofTool, event, input, env, cwd, deadline }) => {
+function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => Promise<HookResult>): UseCase {
+  return async ({ adapter: ofTool, event, input, env, cwd, deadline }) => {
     const adapter = ofTool as ToolClient; // these events are a ToolClient's only
     const parsed = parsePayload(input.text, input.truncated);
     if (!parsed.ok) return event === 'pre-tool' ? adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${parsed.problem}` }) : { ...QUIET, stderr: `ic: ${parsed.problem}\n` };
     try {
-      return work(adapter, parsed.value, env, cwd, deadline);
+      return await work(adapter, parsed.value, env, cwd, deadline);
     } catch (error) {
       return adapter.failed(event, error, hookSettings(env).failClosed);
     }

@@ -74,7 +74,7 @@ export async function watchLateWrites(ctx: CoordContext, repo: Repo, others: Cov
     rows.map((row) => row[2]),
     watch.since,
   );
-  await writeTransaction(ctx, EVERYTHING, () => {
+  await writeTransaction(ctx, EVERYTHING, async () => {
     const file = readLate(ctx.dbLocation.path);
     file.watches = file.watches.filter((w) => !(w.scope === ctx.scope && w.writer === watch.writer && w.call_id === watch.call_id));
     file.watches.push({ ...watch, scope: ctx.scope, root: repo.root, rows });
@@ -108,7 +108,7 @@ export async function noticeLateWrites(dir: string, owner: string, env: NodeJS.P
 // A notice for an owner's model, handed over at its next hook that can carry one (noticeLateWrites).
 export async function tellLater(ctx: CoordContext, to: string, text: string): Promise<void> {
   if (isServerDb(ctx.dbLocation)) return;
-  await writeTransaction(ctx, EVERYTHING, (now) => {
+  await writeTransaction(ctx, EVERYTHING, async (now) => {
     const file = readLate(ctx.dbLocation.path);
     file.notices.push({ to, text, at: now });
     writeLate(ctx.dbLocation.path, file);

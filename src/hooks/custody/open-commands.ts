@@ -46,7 +46,7 @@ export async function endTurnCommands(dir: string, owner: string, env: NodeJS.Pr
   try {
     // What no restore above reached (a scope of another work tree) ends all the same: its commands in any
     // scope, named by their writer (no grant decides by them, so no scope is locked).
-    await writeTransaction(ctx, { scopes: [], owners: [owner] }, () => endCommandsOf(ctx.db, [owner]));
+    await writeTransaction(ctx, { scopes: [], owners: [owner] }, async () => endCommandsOf(ctx.db, [owner]));
     if (!isServerDb(location)) for (const marker of listMarkers(ctx.dbLocation.path)) if (marker.writer === owner) removeMarker(ctx.dbLocation.path, marker.scope, marker.writer, marker.call_id);
     if (message !== undefined) await tellLater(ctx, owner, message);
   } finally {

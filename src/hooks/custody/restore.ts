@@ -259,7 +259,7 @@ async function watchQuietly(view: CustodyView, request: ShellRequest): Promise<v
 async function endCommandAfterFailure(ctx: CoordContext, scope: string, writer: string, callId: string, deadline: Deadline): Promise<void> {
   try {
     ctx.db.setLockWait(Math.min(200, deadline.leftMs()));
-    await writeTransaction(ctx, inScopes(scope), () => endCommand(ctx.db, scope, writer, callId));
+    await writeTransaction(ctx, inScopes(scope), async () => endCommand(ctx.db, scope, writer, callId));
   } catch {
     // the failure that brought us here is what the hook reports
   }
