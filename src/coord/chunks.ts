@@ -28,7 +28,7 @@ export async function inChunks<T, R>(
   ctx: CoordContext,
   scope: WriteScope,
   items: readonly T[],
-  apply: (item: T, now: number) => R | undefined,
+  apply: (item: T, now: number) => Promise<R | undefined>,
   limits: { rows: number; budgetMs: number } = CHUNK,
 ): Promise<R[]> {
   const results: R[] = [];
@@ -44,7 +44,7 @@ export async function inChunks<T, R>(
         const kept: R[] = [];
         let i = next;
         while (i < end) {
-          const result = apply(items[i]!, now);
+          const result = await apply(items[i]!, now);
           i++;
           if (result !== undefined) kept.push(result);
           if (monotonicMs() - started >= limits.budgetMs) break;
@@ -64,12 +64,12 @@ export async function inChunks<T, R>(
 
 // Repeats a bounded statement (e.g. a DELETE of at most `rows` rows) in its own write transaction until it
 // reports fewer than `rows` changes: for purges, which need no list of items first.
-export async function repeatInChunks(ctx: CoordContext, scope: WriteScope, step: (now: number, rows: number) => number, rows: number = CHUNK.rows / 4): Promise<number> {
+export async function repeatInChunks(ctx: CoordContext, scope: WriteScope, step: (now: number, rows: number) => Promise<number>, rows: number = CHUNK.rows / 4): Promise<number> {
   const resume = pauseAutoCheckpoint(ctx.db);
   try {
     let total = 0;
     for (;;) {
-      const changed = await writeTransaction(ctx, scope, async (now) => step(now, rows));
+      const changed = await writeTransaction(ctx, scope, (now) => step(now, rows));
       total += changed;
       if (changed < rows) return total;
       checkpointPassive(ctx.db);

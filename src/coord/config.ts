@@ -52,7 +52,11 @@ async function viewIn(db: Connection, name: string): Promise<SettingView> {
 
 // One setting, or all of them, as they are now.
 export async function readConfig(ctx: CoordContext, name?: string): Promise<SettingView[]> {
-  return readTransaction(ctx, async () => (name === undefined ? Object.keys(SETTINGS) : [name]).map((n) => viewIn(ctx.db, n)));
+  return readTransaction(ctx, async () => {
+    const views: SettingView[] = [];
+    for (const n of name === undefined ? Object.keys(SETTINGS) : [name]) views.push(await viewIn(ctx.db, n));
+    return views;
+  });
 }
 
 export async function writeConfig(ctx: CoordContext, name: string, value: string): Promise<{ setting: SettingView; previous: string }> {

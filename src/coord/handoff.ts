@@ -48,9 +48,11 @@ export async function claimState(ctx: CoordContext, item: string): Promise<Claim
 
 // Every active claim whose owner `isHolder` accepts, with its state: for `who`, the hooks and the status line.
 export async function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): Promise<ClaimState[]> {
-  return readTransaction(ctx, async (now) =>
-    (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })).filter((claim) => isHolder(claim.owner)).map((claim) => stateOf(ctx, claim, now)),
-  );
+  return readTransaction(ctx, async (now) => {
+    const states: ClaimState[] = [];
+    for (const claim of await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })) if (isHolder(claim.owner)) states.push(await stateOf(ctx, claim, now));
+    return states;
+  });
 }
 
 export interface OpenRequest {

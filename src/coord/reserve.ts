@@ -75,13 +75,13 @@ export async function reserveOnce(ctx: CoordContext, input: ReserveInput, attemp
 // Retries `take` (reserveOnce, or a named lock's) until granted or `waitMs` has passed, through conflicts
 // and a busy database alike (README, "Waiting"). Each attempt waits for the write lock only as long as the
 // wait has left; the connection's own busy timeout is restored afterwards.
-export function reserveWaiting(ctx: CoordContext, waitMs: number, take: (attempt: Attempt) => ReserveOutcome): { outcome: ReserveOutcome; timedOut: boolean } {
+export async function reserveWaiting(ctx: CoordContext, waitMs: number, take: (attempt: Attempt) => Promise<ReserveOutcome>): Promise<{ outcome: ReserveOutcome; timedOut: boolean }> {
   const busyTimeoutMs = busyTimeoutFromEnv(ctx.env);
   let lastAnswer: ReserveOutcome | undefined;
   try {
-    const result = retryThroughBusy(
-      (attempt) => {
-        lastAnswer = take(attempt);
+    const result = await retryThroughBusy(
+      async (attempt) => {
+        lastAnswer = await take(attempt);
         return { done: lastAnswer.granted, value: lastAnswer };
       },
       {

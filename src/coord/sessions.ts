@@ -145,7 +145,11 @@ export async function releaseGoneClients(ctx: CoordContext, onHost: readonly Ses
   const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
   // The scopes of their locks and their names, not the whole database (as recordActivity).
-  const scopes = await readTransaction(ctx, async (now) => dead.flatMap(async (row) => (await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope)));
+  const scopes = await readTransaction(ctx, async (now) => {
+    const found: string[] = [];
+    for (const row of dead) found.push(...(await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope));
+    return found;
+  });
   return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, async (now) => {
     let released = 0;
     for (const row of dead) {

@@ -3,7 +3,7 @@ import type { Clock } from '../core/time';
 
 export type Sleep = (ms: number) => void;
 
-// The CLI is synchronous from start to exit; Atomics.wait is a real sleep without an event loop.
+// The store is awaited but nothing else runs beside a call: Atomics.wait is a real sleep without a timer.
 export const blockingSleep: Sleep = (ms) => {
   if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
@@ -17,7 +17,12 @@ export interface RetryOptions {
 
 // Retries `attempt` with exponential backoff and jitter until it yields a value or the wait runs out;
 // jitter keeps many waiters on one lock from retrying in lockstep.
-export function retryWithBackoff<T>(attempt: (info: { first: boolean; waitedMs: number }) => { done: boolean; value: T }, options: RetryOptions): { value: T; waitedMs: number; timedOut: boolean } {
+export type AttemptResult<T> = { done: boolean; value: T } | Promise<{ done: boolean; value: T }>;
+
+export async function retryWithBackoff<T>(
+  attempt: (info: { first: boolean; waitedMs: number }) => AttemptResult<T>,
+  options: RetryOptions,
+): Promise<{ value: T; waitedMs: number; timedOut: boolean }> {
   const sleep = options.sleep ?? blockingSleep;
   const random = options.random ?? Math.random;
   const startedAt = options.clock();
@@ -25,7 +30,7 @@ export function retryWithBackoff<T>(attempt: (info: { first: boolean; waitedMs: 
   let first = true;
   for (;;) {
     const waitedMs = options.clock() - startedAt;
-    const result = attempt({ first, waitedMs });
+    const result = await attempt({ first, waitedMs });
     if (result.done) return { value: result.value, waitedMs, timedOut: false };
     const remaining = options.waitMs - (options.clock() - startedAt);
     if (remaining <= 0) return { value: result.value, waitedMs: options.clock() - startedAt, timedOut: true };
@@ -49,16 +54,16 @@ export const MIN_LOCK_WAIT_MS = 100;
 // retryWithBackoff that also waits out a busy database: an attempt that meets BUSY counts as "not yet",
 // and each attempt waits for the write lock only as long as the wait has left, so `--wait 30s` waits
 // 30 s in all, for holders and for the write lock alike. Reports whether the last attempt was busy.
-export function retryThroughBusy<T>(
-  attempt: (info: { first: boolean; waitedMs: number }) => { done: boolean; value: T },
+export async function retryThroughBusy<T>(
+  attempt: (info: { first: boolean; waitedMs: number }) => AttemptResult<T>,
   options: BusyRetryOptions<T>,
-): { value: T; waitedMs: number; timedOut: boolean; busy: boolean } {
+): Promise<{ value: T; waitedMs: number; timedOut: boolean; busy: boolean }> {
   const startedAt = options.clock();
   let busy = false;
-  const result = retryWithBackoff((info) => {
+  const result = await retryWithBackoff(async (info) => {
     options.limitLockWait(Math.max(MIN_LOCK_WAIT_MS, options.waitMs - (options.clock() - startedAt)));
     try {
-      const outcome = attempt(info);
+      const outcome = await attempt(info);
       busy = false;
       return outcome;
     } catch (error) {

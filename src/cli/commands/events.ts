@@ -43,7 +43,7 @@ export function parseEventsInput(options: EventsOptions): EventsInput {
   return input;
 }
 
-async function runEvents(options: EventsOptions, emit: (reply: Reply) => void): Promise<void> | void {
+async function runEvents(options: EventsOptions, emit: (reply: Reply) => void): Promise<void> {
   const input = parseEventsInput(options);
   if (options.follow) {
     return follow(options, input).catch((error: unknown) => emit(failure(toIcError(error))));

@@ -30,7 +30,7 @@ export const DEFAULT_CONFLICT_EXIT_CODE = 75;
 // `coord lock NAME -- CMD`: wait for the lock under a per-run owner (OWNER/run-ID, so two runs by one
 // owner serialise), run CMD, and exit with its code; the conflict exit code when the lock could not be
 // had or was lost while CMD ran.
-export async function runCommandUnderLock(name: string, command: string[], options: RunOptions, emit: (reply: Reply) => void): Promise<void> | void {
+export async function runCommandUnderLock(name: string, command: string[], options: RunOptions, emit: (reply: Reply) => void): Promise<void> {
   const owner = await resolveOwner(options, process.env);
   const leaseMs = options.ttl !== undefined ? parseLease(options.ttl) : RUN_LEASE_MS;
   const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
@@ -44,7 +44,7 @@ export async function runCommandUnderLock(name: string, command: string[], optio
   const ctx = await openContext(options, true);
   let waited: { outcome: ReserveOutcome; timedOut: boolean };
   try {
-    waited = waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
+    waited = await waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
   } catch (error) {
     ctx.db.close();
     throw error;
@@ -74,16 +74,16 @@ export async function runCommandUnderLock(name: string, command: string[], optio
 // Retries until granted or the wait runs out. Quiet: one line on stderr when it starts waiting, and one
 // each time the holder changes (another lock, or the same run now held by its orphaned command), never a
 // repeat of the same line (a long suite put ~40 copies into an agent's context).
-export function waitForLock(
+export async function waitForLock(
   ctx: CoordContext,
   input: { name: string; owner: string; ttlMs: number; reason: string },
   waitMs: number,
   options: { sleep?: Sleep; write?: (line: string) => void } = {},
-): { outcome: ReserveOutcome; timedOut: boolean } {
+): Promise<{ outcome: ReserveOutcome; timedOut: boolean }> {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   let lastHolder: string | undefined;
   const take = { type: 'named' as const, ...input };
-  const result = retryWithBackoff(
+  const result = await retryWithBackoff(
     async (attempt) => {
       const value = await takeName(ctx, take, attempt);
       if (!value.granted && waitMs > 0) {

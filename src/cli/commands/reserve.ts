@@ -42,7 +42,7 @@ export async function runReserve(rawPatterns: string[], options: ReserveOptions)
     async (ctx) => {
       const input = { type: 'file' as const, patterns, owner, mode: options.shared ? ('shared' as const) : ('exclusive' as const), ttlMs, reason: options.reason ?? null };
       if (waitMs === undefined) return replyForOutcome(await reserveOnce(ctx, input), false);
-      const { outcome, timedOut } = reserveWaiting(ctx, waitMs, (attempt) => reserveOnce(ctx, input, attempt));
+      const { outcome, timedOut } = await reserveWaiting(ctx, waitMs, (attempt) => reserveOnce(ctx, input, attempt));
       return replyForOutcome(outcome, timedOut);
     },
     project,
