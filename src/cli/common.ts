@@ -54,7 +54,7 @@ export async function explainOwner(options: CommonOptions, env: NodeJS.ProcessEn
   try {
     const ctx = await createContext({ cwd: process.cwd(), env, dbFlag: options.db, scopeFlag: options.scope, write: false });
     try {
-      return explainActingOwner(ctx, env.IC_OWNER);
+      return await explainActingOwner(ctx, env.IC_OWNER);
     } finally {
       ctx.db.close();
     }

@@ -72,7 +72,11 @@ export async function liveOrphanRun(ctx: CoordContext, name: string): Promise<Or
     }
     if (state === 'ended') ended.push(row.seq);
   }
-  if (ended.length > 0) await writeTransaction(ctx, ownScope(ctx), async () => ended.forEach((seq) => forgetRunProcess(ctx.db, seq)));
+  if (ended.length > 0) {
+    await writeTransaction(ctx, ownScope(ctx), async () => {
+      for (const seq of ended) await forgetRunProcess(ctx.db, seq);
+    });
+  }
   return alive;
 }
 

@@ -174,7 +174,7 @@ export async function sessionOfShell(ctx: CoordContext): Promise<SessionRow | un
   const chain = ancestors();
   if (chain.length === 0) return undefined;
   try {
-    return readTransaction(ctx, async () => {
+    return await readTransaction(ctx, async () => {
       for (const process of chain) {
         const row = await sessionOfProcess(ctx.db, process);
         if (row) return row;

@@ -1,10 +1,10 @@
 import { IcError } from '../core/errors';
 import type { Clock } from '../core/time';
 
-export type Sleep = (ms: number) => void;
+export type Sleep = (ms: number) => void | Promise<void>;
 
 // The store is awaited but nothing else runs beside a call: Atomics.wait is a real sleep without a timer.
-export const blockingSleep: Sleep = (ms) => {
+export const blockingSleep = (ms: number): void => {
   if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
 
@@ -34,7 +34,7 @@ export async function retryWithBackoff<T>(
     if (result.done) return { value: result.value, waitedMs, timedOut: false };
     const remaining = options.waitMs - (options.clock() - startedAt);
     if (remaining <= 0) return { value: result.value, waitedMs: options.clock() - startedAt, timedOut: true };
-    sleep(Math.min(remaining, delay / 2 + random() * delay));
+    await sleep(Math.min(remaining, delay / 2 + random() * delay));
     delay = Math.min(delay * 2, 1_000);
     first = false;
   }

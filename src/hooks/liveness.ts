@@ -109,7 +109,7 @@ export async function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): Promi
     ctx = await existingContext(cwd, env);
     if (ctx === undefined) return env.IC_OWNER || undefined;
     await releaseDeadClients(ctx);
-    return actingOwner(ctx, env.IC_OWNER);
+    return await actingOwner(ctx, env.IC_OWNER);
   } catch {
     return env.IC_OWNER || undefined;
   } finally {

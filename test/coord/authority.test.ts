@@ -11,7 +11,7 @@ import { useTestStore } from '../support/store';
 
 const store = useTestStore();
 
-const granted = (outcome: ReturnType<typeof reserveOnce>): Lock[] => {
+const granted = (outcome: Awaited<ReturnType<typeof reserveOnce>>): Lock[] => {
   if (!outcome.granted) throw new Error('expected a grant');
   return outcome.locks;
 };

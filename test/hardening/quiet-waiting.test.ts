@@ -13,7 +13,7 @@ describe('quiet waiting', () => {
     expect((await takeName(store.ctx, { type: 'named', name: 'tests', owner: 'alice', ttlMs: 3_600_000, reason: 'suite' })).granted).toBe(true);
     const lines: string[] = [];
     let handedOver = false;
-    const result = waitForLock(store.ctx, { name: 'tests', owner: 'bob/run-abcdefgh', ttlMs: 15_000, reason: 'npm test' }, 25_000, {
+    const result = await waitForLock(store.ctx, { name: 'tests', owner: 'bob/run-abcdefgh', ttlMs: 15_000, reason: 'npm test' }, 25_000, {
       write: (line) => lines.push(line),
       sleep: async (ms) => {
         store.now += Math.ceil(ms);

@@ -115,7 +115,7 @@ describe('hooks of two projects under SIGKILL and a server restart', () => {
             cwd: dirs[p],
             tool_input: { file_path: join(dirs[p]!, file), old_string: '', new_string: 'x' },
           };
-          const call = await slot.client.hook('claude-pre-edit', payload);
+          const call = slot.client.hook('claude-pre-edit', payload);
           if (kills.has(at)) {
             // Mid-call: once the hook process exists under the client, SIGKILL the whole tree; a new agent takes the slot.
             for (let tries = 0; tries < 200 && tree(slot.client.pid).length < 3; tries++) await new Promise((resolve) => setTimeout(resolve, 5));

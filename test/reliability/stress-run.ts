@@ -195,7 +195,7 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
         const window = { start: Date.now(), end: Infinity };
         outages.push(window);
         log(`  outage after ${started} operations`);
-        outageRun = (await options.outage()).then(() => void (window.end = Date.now()));
+        outageRun = options.outage().then(() => void (window.end = Date.now()));
       }
       await operate();
     }

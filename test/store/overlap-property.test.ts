@@ -45,11 +45,11 @@ function oracleCommonPath(a: string, b: string): string | undefined {
 const store = useTestStore({ IC_LOCK_DELAY: '0s' });
 
 describe(`overlap through the store on ${TEST_ENGINE} (${RUNS} runs)`, () => {
-  it('check and reserve meet exactly the held patterns that overlap the request', () => {
+  it('check and reserve meet exactly the held patterns that overlap the request', async () => {
     let round = 0;
     const seen = { conflicts: 0, free: 0 };
-    fc.assert(
-      fc.property(fc.uniqueArray(patternUnder, { minLength: 1, maxLength: 6 }), fc.array(patternUnder, { minLength: 1, maxLength: 3 }), async (held, requests) => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(patternUnder, { minLength: 1, maxLength: 6 }), fc.array(patternUnder, { minLength: 1, maxLength: 3 }), async (held, requests) => {
         round++;
         const holders = held.map((pattern, i) => ({ owner: `holder-${round}-${i}`, pattern }));
         // Shared holds coexist whatever they overlap; an exclusive request meets every overlapping one.

@@ -59,7 +59,7 @@ describe('lock ids', () => {
 });
 
 describe('fencing tokens', () => {
-  it('rise strictly across grants and transfers, and stay above every earlier token after purges', () => {
+  it('rise strictly across grants and transfers, and stay above every earlier token after purges', async () => {
     type Step = { kind: 'reserve'; file: number; owner: number } | { kind: 'transfer'; from: number } | { kind: 'release'; owner: number } | { kind: 'purge' } | { kind: 'wait'; minutes: number };
     const owners = ['alice', 'bob', 'carol'];
     const step: fc.Arbitrary<Step> = fc.oneof(
@@ -69,8 +69,8 @@ describe('fencing tokens', () => {
       fc.constant({ kind: 'purge' as const }),
       fc.record({ kind: fc.constant('wait' as const), minutes: fc.integer({ min: 1, max: 20 }) }),
     );
-    fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
         await withContext(async (ctx, clock) => {
           let highest = 0;
           const tokenOf = new Map<string, number>();

@@ -40,10 +40,10 @@ const reserve = (ctx: CoordContext, owner: string, patterns: string[], mode: 'ex
 const first = { first: true, waitedMs: 0 };
 
 // Snapshot, let `between` write on the other connection, then commit.
-async function raced(owner: string, patterns: string[], between: () => void, mode: 'exclusive' | 'shared' = 'exclusive') {
+async function raced(owner: string, patterns: string[], between: () => Promise<unknown>, mode: 'exclusive' | 'shared' = 'exclusive') {
   const request = input(owner, patterns, mode);
   const snapshot = await takeSnapshot(mine, toRequests(mine, request));
-  between();
+  await between();
   now += 5;
   return commitSnapshot(mine, request, snapshot, first);
 }

@@ -38,7 +38,7 @@ async function runInit(options: InitOptions): Promise<Reply> {
   }
   const restoreProject = options.project === undefined ? undefined : nameProject(project.projectRoot, validateProjectKey(options.project));
   try {
-    return initDatabase(options, project, from, rows);
+    return await initDatabase(options, project, from, rows);
   } catch (error) {
     restoreProject?.();
     throw error;

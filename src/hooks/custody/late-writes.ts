@@ -90,7 +90,7 @@ export async function noticeLateWrites(dir: string, owner: string, env: NodeJS.P
   if (isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
   const ctx = await createContext({ workspace, env, write: true });
   try {
-    return writeTransaction(ctx, EVERYTHING, async (now) => {
+    return await writeTransaction(ctx, EVERYTHING, async (now) => {
       const file = readLate(ctx.dbLocation.path);
       file.watches = file.watches.filter((watch) => watch.until > now && processGroupAlive(watch.pgid));
       for (const watch of file.watches) await lookAt(ctx, watch, file, now);

@@ -367,9 +367,9 @@ function repair(w: World, callId: string, snapshot: Map<Held, string>, damaged: 
 describe.skipIf(onPostgres)('custody model: random interleavings never lose a byte (issue #34)', () => {
   it(
     'every content stays recoverable, no unheld file is written by ic, the holder’s writes are never reverted',
-    () => {
-      fc.assert(
-        fc.property(fc.array(fc.oneof(...steps), { minLength: 1, maxLength: MAX_STEPS }), async (run) => {
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.oneof(...steps), { minLength: 1, maxLength: MAX_STEPS }), async (run) => {
           const repo = makeTempRepo('ic-custody-model-');
           try {
             const w = new World(repo);
