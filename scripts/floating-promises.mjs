@@ -50,6 +50,24 @@ function returnedFromTry(node) {
   return false;
 }
 
+// A predicate or comparator answering a promise (always truthy), or an array of promises that no
+// Promise.all gathers (`ids.map((id) => getLock(db, id))`).
+const PREDICATES = new Set(['filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'sort', 'toSorted']);
+function promisesUngathered(node) {
+  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return false;
+  const method = node.expression.name.text;
+  const callback = node.arguments[0];
+  if (PREDICATES.has(method) && callback && (ts.isArrowFunction(callback) || ts.isFunctionExpression(callback))) {
+    const signature = checker.getSignatureFromDeclaration(callback);
+    return signature !== undefined && isPromise(checker.getReturnTypeOfSignature(signature));
+  }
+  if (method !== 'map' && method !== 'flatMap') return false;
+  if (!isPromise(checker.getTypeAtLocation(node))) return false;
+  let parent = node.parent;
+  while (ts.isParenthesizedExpression(parent)) parent = parent.parent;
+  return !(ts.isCallExpression(parent) && /^Promise\.(all|allSettled|race|any)$/.test(parent.expression.getText()));
+}
+
 const found = [];
 for (const file of program.getSourceFiles()) {
   if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) continue;
@@ -61,6 +79,7 @@ for (const file of program.getSourceFiles()) {
         !isAssignment(node.expression) &&
         isPromise(checker.getTypeAtLocation(node.expression))) ||
       returnedFromTry(node) ||
+      promisesUngathered(node) ||
       (ts.isExpression(node) && !ts.isVoidExpression(node) && ignoredArrowBody(node) && isPromise(checker.getTypeAtLocation(node)));
     if (floating) {
       const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
