@@ -41,13 +41,18 @@ function ignoredArrowBody(node) {
 
 // `return promise` inside a try of the same function: its catch never sees the rejection and its finally runs
 // before the promise settles. `return await promise` there.
+// In an async function, a value of a type parameter may be a promise too (`work: () => T` given async work).
 function returnedFromTry(node) {
   if (!ts.isReturnStatement(node) || node.expression === undefined || ts.isAwaitExpression(node.expression)) return false;
-  for (let at = node.parent; at && !ts.isFunctionLike(at); at = at.parent) {
-    if (ts.isTryStatement(at.parent) && at.parent.tryBlock === at) return isPromise(checker.getTypeAtLocation(node.expression));
-    if (ts.isCatchClause(at.parent) && at.parent.parent.finallyBlock) return isPromise(checker.getTypeAtLocation(node.expression));
+  let at = node.parent;
+  let inTry = false;
+  for (; at && !ts.isFunctionLike(at); at = at.parent) {
+    if ((ts.isTryStatement(at.parent) && at.parent.tryBlock === at) || (ts.isCatchClause(at.parent) && at.parent.parent.finallyBlock)) inTry = true;
   }
-  return false;
+  if (!inTry) return false;
+  const type = checker.getTypeAtLocation(node.expression);
+  const generic = (type.flags & ts.TypeFlags.TypeParameter) !== 0 && at !== undefined && (ts.getCombinedModifierFlags(at) & ts.ModifierFlags.Async) !== 0;
+  return generic || isPromise(type);
 }
 
 // A predicate or comparator answering a promise (always truthy), or an array of promises that no
@@ -68,6 +73,15 @@ function promisesUngathered(node) {
   return !(ts.isCallExpression(parent) && /^Promise\.(all|allSettled|race|any)$/.test(parent.expression.getText()));
 }
 
+// `expect(() => promise).toThrow()` (or `.not.toThrow()`): the function never throws; `await expect(promise).rejects`.
+function expectsThrowOfPromise(node) {
+  if (!ts.isCallExpression(node) || !ts.isIdentifier(node.expression) || node.expression.text !== 'expect') return false;
+  const callback = node.arguments[0];
+  if (!callback || !(ts.isArrowFunction(callback) || ts.isFunctionExpression(callback))) return false;
+  const signature = checker.getSignatureFromDeclaration(callback);
+  return signature !== undefined && isPromise(checker.getReturnTypeOfSignature(signature));
+}
+
 const found = [];
 for (const file of program.getSourceFiles()) {
   if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) continue;
@@ -80,6 +94,7 @@ for (const file of program.getSourceFiles()) {
         isPromise(checker.getTypeAtLocation(node.expression))) ||
       returnedFromTry(node) ||
       promisesUngathered(node) ||
+      expectsThrowOfPromise(node) ||
       (ts.isExpression(node) && !ts.isVoidExpression(node) && ignoredArrowBody(node) && isPromise(checker.getTypeAtLocation(node)));
     if (floating) {
       const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));

@@ -98,10 +98,10 @@ function noticeLocation(ctx: CoordContext): void {
 }
 
 // Runs `work` with an open context and always closes the database, even when `work` throws.
-export async function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T, project?: Project | Workspace): Promise<T> {
+export async function withContext<T>(options: CommonOptions, write: boolean | 'init', work: (ctx: CoordContext) => T | Promise<T>, project?: Project | Workspace): Promise<T> {
   const ctx = await openContext(options, write, project);
   try {
-    return work(ctx);
+    return await work(ctx);
   } finally {
     ctx.db.close();
   }

@@ -63,7 +63,7 @@ export async function run(argv: string[]): Promise<void> {
     const { checkArguments } = require('./argv-text') as typeof import('./argv-text');
     checkArguments(argv);
     const { rewriteHelpArgs } = require('./help/args') as typeof import('./help/args');
-    buildProgram(emit).parse(rewriteHelpArgs(argv), { from: 'user' });
+    await buildProgram(emit).parseAsync(rewriteHelpArgs(argv), { from: 'user' });
   } catch (error) {
     if (replied) return;
     reportError(error, json);

@@ -23,7 +23,7 @@ const events = async (type: string) =>
 describe('transfer', () => {
   it('is done by the --from owner, or with --force by anyone, and every event records by', async () => {
     await files('bob', ['src/**']);
-    expect(() => transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: false })).toThrow(/only bob may transfer/);
+    await expect(transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: false })).rejects.toThrow(/only bob may transfer/);
     expect(await listLocks(store.ctx.db, { owner: 'bob', activeAt: store.now })).toHaveLength(1);
     await transfer(store.ctx, { from: 'bob', to: 'dave', by: 'carol', force: true });
     await transfer(store.ctx, { from: 'dave', to: 'erin', by: 'dave', force: false });
@@ -56,7 +56,7 @@ describe('release', () => {
 
   it('needs an owner even with --force, and records it as by', async () => {
     const [held] = await files('alice', ['a.ts']);
-    expect(() => release(store.ctx, { ids: [held!.id], owner: undefined, all: false, force: true, reason: null })).toThrow(/owner is required/);
+    await expect(release(store.ctx, { ids: [held!.id], owner: undefined, all: false, force: true, reason: null })).rejects.toThrow(/owner is required/);
     await release(store.ctx, { ids: [held!.id], owner: 'bob', all: false, force: true, reason: 'stuck' });
     expect((await events('force_released')).map((e) => e.detail)).toEqual([{ by: 'bob' }]);
   });

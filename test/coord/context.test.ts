@@ -84,8 +84,8 @@ describe('transactions', () => {
     }
   });
 
-  it('a read of a missing explicit database is refused (69), never read as empty', () => {
-    expect(() => createContext({ cwd: dir, env: { IC_DB: join(dir, 'none.db') }, write: false })).toThrow(/no database at/);
+  it('a read of a missing explicit database is refused (69), never read as empty', async () => {
+    await expect(createContext({ cwd: dir, env: { IC_DB: join(dir, 'none.db') }, write: false })).rejects.toThrow(/no database at/);
   });
 
   it('read a missing default database as empty without creating it', async () => {

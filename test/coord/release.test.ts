@@ -29,8 +29,8 @@ describe('release', () => {
 
   it('refuses to guess: no target is USAGE, no owner is USAGE, and nothing changes', async () => {
     await grant(store.ctx, 'alice', ['src/**']);
-    expect(() => release(store.ctx, { ...base, owner: 'alice' })).toThrow(/say what to release/);
-    expect(() => release(store.ctx, { ...base, all: true, owner: undefined })).toThrow();
+    await expect(release(store.ctx, { ...base, owner: 'alice' })).rejects.toThrow(/say what to release/);
+    await expect(release(store.ctx, { ...base, all: true, owner: undefined })).rejects.toThrow();
     expect((await queryEvents(store.ctx.db, { limit: 10 })).map((e) => e.type)).toEqual(['reserved']);
   });
 

@@ -20,8 +20,8 @@ describe('transfer', () => {
 
   it('refuses a transfer to the same owner, and one of nothing, changing nothing', async () => {
     await grant(store.ctx, 'alice', ['src/a.ts']);
-    expect(() => transfer(store.ctx, { from: 'alice', to: 'alice', by: 'alice', force: false })).toThrow(/same owner/);
-    expect(() => transfer(store.ctx, { from: 'carol', to: 'bob', by: 'carol', force: false })).toThrow(/holds no active locks/);
+    await expect(transfer(store.ctx, { from: 'alice', to: 'alice', by: 'alice', force: false })).rejects.toThrow(/same owner/);
+    await expect(transfer(store.ctx, { from: 'carol', to: 'bob', by: 'carol', force: false })).rejects.toThrow(/holds no active locks/);
     expect((await queryEvents(store.ctx.db, { limit: 10 })).map((e) => e.type)).toEqual(['reserved']);
   });
 });

@@ -9,11 +9,11 @@ function fakeTime() {
 }
 
 describe('retryThroughBusy', () => {
-  it('keeps trying through BUSY until an attempt answers, bounding each wait for the write lock by what is left', () => {
+  it('keeps trying through BUSY until an attempt answers, bounding each wait for the write lock by what is left', async () => {
     const time = fakeTime();
     const lockWaits: number[] = [];
     let calls = 0;
-    const result = retryThroughBusy(
+    const result = await retryThroughBusy(
       () => {
         calls++;
         time.advance(300); // each busy attempt waits its (bounded) busy timeout
@@ -28,10 +28,10 @@ describe('retryThroughBusy', () => {
     expect(lockWaits.every((ms, i) => i === 0 || ms < lockWaits[i - 1]!)).toBe(true);
   });
 
-  it('times out with busy: true when the database stayed busy for the whole wait', () => {
+  it('times out with busy: true when the database stayed busy for the whole wait', async () => {
     const time = fakeTime();
     const lockWaits: number[] = [];
-    const result = retryThroughBusy(
+    const result = await retryThroughBusy(
       () => {
         time.advance(lockWaits[lockWaits.length - 1]!); // busy for as long as it was allowed to wait
         throw new IcError('BUSY', 'busy');
@@ -43,15 +43,15 @@ describe('retryThroughBusy', () => {
     expect(Math.min(...lockWaits)).toBeGreaterThanOrEqual(MIN_LOCK_WAIT_MS);
   });
 
-  it('lets every other error through at once', () => {
+  it('lets every other error through at once', async () => {
     const time = fakeTime();
-    expect(() =>
+    await expect(
       retryThroughBusy(
         () => {
           throw new IcError('DB_UNAVAILABLE', 'gone');
         },
         { waitMs: 1_000, clock: time.clock, sleep: time.sleep, busyValue: 'busy', limitLockWait: () => {} },
       ),
-    ).toThrow('gone');
+    ).rejects.toThrow('gone');
   });
 });

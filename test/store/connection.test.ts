@@ -53,30 +53,20 @@ describe('SqliteConnection', () => {
 
   it('commits a write when its work returns, rolls it back when the work throws, and nests as a savepoint', async () => {
     await db.write(EVERYTHING, async () => insert('kept'));
-    expect(() =>
-      db.write(
-        { scopes: ['/s'] },
-        async () => (
-          await insert('undone'),
-          (() => {
-            throw new Error('no');
-          })()
-        ),
-      ),
-    ).toThrow('no');
+    await expect(
+      db.write({ scopes: ['/s'] }, async () => {
+        await insert('undone');
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
     await db.write(EVERYTHING, async () => {
       await insert('outer');
-      expect(() =>
-        db.write(
-          { scopes: ['/s'] },
-          async () => (
-            await insert('inner'),
-            (() => {
-              throw new Error('inner');
-            })()
-          ),
-        ),
-      ).toThrow('inner');
+      await expect(
+        db.write({ scopes: ['/s'] }, async () => {
+          await insert('inner');
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
     });
     expect(await owners()).toEqual(['kept', 'outer']);
   });
@@ -111,11 +101,11 @@ describe('SqliteConnection', () => {
   it('reads in one transaction and leaves none open, even when the work throws', async () => {
     await insert('a');
     expect(await db.read(async () => owners())).toEqual(['a']);
-    expect(() =>
+    await expect(
       db.read(async () => {
         throw new Error('no');
       }),
-    ).toThrow('no');
+    ).rejects.toThrow('no');
     expect(sqliteHandle(db)!.inTransaction).toBe(false);
   });
 });

@@ -23,7 +23,7 @@ afterAll(() => {
 const event = (created_at: number) => ({ type: 'reserved' as const, lock_id: null, scope: '/s', owner: 'o', pattern: 'p', reason: null, created_at });
 
 // Rewrites the log as the given (id gap, time) steps, inside a transaction that is rolled back afterwards.
-async function withLog<T>(steps: readonly { gap: number; at: number }[], look: () => T): Promise<T> {
+async function withLog<T>(steps: readonly { gap: number; at: number }[], look: () => Promise<T>): Promise<T> {
   const RESET = Symbol('reset');
   let result: T | undefined;
   try {
@@ -31,7 +31,7 @@ async function withLog<T>(steps: readonly { gap: number; at: number }[], look: (
       await db.prepare('DELETE FROM events').run();
       let id = 0;
       for (const step of steps) await insertEvent(db, event(step.at), (id += step.gap));
-      result = look();
+      result = await look();
       throw RESET;
     });
   } catch (error) {

@@ -41,7 +41,7 @@ describe('lock ids', () => {
       for (const id of ids.slice(0, 20)) expect((await getLock(ctx.db, id))?.id).toBe(id);
       const plan = ((await ctx.db.prepare("EXPLAIN QUERY PLAN SELECT * FROM locks WHERE id = 'abcdefgh'").all()) as { detail: string }[]).map((r) => r.detail).join('; ');
       expect(plan).toContain('locks_by_id');
-      expect(() => ctx.db.prepare('UPDATE locks SET id = ? WHERE id = ?').run(ids[0], ids[1])).toThrow(/UNIQUE/);
+      await expect(ctx.db.prepare('UPDATE locks SET id = ? WHERE id = ?').run(ids[0], ids[1])).rejects.toThrow(/UNIQUE/);
     });
   });
 
