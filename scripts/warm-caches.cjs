@@ -17,12 +17,18 @@ if (process.argv[2] === 'child') {
   const [bundle, repo] = process.argv.slice(3);
   const load = require(join(root, 'bin', 'load.js'));
   const exports = load.loadBundle(join(dist, bundle));
-  const shell = (event, id, command = 'npm test') => JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: event, tool_name: 'Bash', tool_input: { command }, tool_use_id: id, duration_ms: 1 });
+  const shell = (event, id, command = 'npm test') =>
+    JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: event, tool_name: 'Bash', tool_input: { command }, tool_use_id: id, duration_ms: 1 });
   if (bundle === 'hook.cjs') {
     const edit = JSON.stringify({ session_id: 'warm-up', cwd: repo, hook_event_name: 'PreToolUse', tool_name: 'Edit', tool_input: { file_path: join(repo, 'a.ts') }, tool_use_id: 'e' });
-    exports.runWithInput(['coord', 'hook', 'claude-pre-edit'], { text: edit });
-    exports.runWithInput(['coord', 'hook', 'claude-pre-shell'], { text: shell('PreToolUse', 's1') });
-    exports.runWithInput(['coord', 'hook', 'claude-post-tool'], { text: shell('PostToolUse', 's1') });
+    // One after another: the hooks share one connection (a hook process's), as a real hook's steps do.
+    const hooks = [
+      ['claude-pre-edit', edit],
+      ['claude-pre-shell', shell('PreToolUse', 's1')],
+      ['claude-post-tool', shell('PostToolUse', 's1')],
+    ];
+    hooks.reduce((previous, [name, text]) => previous.then(() => exports.runWithInput(['coord', 'hook', name], { text })), Promise.resolve()).then(() => void (process.exitCode = 0));
+    return;
   } else {
     exports.fastShellHook('claude-pre-shell', shell('PreToolUse', 's2'), process.env, repo);
     exports.fastShellHook('claude-post-tool', shell('PostToolUse', 's2'), process.env, repo);

@@ -13,7 +13,7 @@ export async function run(argv: string[]): Promise<void> {
     await runHookCall(argv[2]!);
     exitAfterHook();
   }
-  (require('./ic.cjs') as { run: (argv: string[]) => void }).run(argv);
+  await (require('./ic.cjs') as { run: (argv: string[]) => Promise<void> }).run(argv);
 }
 
 // Everything is written (synchronously) and nothing is left to do: exit without Node's environment teardown,

@@ -18,8 +18,7 @@ export function run(argv: string[]): void {
   if (answer === undefined) {
     (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/ic's loader)
     const hook = hookBundle();
-    hook.runWithInput(argv, input);
-    return hook.exitAfterHook(); // as dist/hook.cjs's own entry does after a hook (src/cli/hook-main.ts)
+    return void hook.runWithInput(argv, input).then(() => hook.exitAfterHook()); // as dist/hook.cjs's own entry does after a hook (src/cli/hook-main.ts)
   }
   if (answer !== '') writeSync(1, answer);
   // Everything is written (synchronously) and nothing is open: exit without Node's environment teardown,
@@ -28,7 +27,7 @@ export function run(argv: string[]): void {
 }
 
 // dist/hook.cjs through the loader's code cache (bin/ic, reached as bin/load.js): a plain require would compile it afresh.
-function hookBundle(): { runWithInput: (argv: string[], input: StdinText) => void; exitAfterHook: () => never } {
+function hookBundle(): { runWithInput: (argv: string[], input: StdinText) => Promise<void>; exitAfterHook: () => never } {
   const bundle = join(__dirname, 'hook.cjs');
   try {
     return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle: (bundle: string) => ReturnType<typeof hookBundle> }).loadBundle(bundle);
