@@ -85,11 +85,11 @@ const SEED_OWNERS = Array.from({ length: 20 }, (_, i) => sessionOwner(i));
 const seedPattern = (i) => (i % 10 === 0 ? `packages/pkg${i % 97}/generated/out${i}/**` : `packages/pkg${i % 97}/src/module${Math.floor(i / 97)}/Component${i}.tsx`);
 
 // Fills a database with `count` active file locks from 20 owners spread over many directories.
-function seed(dir, count, env = {}) {
-  const ctx = api.createContext({ cwd: dir, env, write: true }); // the repository's default database (or env's IC_DB), the one the hooks open
+async function seed(dir, count, env = {}) {
+  const ctx = await api.createContext({ cwd: dir, env, write: true }); // the repository's default database (or env's IC_DB), the one the hooks open
   for (let i = 0; i < count; i++) {
     const pattern = seedPattern(i);
-    const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner: SEED_OWNERS[i % SEED_OWNERS.length], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+    const outcome = await api.reserveOnce(ctx, { type: 'file', patterns: [pattern], owner: SEED_OWNERS[i % SEED_OWNERS.length], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
     if (!outcome.granted) throw new Error(`seed conflict at ${pattern}`);
   }
   ctx.db.close();
@@ -139,9 +139,9 @@ db.close();`;
 const SQLITE_PACKAGE = join(ROOT, 'node_modules', 'better-sqlite3');
 const sqliteFloor = (dir, env) => [process.execPath, ['-e', FLOOR_SCRIPT, SQLITE_PACKAGE, join(dir, '.git', 'ic', 'ic.db'), join(SQLITE_PACKAGE, 'build', 'Release', 'better_sqlite3.node')], { env }];
 
-function benchHook() {
+async function benchHook() {
   const dir = makeRepo();
-  seed(dir, 1000);
+  await seed(dir, 1000);
   checkAllowed(dir);
   // This group's targets are judged without NODE_EXTRA_CA_CERTS, --as-is or not (it adds the same ~80 ms to
   // every process and would flatter each ratio).
@@ -170,11 +170,11 @@ function benchHook() {
   rmSync(dir, { recursive: true, force: true });
 }
 
-function benchScale() {
+async function benchScale() {
   const small = makeRepo();
   const large = makeRepo();
-  seed(small, 100);
-  seed(large, 10_000);
+  await seed(small, 100);
+  await seed(large, 10_000);
   checkAllowed(small);
   checkAllowed(large);
   const [atSmall, atLarge] = measureInterleaved([
@@ -187,17 +187,17 @@ function benchScale() {
   rmSync(large, { recursive: true, force: true });
 }
 
-function benchThroughput() {
+async function benchThroughput() {
   const dir = makeRepo();
-  seed(dir, 10_000);
+  await seed(dir, 10_000);
   const ops = 2000;
   const rounds = 9;
-  const ctx = api.createContext({ cwd: dir, env: {}, write: true }); // the repository's default database, the one the hooks open
+  const ctx = await api.createContext({ cwd: dir, env: {}, write: true }); // the repository's default database, the one the hooks open
   const owner = sessionOwner(99);
   const grantPattern = (round, i) => `packages/bench/src/round${round}/Widget${i}.tsx`;
-  const icRound = (round) => {
+  const icRound = async (round) => {
     for (let i = 0; i < ops; i++) {
-      const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [grantPattern(round, i)], owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+      const outcome = await api.reserveOnce(ctx, { type: 'file', patterns: [grantPattern(round, i)], owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
       if (!outcome.granted) throw new Error('throughput conflict');
     }
   };
@@ -213,13 +213,13 @@ function benchThroughput() {
   // Rounds interleave the four, so drift on a busy machine hits them alike.
   const runs = [icRound, raw.round, rawSmallPages.round, rawLike.round];
   const samples = runs.map(() => []);
-  runs.forEach((run) => run(-1)); // warm-up
+  for (const run of runs) await run(-1); // warm-up
   for (let round = 0; round < rounds; round++) {
-    runs.forEach((run, index) => {
+    for (const [index, run] of runs.entries()) {
       const started = process.hrtime.bigint();
-      run(round);
+      await run(round);
       samples[index].push(Number(process.hrtime.bigint() - started) / 1e6 / ops);
-    });
+    }
   }
   ctx.db.close();
   for (const db of [raw, rawSmallPages, rawLike]) db.close();
@@ -286,7 +286,7 @@ function benchThroughput() {
 
 async function benchConcurrent() {
   const dir = makeRepo();
-  seed(dir, 1000);
+  await seed(dir, 1000);
   const runOne = (i) =>
     new Promise((resolvePromise) => {
       const started = process.hrtime.bigint();
@@ -395,11 +395,11 @@ async function benchWriteLock() {
     const wall = [];
     for (let rep = 0; rep < reps; rep++) {
       const dir = makeRepo();
-      const ctx = api.createContext({ cwd: dir, env: { IC_DB: join(dir, 'ic.db') }, write: true });
-      for (const [owner, patterns] of c.seed) writeLockCall(ctx, owner, patterns);
+      const ctx = await api.createContext({ cwd: dir, env: { IC_DB: join(dir, 'ic.db') }, write: true });
+      for (const [owner, patterns] of c.seed) await writeLockCall(ctx, owner, patterns);
       api.resetLongestWriteHold();
       const started = performance.now();
-      const outcome = writeLockCall(ctx, ...c.call);
+      const outcome = await writeLockCall(ctx, ...c.call);
       wall.push(performance.now() - started);
       held.push(api.longestWriteHold());
       if (c.name.startsWith('refuse') === outcome.granted) throw new Error(`bench write lock: ${c.name} was ${outcome.granted ? 'granted' : 'refused'}`);
@@ -427,13 +427,13 @@ const range = (n, name) => Array.from({ length: n }, (_, i) => name(i));
 async function benchHookBesideWorstCall() {
   const { patterns: maxPatterns, comparisons: maxComparisons } = api.WORK_LIMITS;
   const dir = makeRepo();
-  const ctx = api.createContext({ cwd: dir, env: {}, write: true });
-  writeLockCall(
+  const ctx = await api.createContext({ cwd: dir, env: {}, write: true });
+  await writeLockCall(
     ctx,
     'alice',
     range(Math.floor(maxComparisons / maxPatterns) - 1, (i) => `*-a${i}.txt`),
   ); // carol's lock makes it 200
-  writeLockCall(ctx, 'carol', ['held/file.ts']);
+  await writeLockCall(ctx, 'carol', ['held/file.ts']);
   ctx.db.close();
   const denied = (result) => {
     const out = result.stdout === '' ? {} : JSON.parse(result.stdout);
@@ -489,11 +489,11 @@ async function benchHookBesideWorstCall() {
 async function benchBulk() {
   const N = 50_000;
   const cases = [
-    { name: 'release --all', lapsed: false, call: (ctx) => api.release(ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null }).released.length },
-    { name: 'renew (all of one owner)', lapsed: false, call: (ctx) => api.renew(ctx, { ids: [], owner: 'alice' }).locks.length },
-    { name: 'transfer', lapsed: false, call: (ctx) => api.transfer(ctx, { from: 'alice', to: 'bob', by: 'alice', force: false }).length },
-    { name: 'sweep (mark lapsed expired)', lapsed: true, call: (ctx) => api.sweep(ctx, { dryRun: false }).expired },
-    { name: 'sweep --older-than (purge)', lapsed: true, purge: true, call: (ctx) => api.sweep(ctx, { dryRun: false, olderThanMs: 0 }).purged_locks },
+    { name: 'release --all', lapsed: false, call: async (ctx) => (await api.release(ctx, { ids: [], owner: 'alice', all: true, force: false, reason: null })).released.length },
+    { name: 'renew (all of one owner)', lapsed: false, call: async (ctx) => (await api.renew(ctx, { ids: [], owner: 'alice' })).locks.length },
+    { name: 'transfer', lapsed: false, call: async (ctx) => (await api.transfer(ctx, { from: 'alice', to: 'bob', by: 'alice', force: false })).length },
+    { name: 'sweep (mark lapsed expired)', lapsed: true, call: async (ctx) => (await api.sweep(ctx, { dryRun: false })).expired },
+    { name: 'sweep --older-than (purge)', lapsed: true, purge: true, call: async (ctx) => (await api.sweep(ctx, { dryRun: false, olderThanMs: 0 })).purged_locks },
   ];
   const reps = Math.max(2, Math.min(5, Math.round(RUNS / 10)));
   for (const c of cases) {
@@ -503,15 +503,15 @@ async function benchBulk() {
       const dir = makeRepo();
       const dbPath = join(dir, 'ic.db');
       let clock = Date.now();
-      const ctx = api.createContext({ cwd: dir, env: { IC_DB: dbPath }, write: true, clock: () => clock });
+      const ctx = await api.createContext({ cwd: dir, env: { IC_DB: dbPath }, write: true, clock: () => clock });
       seedBulk(ctx.db, dir, N, c.lapsed ? clock - 60_000 : clock + 3_600_000);
       if (c.purge) {
-        api.sweep(ctx, { dryRun: false });
+        await api.sweep(ctx, { dryRun: false });
         clock += 1_000;
       }
       const holds = api.collectWriteHolds();
       const started = performance.now();
-      const done = c.call(ctx);
+      const done = await c.call(ctx);
       wall.push(performance.now() - started);
       chunks.push(...holds);
       if (done !== N) throw new Error(`bench bulk: ${c.name} did ${done} of ${N}`);
@@ -550,7 +550,7 @@ function seedBulk(db, scope, count, expiresAt) {
   }).immediate();
 }
 
-function writeLockCall(ctx, owner, patterns) {
+async function writeLockCall(ctx, owner, patterns) {
   return api.reserveOnce(ctx, { type: 'file', patterns, owner, mode: 'exclusive', ttlMs: 3_600_000, reason: null });
 }
 
@@ -559,9 +559,9 @@ function writeLockCall(ctx, owner, patterns) {
 const shellPayload = (dir, command) => JSON.stringify({ session_id: SESSION, cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'bench' });
 const shellCmd = (dir, command) => [IC, ['coord', 'hook', 'claude-pre-shell'], { cwd: dir, input: shellPayload(dir, command), env: { ...process.env, IC_OWNER: '' } }];
 
-function benchPreShell() {
+async function benchPreShell() {
   const dir = makeRepo();
-  seed(dir, 1000);
+  await seed(dir, 1000);
   const silent = (result) => {
     if (result.stdout !== '') throw new Error(`bench pre-shell hook did not silently allow: ${result.stdout}`);
   };
@@ -586,7 +586,7 @@ function benchPreShell() {
 // The index lists `files` tracked files (written through update-index from one blob, which is quicker than
 // creating and hashing them); only the held files exist on disk, since the hooks never read the others
 // (that is what these rows measure: no whole-tree work per command).
-function custodyRepo(files) {
+async function custodyRepo(files) {
   const dir = makeRepo();
   const perDir = 100;
   const git = (args, input) =>
@@ -600,21 +600,21 @@ function custodyRepo(files) {
   const tree = git(['write-tree']);
   const commit = git(['-c', 'user.email=b@b', '-c', 'user.name=b', 'commit-tree', tree, '-m', 'seed']);
   git(['update-ref', 'HEAD', commit]);
-  const ctx = api.createContext({ cwd: dir, env: {}, write: true });
+  const ctx = await api.createContext({ cwd: dir, env: {}, write: true });
   for (let i = 0; i < 50; i++) {
     const path = `src/d${i}/f${(i * 7) % perDir}.ts`;
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), i % 5 === 0 ? `// uncommitted work of its holder ${i}\n` : 'export const v = 0;\n');
-    const outcome = api.reserveOnce(ctx, { type: 'file', patterns: [path], owner: SEED_OWNERS[i % 5], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
+    const outcome = await api.reserveOnce(ctx, { type: 'file', patterns: [path], owner: SEED_OWNERS[i % 5], mode: 'exclusive', ttlMs: 3_600_000, reason: null });
     if (!outcome.granted) throw new Error(`custody seed conflict at ${path}`);
   }
   ctx.db.close();
   return dir;
 }
 
-function benchCustody() {
-  const small = custodyRepo(10_000);
-  const large = custodyRepo(100_000);
+async function benchCustody() {
+  const small = await custodyRepo(10_000);
+  const large = await custodyRepo(100_000);
   const session = sessionOwner(77).slice('claude-'.length);
   const snapshotMs = { [small]: [], [large]: [] };
   // Each round runs, per repository, the before hook and then the after hook of one Bash call (same id).
@@ -669,7 +669,7 @@ function benchCustody() {
     for (const dir of [small, large]) {
       const callId = `bench-inproc-${i}`;
       const started = process.hrtime.bigint();
-      api.snapshotBeforeShell({ owner: `claude-${session}`, cwd: dir, projectDir: dir, command: 'npm test', callId }, { ...process.env, IC_OWNER: '' });
+      await api.snapshotBeforeShell({ owner: `claude-${session}`, cwd: dir, projectDir: dir, command: 'npm test', callId }, { ...process.env, IC_OWNER: '' });
       snapshotMs[dir].push(Number(process.hrtime.bigint() - started) / 1e6);
     }
   }
@@ -689,7 +689,7 @@ function benchCustody() {
   });
   rows.push({ name: '  … at 100,000 files (ms)', ...snapLarge, baselineName: '10,000', ratio: snapLarge.median / snapSmall.median });
   custodyMeasurements(large);
-  benchLargeHeldFile(session);
+  await benchLargeHeldFile(session);
   rmSync(small, { recursive: true, force: true, maxRetries: 3 });
   rmSync(large, { recursive: true, force: true, maxRetries: 3 });
 }
@@ -697,13 +697,14 @@ function benchCustody() {
 // A 100 MB held file with its holder's uncommitted work (issue #34: the hooks took 8-14 s and were killed).
 // The first before hook stores it (streaming, once), then every Bash call that leaves it alone costs a stat;
 // a command that overwrites it has it put back within the hook's budget (IC_HOOK_TIMEOUT, 5 s by default).
-function benchLargeHeldFile(session) {
-  const dir = custodyRepo(100);
+async function benchLargeHeldFile(session) {
+  const dir = await custodyRepo(100);
   const path = 'src/d0/big.bin';
   const work = Buffer.alloc(100 * 1024 * 1024, 'holder work, not in git yet\n');
   writeFileSync(join(dir, path), work);
-  const ctx = api.createContext({ cwd: dir, env: {}, write: true });
-  if (!api.reserveOnce(ctx, { type: 'file', patterns: [path], owner: SEED_OWNERS[0], mode: 'exclusive', ttlMs: 3_600_000, reason: null }).granted) throw new Error('bench: big.bin not reserved');
+  const ctx = await api.createContext({ cwd: dir, env: {}, write: true });
+  if (!(await api.reserveOnce(ctx, { type: 'file', patterns: [path], owner: SEED_OWNERS[0], mode: 'exclusive', ttlMs: 3_600_000, reason: null })).granted)
+    throw new Error('bench: big.bin not reserved');
   ctx.db.close();
   let call = 0;
   const hook = (name, event, extra = {}) => [
@@ -797,13 +798,13 @@ async function benchPostgres() {
     // The scope on a server is the project: a key of this run's own keeps it apart from anything else there.
     execFileSync('git', ['-C', dir, 'config', 'ic.project', `bench-${process.pid}-${Date.now()}`]);
     const env = { IC_DB: url };
-    seed(dir, 1000, env);
+    await seed(dir, 1000, env);
     checkAllowed(dir, 'app/editing.ts', env);
     let freshFiles = 0;
     // The same hook on SQLite in this run (what PostgreSQL adds is the difference).
     const sqliteDir = makeRepo();
     cleanups.push(() => rmSync(sqliteDir, { recursive: true, force: true }));
-    seed(sqliteDir, 1000);
+    await seed(sqliteDir, 1000);
     checkAllowed(sqliteDir, 'app/editing.ts');
     // With a throwaway server: the same hook over TLS by host name (verify-full) and behind PgBouncer.
     const extras = server ? await import('./postgres-extras.mjs') : undefined;

@@ -21,9 +21,11 @@ describe('a database whose pages are still all in its WAL', () => {
   sqliteOnly.it('is read as it is: a held file is not free and the lock is listed', async () => {
     // A writer that creates the database, is granted src/a.ts, and is killed before it closes anything.
     const writer = `const api = require(${JSON.stringify(join(REPO_ROOT, 'dist', 'api.cjs'))});
-const ctx = api.createContext({ cwd: ${JSON.stringify(repo.dir)}, env: {}, write: true });
-const outcome = api.reserveOnce(ctx, { type: 'file', patterns: ['src/a.ts'], owner: 'alice', mode: 'exclusive', ttlMs: 600000, reason: null });
-if (outcome.granted) process.kill(process.pid, 'SIGKILL');`;
+(async () => {
+  const ctx = await api.createContext({ cwd: ${JSON.stringify(repo.dir)}, env: {}, write: true });
+  const outcome = await api.reserveOnce(ctx, { type: 'file', patterns: ['src/a.ts'], owner: 'alice', mode: 'exclusive', ttlMs: 600000, reason: null });
+  if (outcome.granted) process.kill(process.pid, 'SIGKILL');
+})();`;
     expect((await execa(process.execPath, ['-e', writer], { cwd: repo.dir, reject: false })).signal).toBe('SIGKILL');
     // The premise: the file's header carries no schema and no application id; the WAL holds the pages.
     const header = readFileSync(repo.db).subarray(0, 100);
