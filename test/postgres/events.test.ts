@@ -14,7 +14,7 @@ import { grant, T0 } from '../support/store';
 import { POSTGRES_CLIENT_CLOCK } from '../support/engine';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
-import { freshSchemaUrl, serverUrl, withConnection } from './support';
+import { freshSchemaUrl, serverUrl, withConnection, withConnectionAsync } from './support';
 
 const created: string[] = [];
 const cleanups: (() => void)[] = [];
@@ -60,9 +60,9 @@ describe('following events written by two scopes at once', () => {
   it('a transaction that started first but takes its id last: the bound alone hands out the larger id first, a (transaction, id) cursor still gets the smaller one', async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    await withConnection(url, (older) =>
-      withConnection(url, (younger) =>
-        withConnection(url, async (follower) => {
+    await withConnectionAsync(url, async (older) =>
+      withConnectionAsync(url, async (younger) =>
+        withConnectionAsync(url, async (follower) => {
           migratePostgres(follower, 0);
           const store = new PgConnection(follower, { lockWaitMs: 1_000, clientClock: false });
           older.exec('BEGIN');
@@ -108,7 +108,7 @@ describe('a consumer on a team server', () => {
     created.push(schema);
     const ctx = await projectContext(url, 'events-reader', '1s');
     await grant(ctx, 'alice', ['a', 'b']);
-    await withConnection(serverUrl(), async (writer) => {
+    await withConnectionAsync(serverUrl(), async (writer) => {
       // Another project's hook, inside its write transaction (every write holds the shared side of this lock).
       writer.exec(`BEGIN; SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
       try {

@@ -61,6 +61,16 @@ export function withConnection<T>(url: string, body: (db: PostgresConnection) =>
   }
 }
 
+// The same for a body that awaits: the connection is closed once the body has settled.
+export async function withConnectionAsync<T>(url: string, body: (db: PostgresConnection) => Promise<T>, options: PostgresOptions = {}): Promise<T> {
+  const db = connect(url, options);
+  try {
+    return await body(db);
+  } finally {
+    db.close();
+  }
+}
+
 // A database of its own for one test (CREATE DATABASE on the suite's server): tests that run the real bin
 // never see each other's locks, events or project keys.
 export function freshDatabaseUrl(base: string = serverUrl()): string {
