@@ -4,6 +4,7 @@ import { readSetting, writeSetting } from '../store/settings';
 import type { Connection } from '../store/connection';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
 import { EVERYTHING } from '../store/connection';
+import { mapInOrder } from '../core/in-order';
 
 // The repository's settings (`ic config`): stored with the database, so every process using it (every
 // agent, hook and person) agrees on them; no one process's environment can change what they mean.
@@ -52,11 +53,7 @@ async function viewIn(db: Connection, name: string): Promise<SettingView> {
 
 // One setting, or all of them, as they are now.
 export async function readConfig(ctx: CoordContext, name?: string): Promise<SettingView[]> {
-  return readTransaction(ctx, async () => {
-    const views: SettingView[] = [];
-    for (const n of name === undefined ? Object.keys(SETTINGS) : [name]) views.push(await viewIn(ctx.db, n));
-    return views;
-  });
+  return readTransaction(ctx, async () => mapInOrder(name === undefined ? Object.keys(SETTINGS) : [name], (n) => viewIn(ctx.db, n)));
 }
 
 export async function writeConfig(ctx: CoordContext, name: string, value: string): Promise<{ setting: SettingView; previous: string }> {

@@ -8,6 +8,7 @@ import { handoffRequests } from '../store/handoffs';
 import { markTold, sessionByOwner } from '../store/sessions';
 import { listLocks, reassign, setExpiry, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
 import { claimWriteScope, readTransaction, writeTransaction, type CoordContext } from './context';
+import { mapInOrder } from '../core/in-order';
 
 // Claims that cannot be hoarded (README, "Stalled claims and hand-offs"). A claim is stalled when its
 // owner has shown no activity (any event of its own: edits, renewals, heartbeats, commits; or a heartbeat
@@ -48,11 +49,12 @@ export async function claimState(ctx: CoordContext, item: string): Promise<Claim
 
 // Every active claim whose owner `isHolder` accepts, with its state: for `who`, the hooks and the status line.
 export async function claimsOf(ctx: CoordContext, isHolder: (owner: string) => boolean): Promise<ClaimState[]> {
-  return readTransaction(ctx, async (now) => {
-    const states: ClaimState[] = [];
-    for (const claim of await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })) if (isHolder(claim.owner)) states.push(await stateOf(ctx, claim, now));
-    return states;
-  });
+  return readTransaction(ctx, async (now) =>
+    mapInOrder(
+      (await listLocks(ctx.db, { scope: ctx.claimScope, type: 'claim', activeAt: now })).filter((claim) => isHolder(claim.owner)),
+      (claim) => stateOf(ctx, claim, now),
+    ),
+  );
 }
 
 export interface OpenRequest {

@@ -8,6 +8,7 @@ import { locksChangedSince, purgeCount, snapshotEventId } from '../store/changes
 import type { Connection } from '../store/connection';
 import { busyTimeoutFromEnv, ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
 import { retryThroughBusy } from './wait';
+import { mapInOrder } from '../core/in-order';
 import { renewalDetail } from './renewal';
 
 export interface ReserveInput {
@@ -36,11 +37,10 @@ export function baseOf(type: LockType, pattern: string): string {
 
 // The candidates of each request, by its own query (see CandidateGroup): never one merged list.
 export async function gatherGroups(db: Connection, requests: readonly LockRequest[], now: number, lockDelayMs: number): Promise<CandidateGroup<StoredLock>[]> {
-  const groups: CandidateGroup<StoredLock>[] = [];
-  for (const request of requests) {
-    groups.push({ request, candidates: await findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }) });
-  }
-  return groups;
+  return mapInOrder(requests, async (request) => ({
+    request,
+    candidates: await findCandidates(db, { scope: request.scope, type: request.type, base: baseOf(request.type, request.pattern), delayCutoff: now - lockDelayMs }),
+  }));
 }
 
 export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<ReserveInput, 'type' | 'patterns' | 'owner' | 'mode'>): LockRequest[] {
@@ -176,20 +176,14 @@ export async function commitSnapshot(ctx: CoordContext, input: ReserveInput, sna
     if (now < snapshot.now || (await purgeCount(ctx.db)) !== snapshot.purges) return SNAPSHOT_STALE;
     const changedIds = await locksChangedSince(ctx.db, snapshot.eventId, ctx.scope);
     if (changedIds.length > WRITE_BUDGET.changedLocks) return SNAPSHOT_STALE;
-    const changed: StoredLock[] = [];
-    for (const id of changedIds) {
-      const lock = await getLock(ctx.db, id);
-      if (lock !== undefined) changed.push(lock);
-    }
+    const changed = (await mapInOrder(changedIds, (id) => getLock(ctx.db, id))).filter((lock): lock is StoredLock => lock !== undefined);
     // The snapshot's conflicts, on their rows as they are now; past the budget, the rest stand as found.
     const rechecked = snapshot.conflicts.slice(0, WRITE_BUDGET.recheckedConflicts);
     const unverified = snapshot.conflicts.slice(WRITE_BUDGET.recheckedConflicts);
     const requester = snapshot.requests[0]!; // every request has the same owner, mode, type and scope
-    const stillBlocking: Conflict[] = [];
-    for (const conflict of rechecked) {
-      const blocking = recheckConflict(conflict, requester, await getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs);
-      if (blocking !== null) stillBlocking.push(blocking);
-    }
+    const stillBlocking = (await mapInOrder(rechecked, async (conflict) => recheckConflict(conflict, requester, await getLock(ctx.db, conflict.held.id), now, ctx.lockDelayMs))).filter(
+      (c): c is Conflict => c !== null,
+    );
     const known = new Set(snapshot.conflicts.map((conflict) => conflict.held.id));
     const revision = reviseForChanges(
       snapshot.requests,
@@ -227,8 +221,7 @@ async function commit(
     if (attempt.first) for (const conflict of recordable.slice(0, WRITE_BUDGET.recordedConflicts)) await recordConflict(ctx, conflict, input.owner, now, input.conflictDetail);
     return { granted: false, conflicts, now };
   }
-  const locks: Lock[] = [];
-  for (const { request, lock } of owns) locks.push(await grantOrRenew(ctx, request, input, now, lock));
+  const locks = await mapInOrder(owns, ({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {
     await insertEvent(ctx.db, {
       type: 'waited',

@@ -23,6 +23,7 @@ import { release } from './release';
 // what happens when its client process is gone.
 
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from './liveness-times';
+import { mapInOrder } from '../core/in-order';
 
 export { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from './liveness-times';
 
@@ -145,11 +146,7 @@ export async function releaseGoneClients(ctx: CoordContext, onHost: readonly Ses
   const dead = onHost.filter((row) => clientState(row) === 'gone');
   if (dead.length === 0) return 0;
   // The scopes of their locks and their names, not the whole database (as recordActivity).
-  const scopes = await readTransaction(ctx, async (now) => {
-    const found: string[] = [];
-    for (const row of dead) found.push(...(await lineageLockIds(ctx.db, row.owner, now)).map((lock) => lock.scope));
-    return found;
-  });
+  const scopes = await readTransaction(ctx, async (now) => (await mapInOrder(dead, (row) => lineageLockIds(ctx.db, row.owner, now))).flat().map((lock) => lock.scope));
   return writeTransaction(ctx, { scopes, owners: dead.map((row) => baseOf(row.owner)) }, async (now) => {
     let released = 0;
     for (const row of dead) {
