@@ -38,13 +38,14 @@ export class SqliteConnection implements Connection {
   // BEGIN IMMEDIATE takes the one write lock of the whole file, so the scope needs no lock of its own.
   // The transaction is run here, not by better-sqlite3's db.transaction(), which cannot await its body: one
   // connection per process and one statement at a time keep the awaited body alone on the connection.
-  write<T>(_scope: WriteScope, work: () => Promise<T>): Promise<T> {
+  // async: a busy lock (or any failure to begin) is a rejection, as every other failure of the store is.
+  async write<T>(_scope: WriteScope, work: () => Promise<T>): Promise<T> {
     if (this.depth > 0 || this.sqlite.inTransaction) return this.savepoint(work);
     this.takeWriteLock();
     return this.transaction(work);
   }
 
-  read<T>(work: () => Promise<T>): Promise<T> {
+  async read<T>(work: () => Promise<T>): Promise<T> {
     if (this.depth > 0 || this.sqlite.inTransaction) return this.savepoint(work);
     this.sqliteStatement('BEGIN').run();
     return this.transaction(work);
@@ -97,8 +98,8 @@ export class SqliteConnection implements Connection {
     this.sqlite.pragma(`busy_timeout = ${this.lockWaitMs}`);
   }
 
-  now(clientClock: () => number): Promise<number> {
-    return Promise.resolve(clientClock());
+  async now(clientClock: () => number): Promise<number> {
+    return clientClock();
   }
 
   close(): void {
