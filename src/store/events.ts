@@ -164,11 +164,8 @@ export function cursorAfter(event: PositionedEvent): EventCursor {
   return { xact: event.xact, id: event.id };
 }
 
-/** A consumer's cursor: its name, within a project on a server (each project's readers of a name have their own); '' on SQLite, whose file is one repository's. */
-export interface Consumer {
-  project: string;
-  name: string;
-}
+/** A consumer: its name, within a project on a server (each project has its own cursor of a name); project '' on SQLite, whose file is one repository's. */
+export type Consumer = { project: string; name: string };
 
 // Readers of one consumer take turns, and nothing else waits for them: on PostgreSQL a transaction-scoped
 // advisory lock on the consumer (class 713013, hashtext of project and name: the two-key form, which never meets
