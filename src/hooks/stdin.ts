@@ -72,7 +72,8 @@ interface Source {
 //   shared one untouched (Linux);
 // - a socket (what Node- and Bun-based agents give a hook: a socketpair) cannot be opened again; libuv's
 //   pipe handle switches fd 0 itself to non-blocking (uv_pipe_open), and it is switched back when done,
-//   as whoever shares it expects;
+//   as whoever shares it expects. ic's one Node internal: net.Socket costs a hook ~3 ms, and a read left
+//   blocked in libuv's thread pool keeps process.exit() from returning (docs/performance.md);
 // - anything else (a regular file never blocks) is read as it is, as is every case where the above fails.
 function nonBlockingStdin(stat: Stats): Source {
   if (stat.isFIFO()) {
