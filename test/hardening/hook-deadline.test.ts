@@ -238,11 +238,18 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
   }
   let before: string;
 
-  it.each(['open', 'closed'])('IC_HOOK_FAIL=%s: a socket held open (how Node- and Bun-based agents pipe a payload) is answered by the fail policy within the budget', async (mode) => {
+  // The shell command's before hook starts in its own bundle (dist/fast.cjs), which reads stdin the same way.
+  const partialShell = () => JSON.stringify({ session_id: SESSION, cwd: repo.dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hi > a.ts' } }).slice(0, -5);
+
+  it.each([
+    ['open', 'claude-pre-edit', () => partialEdit()],
+    ['closed', 'claude-pre-edit', () => partialEdit()],
+    ['closed', 'claude-pre-shell', () => partialShell()],
+  ])('IC_HOOK_FAIL=%s: a socket held open (how Node- and Bun-based agents pipe a payload) is answered by the fail policy within the budget, %s', async (mode, hook, partial) => {
     await coord(repo, ['reserve', 'held.txt', '--owner', 'alice']);
     before = stored(repo.db);
     const started = performance.now();
-    const child = execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], {
+    const child = execa(IC_BIN, ['coord', 'hook', hook], {
       cwd: repo.dir,
       env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
       extendEnv: false,
@@ -250,7 +257,7 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
       stdin: 'pipe',
       timeout: RUN_TIMEOUT_MS,
     });
-    child.stdin!.write(partialEdit());
+    child.stdin!.write(partial());
     const result = await child;
     const ms = performance.now() - started;
     child.stdin!.destroy();
