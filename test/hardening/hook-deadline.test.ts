@@ -4,7 +4,7 @@
 // bash; IC_HOOK_TIMEOUT=2s, so each run is bounded well inside its test.
 import Database from 'better-sqlite3';
 import { execa } from 'execa';
-import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -262,6 +262,27 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
     const ms = performance.now() - started;
     child.stdin!.destroy();
     await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
+  });
+
+  it('on a Node without process.binding, a socket held open is still answered within the budget (the public fallback)', async () => {
+    await coord(repo, ['reserve', 'held.txt', '--owner', 'alice']);
+    before = stored(repo.db);
+    const preload = join(repo.dir, '.git', 'no-binding.cjs');
+    writeFileSync(preload, "process.binding = () => { throw new Error('no process.binding in this Node'); };\n");
+    const started = performance.now();
+    const child = execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], {
+      cwd: repo.dir,
+      env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: 'closed', NODE_OPTIONS: `--require ${preload}` }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'pipe',
+      timeout: RUN_TIMEOUT_MS,
+    });
+    child.stdin!.write(partialEdit());
+    const result = await child;
+    const ms = performance.now() - started;
+    child.stdin!.destroy();
+    await expectFailPolicy('closed', { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
   });
 
   it.each(['open', 'closed'])('IC_HOOK_FAIL=%s: a pipe (FIFO) whose writer never closes it is answered by the fail policy within the budget', async (mode) => {
