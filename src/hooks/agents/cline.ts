@@ -1,7 +1,7 @@
 import type { Decision } from '../decision';
 import { isPatch, pathsFromPatch } from '../patch';
 import { objectField, stringField, type Payload } from '../payload';
-import { shellQuote } from '../session';
+import { singleQuoted } from '../../core/shell';
 import type { HookResult } from '../hook-types';
 import type { ToolClient, ToolCall } from './adapter';
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
@@ -90,7 +90,7 @@ function shellCommands(input: unknown): string[] {
     const program = stringField(entry, 'command');
     if (program === undefined) return undefined;
     const args = (entry as { args?: unknown }).args;
-    return Array.isArray(args) && args.length > 0 ? [program, ...args.map(String)].map(shellQuote).join(' ') : program;
+    return Array.isArray(args) && args.length > 0 ? [program, ...args.map(String)].map(singleQuoted).join(' ') : program;
   };
   const list = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).map(one).filter((command): command is string => command !== undefined);
   if (typeof input === 'string' || Array.isArray(input)) return list(input);

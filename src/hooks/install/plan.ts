@@ -8,7 +8,7 @@ import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
 import { detectClaude, detectCline, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, detectPi, type Detection, type Detector } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
-import { shellQuote } from '../session';
+import { singleQuoted } from '../../core/shell';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { planJsonMerge, planJsonRemove, writeText, type Change } from './change';
 import { icBinPath, scriptPath } from './locate';
@@ -172,7 +172,7 @@ function checkTargets(changes: readonly Change[], env: NodeJS.ProcessEnv): void 
 }
 
 function statuslineCommand(ic: IcCommand): string {
-  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord statusline`;
+  return `${ic.kind === 'path' ? singleQuoted(ic.bin) : 'ic'} coord statusline`;
 }
 
 // Does this settings text hold none of our entries that name a machine's path (only `ic coord hook …`, or none)?
