@@ -29,7 +29,7 @@ export function classifyDbFile(path: string): DbFileKind {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return { kind: 'not_regular', what: describeNonFile(stat) };
+    if (!stat.isFile()) return { kind: 'not_regular', what: describeFileType(stat) };
     const header = Buffer.alloc(HEADER_BYTES);
     const read = readSync(fd, header, 0, HEADER_BYTES, 0);
     if (read === 0) return { kind: 'blank' };
@@ -45,7 +45,9 @@ export function classifyDbFile(path: string): DbFileKind {
   }
 }
 
-function describeNonFile(stat: import('node:fs').Stats): string {
+// What a path is, in words, for errors about a file that is not where or what it should be.
+export function describeFileType(stat: import('node:fs').Stats): string {
+  if (stat.isFile()) return 'a file';
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO (named pipe)';
   if (stat.isSocket()) return 'a socket';
@@ -59,7 +61,7 @@ export function oddSidecar(path: string): { path: string; what: string } | undef
   for (const suffix of ['-journal', '-wal', '-shm']) {
     const sidecar = `${path}${suffix}`;
     const stat = statSync(sidecar, { throwIfNoEntry: false });
-    if (stat !== undefined && !stat.isFile()) return { path: sidecar, what: describeNonFile(stat) };
+    if (stat !== undefined && !stat.isFile()) return { path: sidecar, what: describeFileType(stat) };
   }
   return undefined;
 }

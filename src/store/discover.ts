@@ -77,7 +77,7 @@ export function findIcRoot(start: string): string | null {
   }
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
