@@ -7,7 +7,8 @@ import { IcError } from '../core/errors';
 export type DbFileKind =
   | { kind: 'missing' }
   | { kind: 'not_regular'; what: string }
-  | { kind: 'not_sqlite' }
+  /** `start`: its first bytes (at most 16), for the message. */
+  | { kind: 'not_sqlite'; start: string }
   /** Empty, or a SQLite file with no schema yet: ic may take it. */
   | { kind: 'blank' }
   | { kind: 'ic' }
@@ -33,7 +34,7 @@ export function classifyDbFile(path: string): DbFileKind {
     const header = Buffer.alloc(HEADER_BYTES);
     const read = readSync(fd, header, 0, HEADER_BYTES, 0);
     if (read === 0) return { kind: 'blank' };
-    if (read < HEADER_BYTES || header.toString('latin1', 0, 16) !== MAGIC) return { kind: 'not_sqlite' };
+    if (read < HEADER_BYTES || header.toString('latin1', 0, 16) !== MAGIC) return { kind: 'not_sqlite', start: header.toString('latin1', 0, Math.min(read, 16)) };
     const applicationId = header.readUInt32BE(APPLICATION_ID_OFFSET);
     if (applicationId === IC_APPLICATION_ID) return { kind: 'ic' };
     // ic sets the application id in the transaction that creates its first table, so a file with a
