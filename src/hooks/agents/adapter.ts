@@ -69,4 +69,3 @@ export const HOOK_JSON_REPLIES: Pick<AgentAdapter, 'beforeToolReply' | 'afterToo
     return { stdout: noticeOutput(`ic: ${this.agent}-${event} hook failed: ${describeError(error)}`), stderr: '', exitCode: 0 };
   },
 };
-
