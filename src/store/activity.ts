@@ -1,13 +1,11 @@
 import type { Connection } from './connection';
-import { statement } from './statements';
 
 // An owner's last sign of life: its newest event of any kind (grants, renewals, heartbeats, commits…) or
 // its heartbeat record. Scans the events by owner (no index on owner): for sweeps and claim views, not hooks.
 export function lastActivity(db: Connection, owner: string): number | undefined {
-  const row = statement(db, 'SELECT max(t) AS t FROM (SELECT max(created_at) AS t FROM events WHERE owner = ? UNION ALL SELECT last_seen AS t FROM owners WHERE owner = ?) AS signs').get(
-    owner,
-    owner,
-  ) as {
+  const row = db
+    .prepare('SELECT max(t) AS t FROM (SELECT max(created_at) AS t FROM events WHERE owner = ? UNION ALL SELECT last_seen AS t FROM owners WHERE owner = ?) AS signs')
+    .get(owner, owner) as {
     t: number | null;
   };
   return row.t ?? undefined;
@@ -15,9 +13,8 @@ export function lastActivity(db: Connection, owner: string): number | undefined 
 
 // The same for every owner at once.
 export function allLastActivity(db: Connection): Map<string, number> {
-  const rows = statement(
-    db,
-    'SELECT owner, max(t) AS t FROM (SELECT owner, max(created_at) AS t FROM events GROUP BY owner UNION ALL SELECT owner, last_seen AS t FROM owners) AS signs GROUP BY owner',
-  ).all() as { owner: string; t: number }[];
+  const rows = db
+    .prepare('SELECT owner, max(t) AS t FROM (SELECT owner, max(created_at) AS t FROM events GROUP BY owner UNION ALL SELECT owner, last_seen AS t FROM owners) AS signs GROUP BY owner')
+    .all() as { owner: string; t: number }[];
   return new Map(rows.map((row) => [row.owner, row.t]));
 }

@@ -1,8 +1,7 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 
 export function lastSeen(db: Connection, owner: string): number | undefined {
-  return (statement(db, 'SELECT last_seen FROM owners WHERE owner = ?').get(owner) as { last_seen: number } | undefined)?.last_seen;
+  return (db.prepare('SELECT last_seen FROM owners WHERE owner = ?').get(owner) as { last_seen: number } | undefined)?.last_seen;
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST (and needs the table named beside excluded).
@@ -12,10 +11,10 @@ const MARK_SEEN = dialect({
 });
 
 export function markSeen(db: Connection, owner: string, now: number): void {
-  statement(db, MARK_SEEN).run(owner, now);
+  db.prepare(MARK_SEEN).run(owner, now);
 }
 
 export function allLastSeen(db: Connection): Map<string, number> {
-  const rows = statement(db, 'SELECT owner, last_seen FROM owners').all() as { owner: string; last_seen: number }[];
+  const rows = db.prepare('SELECT owner, last_seen FROM owners').all() as { owner: string; last_seen: number }[];
   return new Map(rows.map((row) => [row.owner, row.last_seen]));
 }

@@ -1,5 +1,4 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 
 // Live agent sessions (schema/0003_sessions.sql): which client process runs as which owner.
 
@@ -29,23 +28,22 @@ function lineageOf(owner: string): [string, number, string] {
 }
 
 export function sessionByOwner(db: Connection, owner: string): SessionRow | undefined {
-  return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner) as SessionRow | undefined;
+  return db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner) as SessionRow | undefined;
 }
 
 // The session a client process runs under `base` (one process may run several: Claude's /clear starts a new id).
 export function sessionOfProcess(db: Connection, client: ClientProcess, base?: string): SessionRow | undefined {
-  const rows = statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ? AND pid = ? AND start = ? ORDER BY last_seen DESC`).all(client.host, client.pid, client.start) as SessionRow[];
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE host = ? AND pid = ? AND start = ? ORDER BY last_seen DESC`).all(client.host, client.pid, client.start) as SessionRow[];
   return rows.find((row) => row.boot === client.boot && (base === undefined || row.base === base));
 }
 
 export function sessionsOnHost(db: Connection, host: string): SessionRow[] {
-  return statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ?`).all(host) as SessionRow[];
+  return db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE host = ?`).all(host) as SessionRow[];
 }
 
 // Registers (or re-registers, for a process that took the owner over) a session.
 export function putSession(db: Connection, row: Omit<SessionRow, 'told_until'>): void {
-  statement(
-    db,
+  db.prepare(
     `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
      ON CONFLICT (owner) DO UPDATE SET base = excluded.base, agent = excluded.agent, host = excluded.host, boot = excluded.boot, pid = excluded.pid,
        start = excluded.start, created_at = excluded.created_at, last_seen = excluded.last_seen, told_until = 0`,
@@ -59,7 +57,7 @@ const TOUCH = dialect({
 });
 
 export function touchSession(db: Connection, owner: string, now: number): void {
-  statement(db, TOUCH).run(now, owner);
+  db.prepare(TOUCH).run(now, owner);
 }
 
 const MARK_TOLD = dialect({
@@ -68,16 +66,16 @@ const MARK_TOLD = dialect({
 });
 
 export function markTold(db: Connection, owner: string, eventId: number): void {
-  statement(db, MARK_TOLD).run(eventId, owner);
+  db.prepare(MARK_TOLD).run(eventId, owner);
 }
 
 export function deleteSession(db: Connection, owner: string): void {
-  statement(db, 'DELETE FROM sessions WHERE owner = ?').run(owner);
+  db.prepare('DELETE FROM sessions WHERE owner = ?').run(owner);
 }
 
 // Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
 export function lineageLockIds(db: Connection, owner: string, now: number): { id: string; owner: string; scope: string }[] {
-  return statement(db, `SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner)) as {
+  return db.prepare(`SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner)) as {
     id: string;
     owner: string;
     scope: string;
@@ -87,13 +85,9 @@ export function lineageLockIds(db: Connection, owner: string, now: number): { id
 // The scopes of the active locks of the sessions named `base` (`base`, `base~<pid>`) and their subagents: what
 // a renewal of the session's lineage must hold (a lock's expiry is decided on under its scope's lock).
 export function lineageFamilyScopes(db: Connection, base: string, now: number): string[] {
-  const rows = statement(db, 'SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))').all(
-    now,
-    base,
-    base.length + 1,
-    `${base}/`,
-    `${base}~`,
-  ) as { scope: string }[];
+  const rows = db
+    .prepare('SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))')
+    .all(now, base, base.length + 1, `${base}/`, `${base}~`) as { scope: string }[];
   return rows.map((row) => row.scope);
 }
 
@@ -104,28 +98,20 @@ function inScopeList(scopes: readonly string[]): string {
 
 // Pushes the expiry of an owner's (and its subagents') active locks in `scopes` out to at least `until`; never shortens one.
 export function extendLineageUntil(db: Connection, owner: string, now: number, until: number, scopes: readonly string[]): number {
-  return statement(db, `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`).run(
-    until,
-    now,
-    until,
-    ...lineageOf(owner),
-    ...scopes,
-  ).changes;
+  return db
+    .prepare(`UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`)
+    .run(until, now, until, ...lineageOf(owner), ...scopes).changes;
 }
 
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
 // cover need a write.
 export function lineageLockEndsBefore(db: Connection, owner: string, now: number, until: number): boolean {
-  return statement(db, `SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, ...lineageOf(owner)) !== undefined;
+  return db.prepare(`SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, ...lineageOf(owner)) !== undefined;
 }
 
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents, in `scopes`.
 export function extendLineageLocks(db: Connection, owner: string, now: number, scopes: readonly string[]): number {
-  return statement(db, `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`).run(
-    now,
-    now,
-    now,
-    ...lineageOf(owner),
-    ...scopes,
-  ).changes;
+  return db
+    .prepare(`UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`)
+    .run(now, now, now, ...lineageOf(owner), ...scopes).changes;
 }
