@@ -1,5 +1,6 @@
 import type { LockView } from '../core/lock';
 import { escapeForDisplay } from '../core/names';
+import { spanText } from '../core/time';
 import { runStarter } from '../core/owner';
 import { isRunLock, RUN_LEASE_TEXT } from './run-lease-text';
 
@@ -58,14 +59,10 @@ export function table(headers: string[], rawRows: string[][], styleOf?: (index: 
   return new SafeText([paint(line(headers), 'bold'), ...rows.map((row, i) => paint(line(row), styleOf?.(i)))].join('\n'));
 }
 
-function span(abs: number): string {
-  return abs < 60_000 ? `${Math.round(abs / 1000)}s` : abs < 3_600_000 ? `${Math.round(abs / 60_000)}m` : abs < 86_400_000 ? `${(abs / 3_600_000).toFixed(1)}h` : `${(abs / 86_400_000).toFixed(1)}d`;
-}
-
 // Human form of a relative instant: "in 14m", "3s ago".
 export function relativeTime(iso: string, now = Date.now()): string {
   const delta = Date.parse(iso) - now;
-  return delta >= 0 ? `in ${span(Math.abs(delta))}` : `${span(Math.abs(delta))} ago`;
+  return delta >= 0 ? `in ${spanText(Math.abs(delta))}` : `${spanText(Math.abs(delta))} ago`;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
@@ -135,7 +132,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
   const states = locks.map((lock) => lockState(lock, now, delay));
   const until = (lock: LockView, state: string) => {
     if (lock.command_pid !== undefined) return `while its command runs (process group ${lock.command_pid}; its ic process is gone)`;
-    if (state === 'delay') return `lapsed ${whenText(lock.expires_at, now)}, binds others for ${span(Date.parse(lock.expires_at) + delay - now)}`;
+    if (state === 'delay') return `lapsed ${whenText(lock.expires_at, now)}, binds others for ${spanText(Date.parse(lock.expires_at) + delay - now)}`;
     if (lock.released_at !== null) return `ended ${whenText(lock.released_at, now)}`;
     if (state === 'active' && isRunLock(lock)) return RUN_LEASE_TEXT; // renewed while its command runs: the lease says nothing
     return whenText(lock.expires_at, now);

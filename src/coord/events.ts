@@ -1,5 +1,7 @@
 import { formatTime } from '../core/time';
 import { advanceConsumer, consumerPosition, lockConsumer, cursorAfter, eventsAfterCursor, queryEvents, type EventCursor, type StoredEvent } from '../store/events';
+import { isServerDb } from '../store/discover';
+import { projectIdentity } from './project-key';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
 import type { WriteScope } from '../store/connection';
 
@@ -50,7 +52,9 @@ export async function readEvents(ctx: CoordContext, input: EventsInput): Promise
   if (input.consumer === undefined) {
     return readTransaction(ctx, async (now) => (await queryEvents(ctx.db, { afterId: input.afterId, since: sinceOf(input, now), limit: input.limit })).map(viewEvent));
   }
-  const consumer = input.consumer;
+  // Each project on a server has its own cursor of a name (two projects' CI may both read `--consumer ci`); a
+  // SQLite file is one repository's.
+  const consumer = { project: isServerDb(ctx.dbLocation) ? projectIdentity(ctx.projectRoot, ctx.git) : '', name: input.consumer };
   // A consumer's cursor is no scope's: its read-and-advance locks only the consumer, so two readers of it take
   // turns while every other writer of the server goes on (a lock on everything made each read wait for every
   // project's writers, and stopped them all meanwhile).

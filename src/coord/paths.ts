@@ -1,9 +1,9 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { IcError, isIcError } from '../core/errors';
 import { escapeLiteralPath, literalBase, normalizePattern } from '../core/glob';
 import { shellQuote } from '../core/shell';
-import { DB_DIR, findGitInfo } from '../store/discover';
+import { DB_DIR, findGitInfo, isDirectory } from '../store/discover';
 import type { CoordContext } from './context';
 
 // What callers name (an edited file, a pattern typed on the command line) as the stored file pattern.
@@ -122,12 +122,4 @@ export function literalPatterns(ctx: { scope: string; scopeDir?: string; ignoreC
     }
   }
   return result;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
 }

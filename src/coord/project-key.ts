@@ -1,6 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import type { GitInfo } from '../store/discover';
+import { icConfigInFile, type GitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
 import type { Project } from './workspace';
 import { childProcess } from '../lazy-builtins';
@@ -77,7 +77,7 @@ export function projectIdentity(root: string, info: GitInfo | null): string {
   if (cached !== undefined) return cached;
   if (!info) throw notInGit(root);
   // The repository's own file first (no process); else git, which also reads the global config and GIT_CONFIG_* variables.
-  const configured = keyFromConfigFile(info.commonDir) || git(root, ['config', '--get', PROJECT_CONFIG_KEY]).out;
+  const configured = icConfigInFile(info.commonDir, 'project') || git(root, ['config', '--get', PROJECT_CONFIG_KEY]).out;
   let key: string;
   if (configured !== '') key = configured;
   else {
@@ -98,31 +98,6 @@ export function projectIdentity(root: string, info: GitInfo | null): string {
   }
   known.set(root, key);
   return key;
-}
-
-// ic.project as the repository's own config file says, read without starting git (a hook's budget counts
-// every process): '' when the file has none (git may still find one elsewhere), undefined when only git can
-// tell (includes, quoting, escapes).
-function keyFromConfigFile(commonDir: string): string | undefined {
-  let text: string;
-  try {
-    text = readFileSync(join(commonDir, 'config'), 'utf8');
-  } catch {
-    return undefined;
-  }
-  if (/^\s*\[\s*include/im.test(text) || /worktreeconfig/i.test(text)) return undefined;
-  let inIc = false;
-  let found = '';
-  for (const line of text.split('\n')) {
-    const section = /^\s*\[([^\]]*)\]/.exec(line);
-    if (section) inIc = /^\s*ic\s*$/i.test(section[1]!);
-    const entry = inIc ? /^\s*(?:\[[^\]]*\]\s*)?project\s*=\s*(.*)$/i.exec(line) : null;
-    if (!entry) continue;
-    const value = entry[1]!.trim();
-    if (/["\\#;]/.test(value)) return undefined;
-    found = value;
-  }
-  return found;
 }
 
 function notInGit(root: string): IcError {

@@ -35,9 +35,10 @@ export const DEFAULT_TTL_MS: Record<LockType, number> = {
   named: 5 * 60_000,
 };
 
-// Names every field, so storage-only columns never leak into the output contract.
-export function viewLock(lock: Lock): LockView {
-  return {
+// The lock's own fields and nothing else, so storage-only columns never leak into the output contract.
+// Names every field (no rest spread): this runs for every lock a command returns.
+export function plainLock(lock: Lock): Lock {
+  const plain: Lock = {
     id: lock.id,
     token: lock.token,
     type: lock.type,
@@ -46,10 +47,16 @@ export function viewLock(lock: Lock): LockView {
     owner: lock.owner,
     mode: lock.mode,
     reason: lock.reason,
-    created_at: formatTime(lock.created_at),
-    expires_at: formatTime(lock.expires_at),
-    released_at: formatNullableTime(lock.released_at),
+    created_at: lock.created_at,
+    expires_at: lock.expires_at,
+    released_at: lock.released_at,
     release_reason: lock.release_reason,
-    ...(lock.command_pid !== undefined ? { command_pid: lock.command_pid } : {}),
   };
+  if (lock.command_pid !== undefined) plain.command_pid = lock.command_pid; // an orphaned run's command (list, who)
+  return plain;
+}
+
+// The lock as printed: its own fields in the same order, times as RFC 3339.
+export function viewLock(lock: Lock): LockView {
+  return { ...plainLock(lock), created_at: formatTime(lock.created_at), expires_at: formatTime(lock.expires_at), released_at: formatNullableTime(lock.released_at) };
 }

@@ -9,6 +9,11 @@ export function formatTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+// A span as people read it in a relative time ("in 14m", "3s ago"): 45s, 14m, 2.5h, 1.2d.
+export function spanText(ms: number): string {
+  return ms < 60_000 ? `${Math.round(ms / 1000)}s` : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m` : ms < 86_400_000 ? `${(ms / 3_600_000).toFixed(1)}h` : `${(ms / 86_400_000).toFixed(1)}d`;
+}
+
 export function formatNullableTime(ms: number | null): string | null {
   return ms === null ? null : formatTime(ms);
 }

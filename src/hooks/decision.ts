@@ -1,6 +1,6 @@
 import type { Conflict } from '../core/conflict';
 import { isIcError } from '../core/errors';
-import { formatTime } from '../core/time';
+import { formatTime, spanText } from '../core/time';
 import type { EditOutcome } from './edit';
 
 // What the agent is told: go ahead (maybe with a notice for the person), or do not edit, with why.
@@ -29,7 +29,7 @@ export function denyReason(conflicts: readonly Conflict[], now: number): string 
     const when =
       conflict.state === 'lock_delay'
         ? `its lock lapsed at ${formatTime(held.expires_at)}, but for a short lock-delay only ${held.owner} may take it back`
-        : `until ${formatTime(held.expires_at)} (${untilText(held.expires_at - now)}) unless released sooner`;
+        : `until ${formatTime(held.expires_at)} (${held.expires_at > now ? `in ${spanText(held.expires_at - now)}` : 'now'}) unless released sooner`;
     const why = held.reason ? ` (reason: ${held.reason})` : '';
     return `${JSON.stringify(conflict.example)} is reserved by ${held.owner}: ${held.mode} lock ${held.id} on pattern ${JSON.stringify(held.pattern)}${why}, ${when}.`;
   });
@@ -39,13 +39,6 @@ export function denyReason(conflicts: readonly Conflict[], now: number): string 
     ...lines,
     `Do not edit ${conflicts.length === 1 ? 'it' : 'them'} now: work on something else and retry later, or ask ${holders} to release it (run \`coord who\` to see who holds what).`,
   ].join('\n');
-}
-
-function untilText(ms: number): string {
-  if (ms <= 0) return 'now';
-  if (ms < 60_000) return `in ${Math.ceil(ms / 1000)}s`;
-  if (ms < 3_600_000) return `in ${Math.round(ms / 60_000)}m`;
-  return `in ${(ms / 3_600_000).toFixed(1)}h`;
 }
 
 // ic could not answer: fail open with a notice, or closed when IC_HOOK_FAIL=closed.

@@ -4,14 +4,10 @@ import { forgetSession } from '../coord/sessions';
 import { release } from '../coord/release';
 import { transfer } from '../coord/transfer';
 import { listLocks } from '../store/locks';
-
-// A shell word that is exactly `value`: single quotes, with each ' written as '\''.
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
+import { singleQuoted } from '../core/shell';
 
 export function envFileLine(owner: string): string {
-  return `export IC_OWNER=${shellQuote(owner)}`;
+  return `export IC_OWNER=${singleQuoted(owner)}`;
 }
 
 // Releases every lock and claim the session and its subagents hold in the project (SessionEnd; never on

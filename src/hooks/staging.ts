@@ -8,7 +8,7 @@ import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
 import { noticeOutput } from './output';
 import { parsePayload, stringField } from './payload';
-import { shellQuote } from './session';
+import { singleQuoted } from '../core/shell';
 import { appendOnce } from './env-file';
 import { runsGit } from './runs-git';
 
@@ -44,7 +44,7 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
   if (top === undefined || index === undefined) return QUIET;
   seedIndex(top, index, owner, env, deadline);
   if (!env.CLAUDE_ENV_FILE) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; this session's git commands will use the shared index\n`, exitCode: 0 };
-  appendOnce(env.CLAUDE_ENV_FILE, `export GIT_INDEX_FILE=${shellQuote(index)}`);
+  appendOnce(env.CLAUDE_ENV_FILE, `export GIT_INDEX_FILE=${singleQuoted(index)}`);
   return QUIET;
 }
 

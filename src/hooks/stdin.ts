@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 export const STDIN_CAP_BYTES = 64 * 1024 * 1024;
 
@@ -71,8 +71,9 @@ interface Source {
 // - a pipe or FIFO is opened again through /proc/self/fd/0 with O_NONBLOCK: a descriptor of our own, the
 //   shared one untouched (Linux);
 // - a socket (what Node- and Bun-based agents give a hook: a socketpair) cannot be opened again; libuv's
-//   pipe handle switches fd 0 itself to non-blocking (uv_pipe_open), and it is switched back when done,
-//   as whoever shares it expects;
+//   pipe handle switches fd 0 itself to non-blocking (uv_pipe_open), and Node puts fd 0's flags back as it
+//   found them when the process exits. ic's one Node internal: net.Socket costs a hook ~3 ms, and a read
+//   left blocked in libuv's thread pool keeps process.exit() from returning (docs/performance.md);
 // - anything else (a regular file never blocks) is read as it is, as is every case where the above fails.
 function nonBlockingStdin(stat: Stats): Source {
   if (stat.isFIFO()) {
@@ -83,38 +84,23 @@ function nonBlockingStdin(stat: Stats): Source {
       // no /proc (not Linux): the pipe handle below
     }
   }
-  if (stat.isFIFO() || stat.isSocket()) {
-    const blocking = !openedNonBlocking();
-    const handle = stdinPipeHandle();
-    if (handle) return { fd: 0, done: () => (blocking ? handle.setBlocking(true) : undefined) };
-  }
+  if (stat.isFIFO() || stat.isSocket()) openStdinPipeHandle();
   return { fd: 0, done: () => {} };
-}
-
-interface PipeHandle {
-  open(fd: number): number;
-  setBlocking(blocking: boolean): number;
 }
 
 // Node's own native pipe handle (the binding, not the net module: nothing is loaded). open() puts the
 // descriptor in non-blocking mode; the handle never reads, so it keeps no event loop alive.
-function stdinPipeHandle(): PipeHandle | undefined {
+function openStdinPipeHandle(): void {
   try {
-    const binding = (process as unknown as { binding(name: string): { Pipe: new (type: number) => PipeHandle; constants: { SOCKET: number } } }).binding('pipe_wrap');
-    const handle = new binding.Pipe(binding.constants.SOCKET);
-    return handle.open(0) === 0 ? handle : undefined;
+    const binding = (process as unknown as { binding(name: string): { Pipe: new (type: number) => { open(fd: number): number }; constants: { SOCKET: number } } }).binding('pipe_wrap');
+    new binding.Pipe(binding.constants.SOCKET).open(0);
   } catch {
-    return undefined; // a Node without it: stdin is read as it is
-  }
-}
-
-// Whether fd 0 was already non-blocking (its flags in /proc/self/fdinfo/0, octal; O_NONBLOCK is 04000 on Linux).
-function openedNonBlocking(): boolean {
-  try {
-    const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/fdinfo/0', 'utf8'))?.[1];
-    return flags !== undefined && (parseInt(flags, 8) & constants.O_NONBLOCK) !== 0;
-  } catch {
-    return false;
+    // a Node without it: the public way, a net.Socket that never reads (~3 ms more), so a later Node cannot bring back the hang
+    try {
+      new (require('node:net') as typeof import('node:net')).Socket({ fd: 0, readable: false, writable: false });
+    } catch {
+      // a descriptor Node will not wrap: stdin is read as it is
+    }
   }
 }
 

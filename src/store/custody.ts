@@ -12,6 +12,11 @@ export interface FileState {
   stat: string;
 }
 
+// The same content: the same blob, and (for a file that exists) the same mode; times do not count.
+export function sameContent(a: FileState, b: FileState): boolean {
+  return a.blob === b.blob && (a.blob === null || a.mode === b.mode);
+}
+
 export interface LatestRow extends FileState {
   path: string;
   owner: string;

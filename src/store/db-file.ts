@@ -7,7 +7,8 @@ import { IcError } from '../core/errors';
 export type DbFileKind =
   | { kind: 'missing' }
   | { kind: 'not_regular'; what: string }
-  | { kind: 'not_sqlite' }
+  /** `start`: its first bytes (at most 16), for the message. */
+  | { kind: 'not_sqlite'; start: string }
   /** Empty, or a SQLite file with no schema yet: ic may take it. */
   | { kind: 'blank' }
   | { kind: 'ic' }
@@ -29,11 +30,11 @@ export function classifyDbFile(path: string): DbFileKind {
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return { kind: 'not_regular', what: describeNonFile(stat) };
+    if (!stat.isFile()) return { kind: 'not_regular', what: describeFileType(stat) };
     const header = Buffer.alloc(HEADER_BYTES);
     const read = readSync(fd, header, 0, HEADER_BYTES, 0);
     if (read === 0) return { kind: 'blank' };
-    if (read < HEADER_BYTES || header.toString('latin1', 0, 16) !== MAGIC) return { kind: 'not_sqlite' };
+    if (read < HEADER_BYTES || header.toString('latin1', 0, 16) !== MAGIC) return { kind: 'not_sqlite', start: header.toString('latin1', 0, Math.min(read, 16)) };
     const applicationId = header.readUInt32BE(APPLICATION_ID_OFFSET);
     if (applicationId === IC_APPLICATION_ID) return { kind: 'ic' };
     // ic sets the application id in the transaction that creates its first table, so a file with a
@@ -45,7 +46,9 @@ export function classifyDbFile(path: string): DbFileKind {
   }
 }
 
-function describeNonFile(stat: import('node:fs').Stats): string {
+// What a path is, in words, for errors about a file that is not where or what it should be.
+export function describeFileType(stat: import('node:fs').Stats): string {
+  if (stat.isFile()) return 'a file';
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO (named pipe)';
   if (stat.isSocket()) return 'a socket';
@@ -59,7 +62,7 @@ export function oddSidecar(path: string): { path: string; what: string } | undef
   for (const suffix of ['-journal', '-wal', '-shm']) {
     const sidecar = `${path}${suffix}`;
     const stat = statSync(sidecar, { throwIfNoEntry: false });
-    if (stat !== undefined && !stat.isFile()) return { path: sidecar, what: describeNonFile(stat) };
+    if (stat !== undefined && !stat.isFile()) return { path: sidecar, what: describeFileType(stat) };
   }
   return undefined;
 }

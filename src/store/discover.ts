@@ -77,7 +77,7 @@ export function findIcRoot(start: string): string | null {
   }
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {
@@ -125,26 +125,36 @@ export const DB_CONFIG_KEY = 'ic.db';
 // The server this clone records (`ic.db` in the repository's own config file, never the global one: a server
 // belongs to a clone), read without starting git when the file is plain; undefined when none.
 export function recordedServer(commonDir: string): string | undefined {
+  const value = icConfigInFile(commonDir, 'db');
+  if (value === undefined) return viaGit(commonDir);
+  return value === null ? undefined : serverUrl(value);
+}
+
+// `ic.<name>` as the repository's own config file says, read without starting git (a hook's budget counts
+// every process): null when the file sets none (git may still find one elsewhere), undefined when only git
+// can tell (an unreadable file, includes, quoting, escapes).
+export function icConfigInFile(commonDir: string, name: 'db' | 'project'): string | null | undefined {
   let text: string;
   try {
     text = readFileSync(join(commonDir, 'config'), 'utf8');
   } catch {
     return undefined;
   }
-  if (/^\s*\[\s*include/im.test(text) || /worktreeconfig/i.test(text)) return viaGit(commonDir);
-  if (!/^\s*db\s*=/im.test(text)) return undefined; // the common case: one test, no parse
+  if (/^\s*\[\s*include/im.test(text) || /worktreeconfig/i.test(text)) return undefined;
+  const entryOf = new RegExp(`^\\s*(?:\\[[^\\]]*\\]\\s*)?${name}\\s*=\\s*(.*)$`, 'im');
+  if (!entryOf.test(text)) return null; // the common case: one test, no parse
   let inIc = false;
-  let found: string | undefined;
+  let found: string | null = null;
   for (const line of text.split('\n')) {
     const section = /^\s*\[([^\]]*)\]/.exec(line);
     if (section) inIc = /^\s*ic\s*$/i.test(section[1]!);
-    const entry = inIc ? /^\s*(?:\[[^\]]*\]\s*)?db\s*=\s*(.*)$/i.exec(line) : null;
+    const entry = inIc ? entryOf.exec(line) : null;
     if (!entry) continue;
     const value = entry[1]!.trim();
-    if (/["\\#;]/.test(value)) return viaGit(commonDir);
+    if (/["\\#;]/.test(value)) return undefined;
     found = value;
   }
-  return found === undefined ? undefined : serverUrl(found);
+  return found;
 }
 
 // A recorded value that is not a server's URL is refused, not read as "no server": the clone was bound to one.

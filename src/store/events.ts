@@ -164,39 +164,45 @@ export function cursorAfter(event: PositionedEvent): EventCursor {
   return { xact: event.xact, id: event.id };
 }
 
+/** A consumer: its name, within a project on a server (each project has its own cursor of a name); project '' on SQLite, whose file is one repository's. */
+export type Consumer = { project: string; name: string };
+
 // Readers of one consumer take turns, and nothing else waits for them: on PostgreSQL a transaction-scoped
-// advisory lock on the consumer's name (class 713013, hashtext(name): the two-key form, which never meets the
-// write path's one-key or owner locks; a hash collision only makes two consumers take turns), sent with the
+// advisory lock on the consumer (class 713013, hashtext of project and name: the two-key form, which never meets
+// the write path's one-key or owner locks; a hash collision only makes two consumers take turns), sent with the
 // next statement (the cursor's read), whose snapshot then sees the previous reader's advance. On SQLite every
 // write transaction is already alone.
-const LOCK_CONSUMER = 'SELECT pg_advisory_xact_lock(713013, hashtext(?))';
+const LOCK_CONSUMER = "SELECT pg_advisory_xact_lock(713013, hashtext(?::text || ' ' || ?::text))";
 
 /** First thing in the consumer's write transaction: no other reader of it is in one after this (its lock wait bounds the wait). */
-export async function lockConsumer(db: Connection, name: string): Promise<void> {
-  if (db.engine === 'postgres') await runWithoutResult(db.prepare(LOCK_CONSUMER), name);
+export async function lockConsumer(db: Connection, consumer: Consumer): Promise<void> {
+  if (db.engine === 'postgres') await runWithoutResult(db.prepare(LOCK_CONSUMER), consumer.project, consumer.name);
 }
 
+// Both take (name, project). PostgreSQL: a project without a cursor of its own starts at the one saved before
+// cursors had projects (project '', schema/postgres/0005): '' sorts first, so the project's own row wins.
 const CONSUMER_POSITION = dialect({
-  sqlite: 'SELECT last_event, NULL AS last_xact FROM consumers WHERE name = ?',
-  postgres: 'SELECT last_event, last_xact::text AS last_xact FROM consumers WHERE name = ?',
+  sqlite: 'SELECT last_event, NULL AS last_xact FROM consumers WHERE name = ? AND ? IS NOT NULL',
+  postgres: "SELECT last_event, last_xact::text AS last_xact FROM consumers WHERE name = ? AND project IN (?, '') ORDER BY project DESC LIMIT 1",
 });
 
 /** A consumer's cursor; one saved without a transaction (SQLite, or PostgreSQL before schema 3) is an id floor. */
-export async function consumerPosition(db: Connection, name: string): Promise<{ cursor: EventCursor; floorId: number }> {
-  const row = (await db.prepare(CONSUMER_POSITION).get(name)) as { last_event: number; last_xact: string | null } | undefined;
+export async function consumerPosition(db: Connection, consumer: Consumer): Promise<{ cursor: EventCursor; floorId: number }> {
+  const row = (await db.prepare(CONSUMER_POSITION).get(consumer.name, consumer.project)) as { last_event: number; last_xact: string | null } | undefined;
   if (row?.last_xact) return { cursor: { xact: row.last_xact, id: row.last_event }, floorId: 0 };
   return { cursor: LOG_START, floorId: row?.last_event ?? 0 };
 }
 
-// Both take (name, event id, time, xact). SQLite keeps no xact: its SELECT form takes the fourth parameter
-// in a WHERE that is always true (an upsert's SELECT needs a WHERE anyway).
+// Both take (name, event id, time, xact, project). SQLite keeps neither xact nor project: its SELECT form takes
+// them in a WHERE that is always true (an upsert's SELECT needs a WHERE anyway).
 const ADVANCE_CONSUMER = dialect({
-  sqlite: 'INSERT INTO consumers (name, last_event, updated_at) SELECT ?, ?, ? WHERE ? IS NOT NULL ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at',
+  sqlite:
+    'INSERT INTO consumers (name, last_event, updated_at) SELECT ?, ?, ? WHERE ? IS NOT NULL AND ? IS NOT NULL ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at',
   postgres:
-    'INSERT INTO consumers (name, last_event, updated_at, last_xact) VALUES (?, ?, ?, ?::xid8) ON CONFLICT (name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at, last_xact = excluded.last_xact',
+    'INSERT INTO consumers (name, last_event, updated_at, last_xact, project) VALUES (?, ?, ?, ?::xid8, ?) ON CONFLICT (project, name) DO UPDATE SET last_event = excluded.last_event, updated_at = excluded.updated_at, last_xact = excluded.last_xact',
 });
 
 // Sent with the commit where the engine can (one round trip fewer while the consumer's lock is held).
-export async function advanceConsumer(db: Connection, name: string, last: PositionedEvent, now: number): Promise<void> {
-  await runWithoutResult(db.prepare(ADVANCE_CONSUMER), name, last.id, now, last.xact);
+export async function advanceConsumer(db: Connection, consumer: Consumer, last: PositionedEvent, now: number): Promise<void> {
+  await runWithoutResult(db.prepare(ADVANCE_CONSUMER), consumer.name, last.id, now, last.xact, consumer.project);
 }

@@ -1,5 +1,4 @@
 import type { Connection } from './connection';
-import { statement } from './statements';
 
 export interface HandoffRow {
   id: number;
@@ -15,8 +14,7 @@ export interface HandoffRow {
 export async function handoffRequests(db: Connection, lockIds: readonly string[], afterId: number): Promise<HandoffRow[]> {
   if (lockIds.length === 0) return [];
   const marks = lockIds.map(() => '?').join(', ');
-  return (await statement(db, `SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`).all(
-    afterId,
-    ...lockIds,
-  )) as HandoffRow[];
+  return (await db
+    .prepare(`SELECT id, owner, lock_id, pattern, reason, created_at FROM events WHERE id > ? AND type = 'handoff_requested' AND lock_id IN (${marks}) ORDER BY id`)
+    .all(afterId, ...lockIds)) as HandoffRow[];
 }

@@ -1,12 +1,12 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './driver';
-import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readlinkSync, readSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
 import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
 import { LATEST_VERSION } from './migrations';
 import { CLOCK_TOLERANCE_MS, futureTimes } from './clock';
-import { classifyDbFile } from './db-file';
+import { classifyDbFile, oddSidecar } from './db-file';
 import { isDiskFull } from './errors';
 import { SqliteConnection } from './sqlite-connection';
 import { shellQuote } from '../core/shell';
@@ -43,8 +43,6 @@ export interface HealthReport {
   counts: { locks: LockCounts; events: number } | null;
   checks: HealthCheck[];
 }
-
-const SQLITE_HEADER = 'SQLite format 3\u0000';
 
 // SQLite's doctor: the file, its header, integrity and journal mode are SQLite's own (another engine has its own checks).
 // Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
@@ -130,23 +128,11 @@ function writableCheck(path: string, exists: boolean): HealthCheck {
   return { name: 'writable', ok: true, detail: `${targets.join(', ')} writable` };
 }
 
-function readHeader(path: string): string {
-  const fd = openSync(path, 'r');
-  try {
-    const buffer = Buffer.alloc(16);
-    const read = readSync(fd, buffer, 0, 16, 0);
-    return buffer.subarray(0, read).toString('latin1');
-  } finally {
-    closeSync(fd);
-  }
-}
-
 // Opens the existing file (read-write, so that SQLite can recover a hot journal or WAL left by a killed
 // process, exactly as the next ic command would) and runs the read-only checks.
 async function inspect(path: string, now: number, report: HealthReport): Promise<void> {
   const checks = report.checks;
   const moveAside = `move it aside (mv ${path} ${path}.bad) and run \`ic init\` for a fresh one; agents re-reserve on their next edit`;
-  let header: string;
   let kind: ReturnType<typeof classifyDbFile>;
   try {
     kind = classifyDbFile(path); // never blocks: a FIFO in place of the database would hang a plain read
@@ -160,13 +146,12 @@ async function inspect(path: string, now: number, report: HealthReport): Promise
       });
       return;
     }
-    header = readHeader(path);
   } catch (error) {
     checks.push({ name: 'readable', ok: false, severity: 'error', detail: `cannot read ${path}: ${(error as Error).message}`, fix: `make ${path} readable by this user` });
     return;
   }
-  if (header.length > 0 && header !== SQLITE_HEADER) {
-    checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is not a SQLite database (it starts with ${JSON.stringify(header.slice(0, 16))})`, fix: moveAside });
+  if (kind.kind === 'not_sqlite') {
+    checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is not a SQLite database (it starts with ${JSON.stringify(kind.start)})`, fix: moveAside });
     return;
   }
   if (kind.kind === 'foreign') {
@@ -293,27 +278,18 @@ function diskSpaceCheck(path: string): HealthCheck {
   return { name: 'disk_space', ok: false, severity: 'error', detail: `the disk holding ${dir} is full (${free} bytes free): writes fail`, fix: DISK_FULL_ADVICE };
 }
 
-// SQLite keeps -wal and -shm beside the database; anything but a plain file there makes every call fail.
+// SQLite keeps -wal and -shm beside the database; anything but a plain file there makes every call fail
+// (open.ts refuses it by the same test).
 function companionFilesCheck(path: string): HealthCheck | null {
-  for (const suffix of ['-wal', '-shm', '-journal']) {
-    const companion = `${path}${suffix}`;
-    let stat;
-    try {
-      stat = lstatSync(companion);
-    } catch {
-      continue;
-    }
-    if (!stat.isFile()) {
-      return {
-        name: 'companion_files',
-        ok: false,
-        severity: 'error',
-        detail: `${companion} is not a plain file (SQLite keeps its ${suffix.slice(1)} there)`,
-        fix: `remove ${companion} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again`,
-      };
-    }
-  }
-  return null;
+  const odd = oddSidecar(path);
+  if (odd === undefined) return null;
+  return {
+    name: 'companion_files',
+    ok: false,
+    severity: 'error',
+    detail: `${odd.path} is not a plain file (SQLite keeps its ${odd.path.slice(path.length + 1)} there)`,
+    fix: `remove ${odd.path} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again`,
+  };
 }
 
 // A symlink whose target is gone looks like "no database yet", but the first write would create the

@@ -1,5 +1,5 @@
 import type { Connection } from './connection';
-import type { Lock, LockMode, LockType } from '../core/lock';
+import { plainLock, type Lock, type LockMode, type LockType } from '../core/lock';
 import { randomId } from '../core/ids';
 import { runWithoutResult } from './statements';
 
@@ -167,25 +167,7 @@ export async function listLapsed(db: Connection, now: number, scope?: string): P
 }
 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.
-// Names every field (no rest spread): this runs for every lock a command returns.
-export function withoutBase(lock: StoredLock): Lock {
-  const plain: Lock = {
-    id: lock.id,
-    token: lock.token,
-    type: lock.type,
-    scope: lock.scope,
-    pattern: lock.pattern,
-    owner: lock.owner,
-    mode: lock.mode,
-    reason: lock.reason,
-    created_at: lock.created_at,
-    expires_at: lock.expires_at,
-    released_at: lock.released_at,
-    release_reason: lock.release_reason,
-  };
-  if (lock.command_pid !== undefined) plain.command_pid = lock.command_pid; // an orphaned run's command (list, who)
-  return plain;
-}
+export const withoutBase: (lock: StoredLock) => Lock = plainLock;
 
 // Deletes at most `rows` released locks older than the cutoff (the cleanup loop for every creation loop),
 // oldest release first through locks_released_at; a bulk purge repeats it, one transaction each.

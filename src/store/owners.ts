@@ -1,8 +1,7 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 
 export async function lastSeen(db: Connection, owner: string): Promise<number | undefined> {
-  return ((await statement(db, 'SELECT last_seen FROM owners WHERE owner = ?').get(owner)) as { last_seen: number } | undefined)?.last_seen;
+  return ((await db.prepare('SELECT last_seen FROM owners WHERE owner = ?').get(owner)) as { last_seen: number } | undefined)?.last_seen;
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST (and needs the table named beside excluded).
@@ -12,10 +11,10 @@ const MARK_SEEN = dialect({
 });
 
 export async function markSeen(db: Connection, owner: string, now: number): Promise<void> {
-  await statement(db, MARK_SEEN).run(owner, now);
+  await db.prepare(MARK_SEEN).run(owner, now);
 }
 
 export async function allLastSeen(db: Connection): Promise<Map<string, number>> {
-  const rows = (await statement(db, 'SELECT owner, last_seen FROM owners').all()) as { owner: string; last_seen: number }[];
+  const rows = (await db.prepare('SELECT owner, last_seen FROM owners').all()) as { owner: string; last_seen: number }[];
   return new Map(rows.map((row) => [row.owner, row.last_seen]));
 }

@@ -1,5 +1,4 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 import type { StoredLock } from './locks';
 
 // The command of a `lock NAME -- CMD` run, as schema/0006_run_processes.sql records it.
@@ -16,22 +15,23 @@ const RECORD_RUN = dialect({
 });
 
 export async function recordRunProcess(db: Connection, lockSeq: number, row: RunProcessRow): Promise<void> {
-  await statement(db, RECORD_RUN).run(lockSeq, row.host, row.pid, row.started);
+  await db.prepare(RECORD_RUN).run(lockSeq, row.host, row.pid, row.started);
 }
 
 export async function forgetRunProcess(db: Connection, lockSeq: number): Promise<void> {
-  await statement(db, 'DELETE FROM run_processes WHERE lock_seq = ?').run(lockSeq);
+  await db.prepare('DELETE FROM run_processes WHERE lock_seq = ?').run(lockSeq);
 }
 
 // Every run lock whose lease lapsed while its command was recorded, in any scope: what `list` and `who`
 // still show while that command lives. The table holds only runs not yet ended, so it is small.
 export async function allLapsedRunLocks(db: Connection, now: number): Promise<(StoredLock & RunProcessRow)[]> {
-  return (await statement(
-    db,
-    `SELECT l.seq, l.id, l.token, l.type, l.scope, l.pattern, l.base, l.owner, l.mode, l.reason, l.created_at, l.expires_at, l.ttl_ms, l.released_at, l.release_reason,
+  return (await db
+    .prepare(
+      `SELECT l.seq, l.id, l.token, l.type, l.scope, l.pattern, l.base, l.owner, l.mode, l.reason, l.created_at, l.expires_at, l.ttl_ms, l.released_at, l.release_reason,
             r.host, r.pid, r.started
        FROM run_processes r JOIN locks l ON l.seq = r.lock_seq
       WHERE l.type = 'named' AND l.expires_at <= ? AND (l.released_at IS NULL OR l.release_reason = 'expired')
       ORDER BY l.seq`,
-  ).all(now)) as (StoredLock & RunProcessRow)[];
+    )
+    .all(now)) as (StoredLock & RunProcessRow)[];
 }

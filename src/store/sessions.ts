@@ -1,5 +1,4 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 
 // Live agent sessions (schema/0003_sessions.sql): which client process runs as which owner.
 
@@ -29,27 +28,28 @@ function lineageOf(owner: string): [string, number, string] {
 }
 
 export async function sessionByOwner(db: Connection, owner: string): Promise<SessionRow | undefined> {
-  return (await statement(db, `SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner)) as SessionRow | undefined;
+  return (await db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE owner = ?`).get(owner)) as SessionRow | undefined;
 }
 
 // The session a client process runs under `base` (one process may run several: Claude's /clear starts a new id).
 export async function sessionOfProcess(db: Connection, client: ClientProcess, base?: string): Promise<SessionRow | undefined> {
-  const rows = (await statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ? AND pid = ? AND start = ? ORDER BY last_seen DESC`).all(client.host, client.pid, client.start)) as SessionRow[];
+  const rows = (await db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE host = ? AND pid = ? AND start = ? ORDER BY last_seen DESC`).all(client.host, client.pid, client.start)) as SessionRow[];
   return rows.find((row) => row.boot === client.boot && (base === undefined || row.base === base));
 }
 
 export async function sessionsOnHost(db: Connection, host: string): Promise<SessionRow[]> {
-  return (await statement(db, `SELECT ${COLUMNS} FROM sessions WHERE host = ?`).all(host)) as SessionRow[];
+  return (await db.prepare(`SELECT ${COLUMNS} FROM sessions WHERE host = ?`).all(host)) as SessionRow[];
 }
 
 // Registers (or re-registers, for a process that took the owner over) a session.
 export async function putSession(db: Connection, row: Omit<SessionRow, 'told_until'>): Promise<void> {
-  await statement(
-    db,
-    `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+  await db
+    .prepare(
+      `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
      ON CONFLICT (owner) DO UPDATE SET base = excluded.base, agent = excluded.agent, host = excluded.host, boot = excluded.boot, pid = excluded.pid,
        start = excluded.start, created_at = excluded.created_at, last_seen = excluded.last_seen, told_until = 0`,
-  ).run(row.owner, row.base, row.agent, row.host, row.boot, row.pid, row.start, row.created_at, row.last_seen);
+    )
+    .run(row.owner, row.base, row.agent, row.host, row.boot, row.pid, row.start, row.created_at, row.last_seen);
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST.
@@ -59,7 +59,7 @@ const TOUCH = dialect({
 });
 
 export async function touchSession(db: Connection, owner: string, now: number): Promise<void> {
-  await statement(db, TOUCH).run(now, owner);
+  await db.prepare(TOUCH).run(now, owner);
 }
 
 const MARK_TOLD = dialect({
@@ -68,16 +68,16 @@ const MARK_TOLD = dialect({
 });
 
 export async function markTold(db: Connection, owner: string, eventId: number): Promise<void> {
-  await statement(db, MARK_TOLD).run(eventId, owner);
+  await db.prepare(MARK_TOLD).run(eventId, owner);
 }
 
 export async function deleteSession(db: Connection, owner: string): Promise<void> {
-  await statement(db, 'DELETE FROM sessions WHERE owner = ?').run(owner);
+  await db.prepare('DELETE FROM sessions WHERE owner = ?').run(owner);
 }
 
 // Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
 export async function lineageLockIds(db: Connection, owner: string, now: number): Promise<{ id: string; owner: string; scope: string }[]> {
-  return (await statement(db, `SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner))) as {
+  return (await db.prepare(`SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner))) as {
     id: string;
     owner: string;
     scope: string;
@@ -87,13 +87,9 @@ export async function lineageLockIds(db: Connection, owner: string, now: number)
 // The scopes of the active locks of the sessions named `base` (`base`, `base~<pid>`) and their subagents: what
 // a renewal of the session's lineage must hold (a lock's expiry is decided on under its scope's lock).
 export async function lineageFamilyScopes(db: Connection, base: string, now: number): Promise<string[]> {
-  const rows = (await statement(db, 'SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))').all(
-    now,
-    base,
-    base.length + 1,
-    `${base}/`,
-    `${base}~`,
-  )) as { scope: string }[];
+  const rows = (await db
+    .prepare('SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))')
+    .all(now, base, base.length + 1, `${base}/`, `${base}~`)) as { scope: string }[];
   return rows.map((row) => row.scope);
 }
 
@@ -105,31 +101,23 @@ function inScopeList(scopes: readonly string[]): string {
 // Pushes the expiry of an owner's (and its subagents') active locks in `scopes` out to at least `until`; never shortens one.
 export async function extendLineageUntil(db: Connection, owner: string, now: number, until: number, scopes: readonly string[]): Promise<number> {
   return (
-    await statement(db, `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`).run(
-      until,
-      now,
-      until,
-      ...lineageOf(owner),
-      ...scopes,
-    )
+    await db
+      .prepare(`UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`)
+      .run(until, now, until, ...lineageOf(owner), ...scopes)
   ).changes;
 }
 
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
 // cover need a write.
 export async function lineageLockEndsBefore(db: Connection, owner: string, now: number, until: number): Promise<boolean> {
-  return (await statement(db, `SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, ...lineageOf(owner))) !== undefined;
+  return (await db.prepare(`SELECT 1 FROM locks WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE} LIMIT 1`).get(now, until, ...lineageOf(owner))) !== undefined;
 }
 
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents, in `scopes`.
 export async function extendLineageLocks(db: Connection, owner: string, now: number, scopes: readonly string[]): Promise<number> {
   return (
-    await statement(db, `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`).run(
-      now,
-      now,
-      now,
-      ...lineageOf(owner),
-      ...scopes,
-    )
+    await db
+      .prepare(`UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`)
+      .run(now, now, now, ...lineageOf(owner), ...scopes)
   ).changes;
 }

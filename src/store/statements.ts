@@ -1,9 +1,4 @@
-import type { Connection, Sql, Statement } from './connection';
-
-// The store's statements, each prepared once per connection (the connection keeps the cache).
-export function statement(db: Connection, sql: Sql): Statement {
-  return db.prepare(sql);
-}
+import type { Statement } from './connection';
 
 // A write inside a transaction whose result nobody reads: an engine that can sends it with the next statement
 // (its error then fails that one, and so the transaction); SQLite runs it at once.

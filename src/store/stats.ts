@@ -1,5 +1,4 @@
 import { dialect, type Connection } from './connection';
-import { statement } from './statements';
 
 // One group of conflict events: who was refused, because of whose lock on which pattern.
 export interface ConflictGroup {
@@ -33,8 +32,8 @@ const CONFLICTS = dialect({
 
 // The events table has no index on type or time, so each statement scans it once: two scans in all.
 export async function tallyEvents(db: Connection, since: number): Promise<EventTally> {
-  const counts = (await statement(db, COUNTS).all(since)) as { type: string; n: number; tries: number }[];
-  const conflicts = (await statement(db, CONFLICTS).all(since)) as ConflictGroup[];
+  const counts = (await db.prepare(COUNTS).all(since)) as { type: string; n: number; tries: number }[];
+  const conflicts = (await db.prepare(CONFLICTS).all(since)) as ConflictGroup[];
   return {
     byType: new Map(counts.map((row) => [row.type, row.n])),
     deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0,

@@ -87,7 +87,7 @@ describe('pi, real binary', () => {
     expect(run.code, run.stderr).toBe(0);
     const outputs = outputsOf(server, 'SHELL');
     expect(deniedByIc(outputs[0]!)).toBe(true);
-    expect(outputs[1]).toContain('is reserved by other-agent');
+    expect(outputs[1]).toContain('is held by other-agent');
     expect(readFileSync(join(s.repo, 'a.txt'), 'utf8')).toBe('alpha\n');
     expect((await events(s.repo)).filter((e) => e.type === 'restored')).toMatchObject([{ owner: expect.stringMatching(/^pi-/), pattern: 'a.txt' }]);
   });

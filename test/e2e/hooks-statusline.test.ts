@@ -1,6 +1,7 @@
+import { execa } from 'execa';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { brokenDatabase, coord, ic, makeTempRepo, type TempRepo } from '../support/cli';
+import { brokenDatabase, cleanEnv, coord, IC_BIN, ic, makeTempRepo, type TempRepo } from '../support/cli';
 import { sqliteOnly } from '../support/engine';
 import { claudeEdit } from '../hooks/fixtures';
 
@@ -41,6 +42,18 @@ describe('ic coord statusline', () => {
     } finally {
       other.cleanup();
     }
+  });
+
+  // Claude Code (Node) gives its statusLine command a socket: one its writer holds open costs the line its
+  // 200 ms wait for input (src/cli/commands/statusline.ts), not a hang; the line is then the repository's own.
+  it('answers when its stdin is a socket whose writer never closes it', async () => {
+    await coord(repo, ['reserve', 'held-open.ts', '--owner', 'alice']);
+    const child = execa(IC_BIN, ['coord', 'statusline'], { cwd: repo.dir, env: cleanEnv({}), extendEnv: false, reject: false, stdin: 'pipe', timeout: 60_000 });
+    child.stdin!.write('{"session_id": "me", "cwd": ');
+    const result = await child;
+    child.stdin!.destroy();
+    expect(result.exitCode).toBe(0);
+    expect(String(result.stdout)).toMatch(/^ic: \d+ agents? · \d+ files held/);
   });
 
   it('never fails loudly', async () => {

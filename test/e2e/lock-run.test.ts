@@ -124,11 +124,15 @@ describe('coord lock NAME -- CMD', () => {
 
   it('says so and exits non-zero when the lock is lost while the command runs', async () => {
     const pidFile = join(repo.dir, 'pid');
-    const run = coord(repo, ['lock', 'tests', '--ttl', '5s', '--', 'sh', '-c', `echo $$ > "${pidFile}"; sleep 2.5`], as('alice'));
+    const goFile = join(repo.dir, 'go');
+    // The command runs until the test says so: a fixed sleep could end before the forced release on a loaded machine.
+    const script = `echo $$ > "${pidFile}"; while [ ! -e "${goFile}" ]; do sleep 0.05; done`;
+    const run = coord(repo, ['lock', 'tests', '--ttl', '5s', '--', 'sh', '-c', script], as('alice'));
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
     const held = await coord(repo, ['lock', 'tests', '-n', '--', 'true'], as('bob'));
     const forced = await coord(repo, ['release', held.json.error.conflicts[0].held.id, '--force'], as('bob'));
     expect(forced.exitCode).toBe(0);
+    writeFileSync(goFile, '');
     const result = await run;
     expect(result.exitCode).toBe(75);
     expect(result.stderr).toContain('ic: lost lock tests (released)');

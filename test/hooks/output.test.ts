@@ -4,7 +4,8 @@ import type { Lock } from '../../src/core/lock';
 import { decideEdit, decideFailure, denyReason } from '../../src/hooks/decision';
 import { guardReport, heldByOthers } from '../../src/hooks/git-guard';
 import { preToolUseOutput } from '../../src/hooks/output';
-import { envFileLine, shellQuote } from '../../src/hooks/session';
+import { envFileLine } from '../../src/hooks/session';
+import { singleQuoted } from '../../src/core/shell';
 import { IcError } from '../../src/core/errors';
 
 const now = Date.parse('2026-11-25T12:00:00.000Z');
@@ -63,7 +64,7 @@ describe('decideFailure', () => {
 
 describe('shell quoting', () => {
   it.each(['plain', "it's", '$(touch pwned)', '`x`', 'a;b', "''", 'new\nline'])('%j round-trips through single quotes', (value) => {
-    const quoted = shellQuote(value);
+    const quoted = singleQuoted(value);
     expect(quoted.startsWith("'")).toBe(true);
     expect(quoted.slice(1, -1).split("'\\''").join("'")).toBe(value);
     expect(envFileLine(value)).toBe(`export IC_OWNER=${quoted}`);

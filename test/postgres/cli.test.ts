@@ -49,7 +49,7 @@ describe('every command on a PostgreSQL URL', () => {
 
     const init = await ic(repo, ['init'], { env });
     expect(init.exitCode, init.stderr).toBe(0);
-    expect(init.json).toMatchObject({ ok: true, schema_version: 4, scope: rootCommit(repo.dir), project: rootCommit(repo.dir) });
+    expect(init.json).toMatchObject({ ok: true, schema_version: 5, scope: rootCommit(repo.dir), project: rootCommit(repo.dir) });
     expect(init.json.db).toBe(db); // no password in this URL: shown as given
     expect(readdirSync(join(repo.dir, '.git'))).not.toContain('ic'); // nothing beside a server database
 
@@ -163,7 +163,7 @@ describe('connecting', () => {
     expect(before.json.checks.find((check: { name: string }) => check.name === 'schema').detail).toContain('no ic schema yet');
     expect((await ic(repo, ['init'], { env })).exitCode).toBe(0);
     const doctor = await ic(repo, ['doctor'], { env });
-    expect(doctor.json).toMatchObject({ ok: true, schema_version: 4, latest_schema_version: 4 });
+    expect(doctor.json).toMatchObject({ ok: true, schema_version: 5, latest_schema_version: 5 });
     expect(doctor.json.checks.map((check: { name: string }) => check.name)).toEqual(expect.arrayContaining(['connection', 'server_version', 'schema', 'clock_skew', 'isolation']));
     expect(doctor.json.checks.filter((check: { name: string; ok: boolean }) => ['connection', 'server_version', 'schema', 'clock_skew'].includes(check.name) && !check.ok)).toEqual([]);
     const down = await ic(repo, ['doctor'], { env: { IC_DB: 'postgresql://nobody@127.0.0.1:1/none?connect_timeout=2' } });

@@ -157,14 +157,17 @@ describe('the scope transaction', () => {
   it('between readings, the time advanced on this host keeps to the server clock: no round trip per transaction', () => {
     withConnection(serverUrl(), (db) => {
       const estimates: number[] = [];
+      let previousRoundTrip = 0;
       for (let i = 0; i < 5; i++) {
         db.exec('SELECT pg_sleep(0.03)');
         const asked = performance.now();
         estimates.push(db.serverNowMs());
         const reading = db.readServerClock();
-        // The fresh reading was taken somewhere in its own round trip, after the estimate: within that of it.
+        // Each reading is taken somewhere in its own round trip: the estimate (from the previous reading) and the
+        // fresh one are within those two round trips of each other (a loaded machine stretches both).
         const roundTrip = performance.now() - asked;
-        expect(Math.abs(estimates.at(-1)! - reading)).toBeLessThanOrEqual(5 + roundTrip);
+        expect(Math.abs(estimates.at(-1)! - reading)).toBeLessThanOrEqual(5 + roundTrip + previousRoundTrip);
+        previousRoundTrip = roundTrip;
       }
       expect(estimates).toEqual([...estimates].sort((a, b) => a - b));
     });

@@ -13,6 +13,7 @@ import { EVERYTHING_LOCK_KEY, PgConnection } from '../../src/store/postgres/pg-c
 import { grant, T0 } from '../support/store';
 import { POSTGRES_CLIENT_CLOCK } from '../support/engine';
 import { migratePostgres } from '../../src/store/postgres/migrate';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { freshSchemaUrl, serverUrl, withConnection, withConnectionAsync } from './support';
 
@@ -123,11 +124,56 @@ describe('a consumer on a team server', () => {
     // lock wait), and gets nothing twice; another consumer does not wait.
     const other = await projectContext(url, 'events-reader', '1s');
     await other.db.write({ scopes: [] }, async () => {
-      await lockConsumer(other.db, 'bot');
-      expect((await consumerPosition(other.db, 'bot')).cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
-      await expect(readEvents(ctx, { limit: 10, consumer: 'bot' })).rejects.toThrow(expect.objectContaining({ code: 'BUSY' }));
+      await lockConsumer(other.db, { project: 'events-reader', name: 'bot' });
+      expect((await consumerPosition(other.db, { project: 'events-reader', name: 'bot' })).cursor.id).toBeGreaterThan(0); // the lock goes out with the cursor's read
+      await expect(await readEvents(ctx, { limit: 10, consumer: 'bot' })).rejects.toThrow(expect.objectContaining({ code: 'BUSY' }));
       expect((await readEvents(ctx, { limit: 10, consumer: 'audit' })).map((event) => event.pattern)).toEqual(['a', 'b', 'c']);
     });
     expect((await readEvents(ctx, { limit: 10, consumer: 'bot' })).map((event) => event.pattern)).toEqual(['c']);
+  });
+});
+
+describe('consumers of two projects on one server', () => {
+  const patterns = (events: { pattern: string | null }[]) => events.map((event) => event.pattern);
+
+  it('two projects reading one consumer name each keep their own cursor', async () => {
+    const { url, schema } = freshSchemaUrl();
+    created.push(schema);
+    const x = await projectContext(url, 'project-x', '5s');
+    const y = await projectContext(url, 'project-y', '5s');
+    await grant(x, 'alice', ['x1', 'x2']);
+    await grant(y, 'bob', ['y1']);
+    // One shared cursor: x's first read took x1, y's then took x2 and y1, and x never got x2.
+    expect(patterns(await readEvents(x, { limit: 1, consumer: 'ci' }))).toEqual(['x1']);
+    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['x1', 'x2', 'y1']);
+    expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['x2', 'y1']);
+    await grant(x, 'alice', ['x3']);
+    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['x3']);
+    expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['x3']);
+    expect(await readEvents(x, { limit: 10, consumer: 'ci' })).toEqual([]);
+  });
+
+  it("a cursor saved before schema 5 is where every project's reader of that name starts", async () => {
+    const { url, schema } = freshSchemaUrl();
+    created.push(schema);
+    withConnection(url, (db) => {
+      // Schema 4, as an ic before cursors had projects left it, with events and a cursor after the first one.
+      db.exec(`CREATE SCHEMA "${schema}"; CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+      for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version <= 4)) {
+        db.exec(migration.sql);
+        db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, 0]);
+      }
+      const ids = ['old1', 'old2'].map(
+        (pattern) => db.get<{ id: number }>("INSERT INTO events (type, scope, owner, pattern, created_at) VALUES ('heartbeat', 'project-x', 'o', ?, 0) RETURNING id", [pattern])!.id,
+      );
+      db.run('INSERT INTO consumers (name, last_event, updated_at, last_xact) SELECT ?, id, 0, xact FROM events WHERE id = ?', ['ci', ids[0]!]);
+      expect(migratePostgres(db, 0)).toEqual([5]);
+      expect(db.all('SELECT project, name FROM consumers')).toEqual([{ project: '', name: 'ci' }]);
+    });
+    const x = await projectContext(url, 'project-x', '5s');
+    const y = await projectContext(url, 'project-y', '5s');
+    expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['old2']);
+    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['old2']);
+    expect(await readEvents(x, { limit: 10, consumer: 'ci' })).toEqual([]);
   });
 });

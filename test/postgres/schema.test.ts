@@ -41,7 +41,7 @@ describe('the PostgreSQL schema', () => {
     const { url } = fresh();
     withConnection(url, (db) => {
       expect(postgresSchemaVersion(db)).toBe(0);
-      expect(migratePostgres(db, 1_000)).toEqual([1, 2, 3, 4]);
+      expect(migratePostgres(db, 1_000)).toEqual([1, 2, 3, 4, 5]);
       db.run('INSERT INTO settings (name, value, updated_at) VALUES (?, ?, ?)', ['lock_delay', '5s', 1]);
       expect(migratePostgres(db, 2_000)).toEqual([]);
       expect(postgresSchemaVersion(db)).toBe(POSTGRES_LATEST_VERSION);
@@ -50,6 +50,7 @@ describe('the PostgreSQL schema', () => {
         { version: 2, name: '0002_projects', applied_at: 1_000 },
         { version: 3, name: '0003_consumer_xact', applied_at: 1_000 },
         { version: 4, name: '0004_custody_blobs', applied_at: 1_000 },
+        { version: 5, name: '0005_consumer_project', applied_at: 1_000 },
       ]);
       expect(db.all('SELECT name, value FROM settings')).toEqual([{ name: 'lock_delay', value: '5s' }]);
     });
@@ -126,8 +127,8 @@ describe('the PostgreSQL schema', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => worker('migrate', { url })));
     for (const result of results) expect(result.exitCode, result.stderr).toBe(0);
     const applied = results.map((result) => JSON.parse(result.stdout) as number[]);
-    expect(applied.filter((versions) => versions.length > 0)).toEqual([[1, 2, 3, 4]]);
-    withConnection(url, (db) => expect(db.all('SELECT version FROM schema_migrations ORDER BY version')).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]));
+    expect(applied.filter((versions) => versions.length > 0)).toEqual([[1, 2, 3, 4, 5]]);
+    withConnection(url, (db) => expect(db.all('SELECT version FROM schema_migrations ORDER BY version')).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]));
   });
 
   it('leaves a schema from a newer ic untouched and says to upgrade (DB_UNAVAILABLE)', () => {

@@ -3,7 +3,6 @@ import { noticeOutput, postToolUseOutput, preToolUseOutput } from '../output';
 import type { Agent } from '../identity';
 import type { EditEvent } from '../edit-events';
 import type { Payload } from '../payload';
-import type { RestoreReport } from '../custody/types';
 import type { Deadline } from '../../store/deadline';
 import type { HookInput, HookResult } from '../hook-types';
 
@@ -70,17 +69,3 @@ export const HOOK_JSON_REPLIES: Pick<AgentAdapter, 'beforeToolReply' | 'afterToo
     return { stdout: noticeOutput(`ic: ${this.agent}-${event} hook failed: ${describeError(error)}`), stderr: '', exitCode: 0 };
   },
 };
-
-export function restoreNotice(report: RestoreReport): string | undefined {
-  const lines = [
-    ...report.restored.map((r) => `ic: ${JSON.stringify(r.path)} is reserved by ${r.holder}; the shell command's change to it was undone.`),
-    ...report.displaced.map((d) => `ic: ${JSON.stringify(d.path)} is reserved by ${d.holder}; the file the shell command created there was moved to ${JSON.stringify(d.movedTo)}.`),
-    ...(report.unverified ?? []).map((u) => `ic: ${JSON.stringify(u.path)} is reserved by ${u.holder} and changed, but ic has no snapshot from before the command, so it left the file as it is.`),
-    ...(report.refused ?? []).map((r) => `ic: ${JSON.stringify(r.path)} is reserved by ${r.holder}; the shell command's change was not undone: ${r.text}.`),
-    ...(report.missing ?? []).map(
-      (m) => `ic: ${JSON.stringify(m.path)} is reserved by ${m.holder}; the shell command changed it, but ${m.holder}'s content is no longer in git's object store, so it was left as it is.`,
-    ),
-    ...(report.saved ?? []).map((s) => `ic: what the shell command wrote to ${JSON.stringify(s.path)} is kept: \`coord undo ${s.event}\` puts it back once the file is free.`),
-  ];
-  return lines.length > 0 ? lines.join('\n') : undefined;
-}

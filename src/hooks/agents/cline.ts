@@ -1,10 +1,10 @@
 import type { Decision } from '../decision';
-import { isPatch, pathsFromPatch } from '../patch';
 import { objectField, stringField, type Payload } from '../payload';
-import { shellQuote } from '../session';
+import { singleQuoted } from '../../core/shell';
 import type { HookResult } from '../hook-types';
 import type { ToolClient, ToolCall } from './adapter';
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
+import { patchCall } from './tool-path';
 
 // Cline's CLI (npm cline, checked with 3.0.65): executable hook files in .clinerules/hooks/ named after the
 // event (PreToolUse, PostToolUse, TaskComplete, SessionShutdown), JSON on stdin: `taskId`,
@@ -69,12 +69,7 @@ function clineToolCall(payload: Payload): ToolCall {
     const path = stringField(input, 'path');
     return path === undefined ? { kind: 'malformed', problem: `the ${tool} call has no input.path` } : { kind: 'edit', paths: [path] };
   }
-  if (CLINE_PATCH_TOOLS.includes(tool)) {
-    const patch = typeof input === 'string' ? input : stringField(input, 'input');
-    if (patch === undefined || !isPatch(patch)) return { kind: 'malformed', problem: `the ${tool} call has no patch in input.input` };
-    const paths = pathsFromPatch(patch);
-    return paths.length === 0 ? { kind: 'malformed', problem: `ic found no file in the ${tool} patch` } : { kind: 'edit', paths };
-  }
+  if (CLINE_PATCH_TOOLS.includes(tool)) return patchCall(tool, typeof input === 'string' ? input : stringField(input, 'input'), 'input.input');
   if (CLINE_SHELL_TOOLS.includes(tool)) {
     const commands = shellCommands(input);
     return commands.length === 0 ? { kind: 'malformed', problem: `the ${tool} call has no command` } : { kind: 'shell', command: commands.join('\n') };
@@ -90,7 +85,7 @@ function shellCommands(input: unknown): string[] {
     const program = stringField(entry, 'command');
     if (program === undefined) return undefined;
     const args = (entry as { args?: unknown }).args;
-    return Array.isArray(args) && args.length > 0 ? [program, ...args.map(String)].map(shellQuote).join(' ') : program;
+    return Array.isArray(args) && args.length > 0 ? [program, ...args.map(String)].map(singleQuoted).join(' ') : program;
   };
   const list = (value: unknown): string[] => (Array.isArray(value) ? value : [value]).map(one).filter((command): command is string => command !== undefined);
   if (typeof input === 'string' || Array.isArray(input)) return list(input);

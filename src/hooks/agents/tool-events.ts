@@ -1,6 +1,7 @@
 import { checkShellCommand } from '../custody/pre-shell';
 import { recordHolderWrite } from '../custody/restore';
 import { restoreEveryWorkTree, snapshotEveryWorkTree } from '../custody/every-repo';
+import { restoreMessage } from '../custody/post-tool';
 import type { ShellRequest } from '../custody/types';
 import { ALLOW, decideEdit, decideFailure } from '../decision';
 import { reserveEdit, type EditRequest } from '../edit';
@@ -10,7 +11,7 @@ import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
 import type { Deadline } from '../../store/deadline';
 import { QUIET, type HookResult } from '../hook-types';
-import { restoreNotice, type SessionFields, type ToolClient, type UseCase } from './adapter';
+import { type SessionFields, type ToolClient, type UseCase } from './adapter';
 
 // The events of a client that sends ic only its tool calls and its session's end (Gemini CLI, Copilot CLI,
 // OpenCode, pi, Cline; hook names `<agent>-<event>`): payload → the client's tool call → the shared use case
@@ -83,7 +84,7 @@ async function afterTool(adapter: ToolClient, payload: Payload, env: NodeJS.Proc
     await recordHolderWrite(session.owner, call.paths, session.cwd, dbEnv);
     return adapter.afterToolReply(undefined);
   }
-  return adapter.afterToolReply(restoreNotice(await restoreEveryWorkTree(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
+  return adapter.afterToolReply(restoreMessage(await restoreEveryWorkTree(shellRequest(session, call.command, call.timeoutMs), dbEnv, deadline)));
 }
 
 // Session end: the session's locks and claims go at once (clients give this hook little time).

@@ -50,9 +50,7 @@ function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Pay
   }
   if (patch?.tools.includes(tool)) {
     const text = patch.fields.map((field) => stringField(args, field)).find((value) => value !== undefined);
-    if (text === undefined || !isPatch(text)) return { kind: 'malformed', problem: `the ${tool} call has no patch in ${fields.args}.${patch.fields[0]}` };
-    const paths = pathsFromPatch(text);
-    return paths.length === 0 ? { kind: 'malformed', problem: `ic found no file in the ${tool} patch` } : { kind: 'edit', paths };
+    return patchCall(tool, text, `${fields.args}.${patch.fields[0]}`);
   }
   if (shell.tools.includes(tool)) {
     const command = stringField(args, 'command');
@@ -61,6 +59,13 @@ function toolCallOf({ fields, edit, patch, shell }: ToolPathClient, payload: Pay
     return { kind: 'shell', command, ...(shell.timeoutMs !== undefined && typeof timeout === 'number' && timeout > 0 ? { timeoutMs: timeout * shell.timeoutMs } : {}) };
   }
   return { kind: 'other' };
+}
+
+// An apply_patch call (its patch text read from `field`): an edit of the files the patch names.
+export function patchCall(tool: string, text: string | undefined, field: string): ToolCall {
+  if (text === undefined || !isPatch(text)) return { kind: 'malformed', problem: `the ${tool} call has no patch in ${field}` };
+  const paths = pathsFromPatch(text);
+  return paths.length === 0 ? { kind: 'malformed', problem: `ic found no file in the ${tool} patch` } : { kind: 'edit', paths };
 }
 
 function decisionReply(decision: Decision): HookResult {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
 import { createContext, resolveWorkspace, writeTransaction, type CoordContext } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
-import { editsFor, latestFor, runningWriters, type FileState } from '../../store/custody';
+import { editsFor, latestFor, runningWriters, sameContent } from '../../store/custody';
 import { markedWriters } from '../../store/markers';
 import { findGitInfo, isServerDb } from '../../store/discover';
 import { insertEvent } from '../../store/events';
@@ -144,9 +144,9 @@ async function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: 
     row[2] = found.blob;
     row[3] = found.mode;
     row[4] = found.stat;
-    if (same(found, { blob, mode, stat: '' })) continue; // touched, same content (a restore, a rewrite)
+    if (sameContent(found, { blob, mode, stat: '' })) continue; // touched, same content (a restore, a rewrite)
     if (row.length > 5 && found.blob === row[5]) continue; // the holder's content put back (the way the notice gives)
-    if (record && record.source === 'write' && record.recorded_at > watch.since && same(found, record)) continue; // the holder's own, recorded by its hook
+    if (record && record.source === 'write' && record.recorded_at > watch.since && sameContent(found, record)) continue; // the holder's own, recorded by its hook
     const id = await insertEvent(ctx.db, {
       type: 'late_write',
       lock_id: null,
@@ -189,10 +189,6 @@ function writerNotice(path: string, holder: string, watch: LateWatch, id: number
     `ic: a job your shell command left running (${JSON.stringify(watch.command.slice(0, 120))}) changed ${JSON.stringify(path)} after the command ended; ${holder} holds that file and has been told (event ${id}).`,
     `Do not change files other agents hold, in the background either: stop that job if it is still running.`,
   ].join('\n');
-}
-
-function same(a: FileState, b: FileState): boolean {
-  return a.blob === b.blob && (a.blob === null || a.mode === b.mode);
 }
 
 function repoFor(root: string): Repo | undefined {

@@ -10,6 +10,7 @@ import {
   latestFor,
   recordLatest,
   runningWriters,
+  sameContent,
   snapshotRows,
   type EditRow,
   type FileState,
@@ -314,17 +315,13 @@ function planFile(
   const before = snapshot === undefined ? undefined : (snapshot.get(path) ?? (entry ? indexState(entry) : ABSENT));
   const valid = record && record.recorded_at >= held.createdAt ? record : undefined;
   const now = clean ?? fileState(repo, path, [before, valid], false, deadline);
-  if (before !== undefined && same(now, before)) return undefined; // the command did not change it
+  if (before !== undefined && sameContent(now, before)) return undefined; // the command did not change it
   if (before === undefined && !changedInWindow(repo, path, windowStart)) return undefined;
   // Decided against the holder's latest content; else what the file was before; else the index; else, for a
   // file git does not know that appeared during the command, absence (it is moved aside).
   const expected = valid ?? before ?? (entry ? indexState(entry) : windowStart !== undefined ? ABSENT : undefined);
-  if (expected === undefined || same(now, expected)) return undefined;
+  if (expected === undefined || sameContent(now, expected)) return undefined;
   return { path, held, expected, verified: before !== undefined || (valid !== undefined && windowStart !== undefined) };
-}
-
-function same(a: FileState, b: FileState): boolean {
-  return a.blob === b.blob && (a.blob === null || a.mode === b.mode);
 }
 
 // Without a snapshot: a file changed (or removed) during the command, as far as its times tell. Unknown
@@ -348,7 +345,7 @@ function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>, de
     const entry = own.tracked.get(path);
     if (!record && entry && statMatchesIndex(repo, entry)) continue;
     const state = fileState(repo, path, [record], true, deadline);
-    if (record ? same(state, record) && record.stat === state.stat : state.blob === null || (entry !== undefined && state.blob === entry.blob)) continue;
+    if (record ? sameContent(state, record) && record.stat === state.stat : state.blob === null || (entry !== undefined && state.blob === entry.blob)) continue;
     rows.push({ path, owner: held.holder, source: 'write', ...state });
   }
   return rows;

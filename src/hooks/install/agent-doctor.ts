@@ -6,7 +6,6 @@ import { commandCheck, ourCommands } from './hook-commands';
 import { CLAUDE_HOOK_NAMES } from '../names';
 import { join } from 'node:path';
 import { readIfExists } from './git-hook';
-import { hooksObjectOf, isOurHandler } from './json-hooks';
 import { clineHookCommand, clineHookFiles } from './cline-hooks';
 import { OPENCODE_PLUGIN_MARKER } from './opencode-plugin';
 import { PI_EXTENSION_MARKER } from './pi-extension';
@@ -23,8 +22,7 @@ export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): He
     checks.push(commandCheck('gemini_hooks', files.gemini, gemini, env));
     checks.push(geminiTrustCheck(projectRoot, env));
   }
-  const copilotText = readIfExists(files.copilot);
-  const copilot = copilotText === undefined ? [] : copilotCommands(copilotText);
+  const copilot = ourCommands(readIfExists(files.copilot), COPILOT_HOOK_NAMES, copilotHandler);
   if (copilot.length > 0) {
     checks.push(commandCheck('copilot_hooks', files.copilot, copilot, env));
     checks.push(copilotTrustCheck(projectRoot, env));
@@ -46,18 +44,9 @@ function programOf(text: string | undefined, marker: string): string | undefined
   return literal === undefined ? undefined : (JSON.parse(literal) as string);
 }
 
-// Copilot's handlers name their command `bash`, not `command`.
-function copilotCommands(text: string): string[] {
-  const hooks = hooksObjectOf(text);
-  if (hooks === undefined) return [];
-  const commands = new Set<string>();
-  for (const handlers of Object.values(hooks))
-    if (Array.isArray(handlers))
-      for (const handler of handlers) {
-        const bash = (handler as { bash?: unknown } | null)?.bash;
-        if (typeof bash === 'string' && isOurHandler({ command: bash }, COPILOT_HOOK_NAMES)) commands.add(bash);
-      }
-  return [...commands];
+// Copilot's handlers sit directly under each event and name their command `bash`, not `command`.
+function copilotHandler(handler: unknown): unknown[] {
+  return [{ command: (handler as { bash?: unknown } | null)?.bash }];
 }
 
 // An untrusted folder the client has not been asked about yet is a notice (it asks at its first start

@@ -1,4 +1,4 @@
-import { shellQuote } from '../session';
+import { singleQuoted } from '../../core/shell';
 import type { HookEntry } from './json-hooks';
 
 // Edit tools, and every MCP tool (a tool naming a file is an edit unless it only reads; the hook decides).
@@ -23,12 +23,12 @@ export const MISSING_IC_LINE = 'ic is not installed: run `ic coord uninstall` or
 // The hook's command line. When the shell cannot find ic (127), one clear line on stderr and exit 1: a
 // non-blocking hook error for Claude Code and Codex (never 2, which blocks); every other status passes through.
 export function hookCommand(ic: IcCommand, name: string): string {
-  const call = `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord hook ${name}`;
+  const call = `${ic.kind === 'path' ? singleQuoted(ic.bin) : 'ic'} coord hook ${name}`;
   // A shared install's edit and session-start hooks answer for a machine without ic (missingIcReply);
   // every other hook whose ic is gone says so in one line (exit 1: a non-blocking error, never 2).
   const missing = ic.kind === 'on-path' ? missingIcReply(name) : undefined;
-  if (missing !== undefined) return `command -v ic >/dev/null 2>&1 || { cat >/dev/null; printf '%s\\n' ${shellQuote(missing)}; exit 0; }; exec ${call}`;
-  return `${call} || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo ${shellQuote(MISSING_IC_LINE)} >&2; exit 1; }`;
+  if (missing !== undefined) return `command -v ic >/dev/null 2>&1 || { cat >/dev/null; printf '%s\\n' ${singleQuoted(missing)}; exit 0; }; exec ${call}`;
+  return `${call} || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo ${singleQuoted(MISSING_IC_LINE)} >&2; exit 1; }`;
 }
 
 export const MISSING_IC = 'ic is not installed on this machine (no `ic` on PATH), and this repository coordinates its agents with it';

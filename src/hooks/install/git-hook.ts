@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { isAbsolute, join, resolve } from 'node:path';
-import { shellQuote } from '../session';
+import { singleQuoted } from '../../core/shell';
 
 export const GUARD_MARKER = '# ic-commit-guard';
 export const BACKUP_SUFFIX = '.ic-backup';
@@ -26,8 +26,8 @@ export function chainMode(previous: string | undefined): 'exec' | 'same-name' {
 // The installed hook: the template with the bin path (single-quoted), the chain mode and (commit-msg) the
 // item pattern filled in.
 export function renderGuard(template: string, icBin: string, mode: 'exec' | 'same-name', gatePattern?: string): string {
-  const filled = template.replace(/^ic_bin=.*$/m, () => `ic_bin=${shellQuote(icBin)}`).replace(/^chain_mode=.*$/m, () => `chain_mode=${shellQuote(mode)}`);
-  return gatePattern === undefined ? filled : filled.replace(/^gate_pattern=.*$/m, () => `gate_pattern=${shellQuote(gatePattern)}`);
+  const filled = template.replace(/^ic_bin=.*$/m, () => `ic_bin=${singleQuoted(icBin)}`).replace(/^chain_mode=.*$/m, () => `chain_mode=${singleQuoted(mode)}`);
+  return gatePattern === undefined ? filled : filled.replace(/^gate_pattern=.*$/m, () => `gate_pattern=${singleQuoted(gatePattern)}`);
 }
 
 // The git hooks ic installs, each from its template in scripts/.

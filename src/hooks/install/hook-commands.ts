@@ -5,18 +5,21 @@ import { hooksObjectOf, isOurHandler } from './json-hooks';
 
 // The commands our installed hooks run, and whether the program each names runs here (doctor, worktrees).
 
-export function ourCommands(text: string | undefined, names: readonly string[]): string[] {
+// `handlersOf`: the handlers of one entry under an event (Claude's and Codex's groups by default).
+export function ourCommands(text: string | undefined, names: readonly string[], handlersOf: (entry: unknown) => unknown[] = groupHandlers): string[] {
   const hooks = hooksObjectOf(text);
   if (hooks === undefined) return [];
   const commands = new Set<string>();
-  for (const groups of Object.values(hooks)) {
-    if (!Array.isArray(groups)) continue;
-    for (const group of groups) {
-      const handlers = (group as { hooks?: unknown } | null)?.hooks;
-      if (Array.isArray(handlers)) for (const handler of handlers) if (isOurHandler(handler, names)) commands.add((handler as { command: string }).command);
-    }
+  for (const entries of Object.values(hooks)) {
+    if (!Array.isArray(entries)) continue;
+    for (const handler of entries.flatMap(handlersOf)) if (isOurHandler(handler, names)) commands.add((handler as { command: string }).command);
   }
   return [...commands];
+}
+
+function groupHandlers(group: unknown): unknown[] {
+  const handlers = (group as { hooks?: unknown } | null)?.hooks;
+  return Array.isArray(handlers) ? handlers : [];
 }
 
 // The program a hook command starts: a single-quoted path (what install writes) or a bare word.

@@ -1,2 +1,2 @@
-export { ALL_TARGETS, DETECTORS, detectTargets, planInstall, planUninstall, type InstallPlan, type Target } from './plan';
+export { ALL_TARGETS, detectTargets, planInstall, planUninstall, type InstallPlan, type Target } from './plan';
 export type { Change } from './change';

@@ -6,9 +6,9 @@ import { resolveProject } from '../../coord/context';
 import { claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
-import { detectClaude, detectCline, detectCodex, detectCopilot, detectGemini, detectGit, detectOpencode, detectPi, type Detection, type Detector } from './detect';
+import { DETECTORS, type Detection } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
-import { shellQuote } from '../session';
+import { singleQuoted } from '../../core/shell';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { planJsonMerge, planJsonRemove, writeText, type Change } from './change';
 import { icBinPath, scriptPath } from './locate';
@@ -18,17 +18,6 @@ import { AGENT_TARGETS, planAgentInstall, planAgentUninstall, type AgentTarget }
 
 export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
 export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
-// How install with no client flag finds each target (detect.ts): one function per target.
-export const DETECTORS: Record<Target, Detector> = {
-  claude: detectClaude,
-  codex: detectCodex,
-  git: detectGit,
-  gemini: detectGemini,
-  copilot: detectCopilot,
-  opencode: detectOpencode,
-  pi: detectPi,
-  cline: detectCline,
-};
 // The files each target writes that name this machine's ic (not --shared): kept out of git (excludes.ts).
 const PERSONAL_FILES: Partial<Record<Target, string>> = { claude: '.claude/settings.local.json', codex: '.codex/hooks.json' };
 
@@ -172,7 +161,7 @@ function checkTargets(changes: readonly Change[], env: NodeJS.ProcessEnv): void 
 }
 
 function statuslineCommand(ic: IcCommand): string {
-  return `${ic.kind === 'path' ? shellQuote(ic.bin) : 'ic'} coord statusline`;
+  return `${ic.kind === 'path' ? singleQuoted(ic.bin) : 'ic'} coord statusline`;
 }
 
 // Does this settings text hold none of our entries that name a machine's path (only `ic coord hook …`, or none)?
