@@ -82,6 +82,19 @@ function expectsThrowOfPromise(node) {
   return signature !== undefined && isPromise(checker.getReturnTypeOfSignature(signature));
 }
 
+// An async function handed to a parameter that expects one giving nothing (`body: () => void`, forEach):
+// the callee neither waits for it nor sees its rejection (a helper closing the database in `finally` closes
+// it under the body's first await).
+function asyncWhereNothingExpected(node) {
+  if (!(ts.isArrowFunction(node) || ts.isFunctionExpression(node)) || !ts.isCallOrNewExpression(node.parent)) return false;
+  const signature = checker.getSignatureFromDeclaration(node);
+  if (signature === undefined || !isPromise(checker.getReturnTypeOfSignature(signature))) return false;
+  const expected = checker.getContextualType(node)?.getCallSignatures() ?? [];
+  // Ours only: Node's and libraries' callbacks (timers, events, `new Promise(async …)`) are their own business.
+  const declaredHere = (each) => each.getDeclaration() !== undefined && !each.getDeclaration().getSourceFile().isDeclarationFile;
+  return expected.length > 0 && expected.every((each) => declaredHere(each) && returnsNothing(checker.getReturnTypeOfSignature(each)));
+}
+
 const found = [];
 for (const file of program.getSourceFiles()) {
   if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) continue;
@@ -95,6 +108,7 @@ for (const file of program.getSourceFiles()) {
       returnedFromTry(node) ||
       promisesUngathered(node) ||
       expectsThrowOfPromise(node) ||
+      asyncWhereNothingExpected(node) ||
       (ts.isExpression(node) && !ts.isVoidExpression(node) && ignoredArrowBody(node) && isPromise(checker.getTypeAtLocation(node)));
     if (floating) {
       const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));

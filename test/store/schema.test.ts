@@ -129,12 +129,12 @@ describe('fencing tokens', () => {
 });
 
 // A context on a new database file in a temporary directory, with a clock the test moves.
-async function withContext(body: (ctx: CoordContext, clock: { now: number }) => void): Promise<void> {
+async function withContext(body: (ctx: CoordContext, clock: { now: number }) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ic-schema-'));
   const clock = { now: Date.parse('2026-01-01T00:00:00.000Z') };
   const ctx = await createContext({ cwd: dir, env: { IC_DB: join(dir, 'test.db'), IC_LOCK_DELAY: '0s' }, write: true, clock: () => clock.now });
   try {
-    body(ctx, clock);
+    await body(ctx, clock);
   } finally {
     ctx.db.close();
     rmSync(dir, { recursive: true, force: true });

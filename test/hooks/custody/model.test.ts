@@ -157,8 +157,8 @@ class World {
   }
 }
 
-type Step = { toString(): string; run(w: World): void };
-const step = (label: string, run: (w: World) => void): Step => ({ toString: () => label, run });
+type Step = { toString(): string; run(w: World): void | Promise<void> };
+const step = (label: string, run: (w: World) => void | Promise<void>): Step => ({ toString: () => label, run });
 
 const text = (who: string) => fc.integer({ min: 0, max: 9999 }).map((n) => `${who} ${n}\n`);
 const held = fc.constantFrom<Held>(...HELD);
@@ -396,7 +396,7 @@ describe.skipIf(onPostgres)('custody model: random interleavings never lose a by
             }
             for (const s of run) {
               w.log.push(String(s));
-              s.run(w);
+              await s.run(w);
               w.checkDisk();
             }
             w.checkKept();
