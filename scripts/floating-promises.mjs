@@ -95,6 +95,15 @@ function asyncWhereNothingExpected(node) {
   return expected.length > 0 && expected.every((each) => declaredHere(each) && returnsNothing(checker.getReturnTypeOfSignature(each)));
 }
 
+// `expect(value).rejects` of something that is not a promise (`expect(await call()).rejects`): the call's
+// rejection escapes the assertion.
+function rejectsOfSettled(node) {
+  if (!ts.isPropertyAccessExpression(node) || !['rejects', 'resolves'].includes(node.name.text)) return false;
+  const call = node.expression;
+  if (!ts.isCallExpression(call) || !ts.isIdentifier(call.expression) || call.expression.text !== 'expect' || call.arguments.length === 0) return false;
+  return !isPromise(checker.getTypeAtLocation(call.arguments[0]));
+}
+
 const found = [];
 for (const file of program.getSourceFiles()) {
   if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) continue;
@@ -109,6 +118,7 @@ for (const file of program.getSourceFiles()) {
       promisesUngathered(node) ||
       expectsThrowOfPromise(node) ||
       asyncWhereNothingExpected(node) ||
+      rejectsOfSettled(node) ||
       (ts.isExpression(node) && !ts.isVoidExpression(node) && ignoredArrowBody(node) && isPromise(checker.getTypeAtLocation(node)));
     if (floating) {
       const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
