@@ -241,48 +241,38 @@ describe('a stdin that is never closed', { timeout: 120_000 }, () => {
   // The shell command's before hook starts in its own bundle (dist/fast.cjs), which reads stdin the same way.
   const partialShell = () => JSON.stringify({ session_id: SESSION, cwd: repo.dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo hi > a.ts' } }).slice(0, -5);
 
-  it.each([
-    ['open', 'claude-pre-edit', () => partialEdit()],
-    ['closed', 'claude-pre-edit', () => partialEdit()],
-    ['closed', 'claude-pre-shell', () => partialShell()],
-  ])('IC_HOOK_FAIL=%s: a socket held open (how Node- and Bun-based agents pipe a payload) is answered by the fail policy within the budget, %s', async (mode, hook, partial) => {
+  // The hook on a socket stdin (execa's pipe) that gets a cut payload and is never closed; `env` adds to the budget's.
+  async function expectAnsweredOnHeldSocket(mode: string, hook: string, partial: string, env: Record<string, string> = {}): Promise<void> {
     await coord(repo, ['reserve', 'held.txt', '--owner', 'alice']);
     before = stored(repo.db);
     const started = performance.now();
     const child = execa(IC_BIN, ['coord', 'hook', hook], {
       cwd: repo.dir,
-      env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode }),
+      env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: mode, ...env }),
       extendEnv: false,
       reject: false,
       stdin: 'pipe',
       timeout: RUN_TIMEOUT_MS,
     });
-    child.stdin!.write(partial());
+    child.stdin!.write(partial);
     const result = await child;
     const ms = performance.now() - started;
     child.stdin!.destroy();
     await expectFailPolicy(mode, { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
+  }
+
+  it.each([
+    ['open', 'claude-pre-edit', () => partialEdit()],
+    ['closed', 'claude-pre-edit', () => partialEdit()],
+    ['closed', 'claude-pre-shell', () => partialShell()],
+  ])('IC_HOOK_FAIL=%s: a socket held open (how Node- and Bun-based agents pipe a payload) is answered by the fail policy within the budget, %s', async (mode, hook, partial) => {
+    await expectAnsweredOnHeldSocket(mode, hook, partial());
   });
 
   it('on a Node without process.binding, a socket held open is still answered within the budget (the public fallback)', async () => {
-    await coord(repo, ['reserve', 'held.txt', '--owner', 'alice']);
-    before = stored(repo.db);
     const preload = join(repo.dir, '.git', 'no-binding.cjs');
     writeFileSync(preload, "process.binding = () => { throw new Error('no process.binding in this Node'); };\n");
-    const started = performance.now();
-    const child = execa(IC_BIN, ['coord', 'hook', 'claude-pre-edit'], {
-      cwd: repo.dir,
-      env: cleanEnv({ ...BUDGET, IC_HOOK_FAIL: 'closed', NODE_OPTIONS: `--require ${preload}` }),
-      extendEnv: false,
-      reject: false,
-      stdin: 'pipe',
-      timeout: RUN_TIMEOUT_MS,
-    });
-    child.stdin!.write(partialEdit());
-    const result = await child;
-    const ms = performance.now() - started;
-    child.stdin!.destroy();
-    await expectFailPolicy('closed', { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }, ms);
+    await expectAnsweredOnHeldSocket('closed', 'claude-pre-edit', partialEdit(), { NODE_OPTIONS: `--require ${preload}` });
   });
 
   it.each(['open', 'closed'])('IC_HOOK_FAIL=%s: a pipe (FIFO) whose writer never closes it is answered by the fail policy within the budget', async (mode) => {
