@@ -45,10 +45,7 @@ export async function snapshotBeforeShell(request: ShellRequest, env: NodeJS.Pro
       // something else since: a person's save in an editor after the holder's last tool edit is the holder's.
       // (A file last written before the holder's record, a write the record came after, keeps the record.)
       const stale =
-        record === undefined ||
-        record.recorded_at < held.createdAt ||
-        (!sameContent(record, state) && changedAfter(state, record.recorded_at)) ||
-        (record.source === 'seen' && record.stat !== state.stat);
+        record === undefined || record.recorded_at < held.createdAt || (!sameContent(record, state) && changedSinceRecord(state, record)) || (record.source === 'seen' && record.stat !== state.stat);
       if (stale) seen.push({ path, owner: held.holder, source: 'seen', recorded_at: 0, ...state });
     }
     keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
@@ -91,9 +88,13 @@ function sameContent(record: FileState, state: FileState): boolean {
   return record.blob === state.blob && (record.blob === null || record.mode === state.mode);
 }
 
-// The file's last change (its stat's mtime or ctime) is after `time`; an absent file counts as changed.
-function changedAfter(state: FileState, time: number): boolean {
+// The file changed after the holder's record. A record read from the file has its stat, and any other stat
+// is a later write: no clock is compared, as file times lag the system clock by up to a tick (a save a few
+// ms after the record looked older, and was undone). A record without a stat (content the tool said it
+// wrote, or absence) is judged by the file's mtime or ctime against the record's time. Absent: changed.
+function changedSinceRecord(state: FileState, record: LatestRow): boolean {
   if (state.blob === null) return true;
+  if (record.stat !== '') return record.stat !== state.stat;
   const [, mtime, ctime] = state.stat.split(':').map(Number);
-  return Math.max(mtime ?? Infinity, ctime ?? Infinity) > time;
+  return Math.max(mtime ?? Infinity, ctime ?? Infinity) > record.recorded_at;
 }
