@@ -16,5 +16,5 @@ describe('lock-set stress with faults', () => {
     expect(result.counts.conflicts).toBeGreaterThan(0);
     expect(result.counts.kills).toBeGreaterThan(0);
     expect(result.counts.mode_switches).toBeGreaterThan(0); // renewals that switched shared/exclusive in place
-  }, 120_000);
+  }, 300_000); // 400 processes: ~30 s on a quiet machine, 115 s at a load of 15 (28 Nov), when 120 s missed once
 });
