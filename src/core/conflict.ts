@@ -2,16 +2,10 @@
 // of deciding it.
 import { IcError } from './errors';
 import { literalBase, overlaps } from './glob';
-import type { Lock, LockMode, LockType } from './lock';
+import type { Lock, LockType } from './lock';
 import { isRunOwner } from './owner';
 
-export interface LockRequest {
-  type: LockType;
-  scope: string;
-  pattern: string;
-  owner: string;
-  mode: LockMode;
-}
+export type LockRequest = Pick<Lock, 'type' | 'scope' | 'pattern' | 'owner' | 'mode'>;
 
 export interface Conflict {
   pattern: string;
