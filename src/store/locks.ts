@@ -144,9 +144,8 @@ function locksQuery(filter: LockFilter): { sql: string; params: unknown[] } {
 }
 
 // Unreleased locks whose TTL has run out: what a sweep marks as expired.
-export async function listLapsed(db: Connection, now: number, scope?: string): Promise<StoredLock[]> {
-  const sql = `SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ?${scope ? ' AND scope = ?' : ''} ORDER BY token`;
-  return (await db.prepare(sql).all(...(scope ? [now, scope] : [now]))) as StoredLock[];
+export async function listLapsed(db: Connection, now: number): Promise<StoredLock[]> {
+  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ? ORDER BY token`).all(now)) as StoredLock[];
 }
 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.
