@@ -38,10 +38,7 @@ export function readImport(project: Pick<Project, 'scope' | 'claimScope' | 'igno
       throw new IcError(
         'INVALID_INPUT',
         `${path}: live lock ${index + 1} (${JSON.stringify(lock.type)} ${JSON.stringify(lock.pattern)} of ${JSON.stringify(lock.owner)}) is not one ic would accept: ${error.message}; nothing was imported`,
-        {
-          path,
-          row: index + 1,
-        },
+        { path, row: index + 1 },
       );
     }
   });

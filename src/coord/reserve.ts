@@ -84,12 +84,7 @@ export async function reserveWaiting(ctx: CoordContext, waitMs: number, take: (a
         lastAnswer = await take(attempt);
         return { done: lastAnswer.granted, value: lastAnswer };
       },
-      {
-        waitMs,
-        clock: ctx.clock,
-        busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome,
-        limitLockWait: (ms) => ctx.db.setLockWait(ms),
-      },
+      { waitMs, clock: ctx.clock, busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome, limitLockWait: (ms) => ctx.db.setLockWait(ms) },
     );
     if (result.busy && lastAnswer && !lastAnswer.granted) return { outcome: { ...lastAnswer, busy: true }, timedOut: true };
     return { outcome: result.value, timedOut: result.timedOut };

@@ -156,10 +156,7 @@ export const WRITE_BUDGET = {
 
 export type WorkLimitName = keyof typeof WORK_LIMITS;
 
-const DESCRIPTIONS: Record<WorkLimitName, string> = {
-  patterns: 'patterns in one call',
-  comparisons: 'comparisons of requested patterns with held locks',
-};
+const DESCRIPTIONS: Record<WorkLimitName, string> = { patterns: 'patterns in one call', comparisons: 'comparisons of requested patterns with held locks' };
 
 const ADVICE: Record<WorkLimitName, string> = {
   patterns: 'split the call, or reserve a directory (dir/**) instead of its files',

@@ -33,11 +33,7 @@ const MAX_REPEAT = 32;
 const MAX_STEPS = 256;
 const MAX_SOURCE = 256;
 
-const CLASS_ESCAPES: Record<string, CharTest> = {
-  d: (c) => c >= '0' && c <= '9',
-  w: (c) => /^[A-Za-z0-9_]$/.test(c),
-  s: (c) => /^\s$/u.test(c),
-};
+const CLASS_ESCAPES: Record<string, CharTest> = { d: (c) => c >= '0' && c <= '9', w: (c) => /^[A-Za-z0-9_]$/.test(c), s: (c) => /^\s$/u.test(c) };
 
 function refuse(source: string, problem: string): never {
   throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(source)}: not a usable item pattern (${problem})`, {
