@@ -16,14 +16,9 @@ export interface ListInput {
 export async function list(ctx: CoordContext, input: ListInput): Promise<Lock[]> {
   return readTransaction(ctx, async (now) => {
     const activeOnly = input.active || input.expiringMs !== undefined;
-    return (
-      await heldInView(ctx, input.allScopes, {
-        owner: input.owner,
-        type: input.type,
-        activeAt: activeOnly ? now : undefined,
-        expiresBefore: input.expiringMs !== undefined ? now + input.expiringMs : undefined,
-      })
-    ).map(withoutBase);
+    const expiresBefore = input.expiringMs !== undefined ? now + input.expiringMs : undefined;
+    const held = await heldInView(ctx, input.allScopes, { owner: input.owner, type: input.type, activeAt: activeOnly ? now : undefined, expiresBefore });
+    return held.map(withoutBase);
   });
 }
 
