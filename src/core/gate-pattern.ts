@@ -13,11 +13,6 @@ import { IcError } from './errors';
 // Matches are leftmost-longest (POSIX), found left to right without overlap.
 
 type CharTest = (char: string) => boolean;
-interface Atom {
-  test: CharTest;
-  min: number;
-  max: number;
-}
 // One automaton position: consume one character (one), or optionally one (opt), or any number (star).
 interface Step {
   test: CharTest;
@@ -46,7 +41,7 @@ export function parseGatePattern(source: string): GatePattern {
   if (source === '') refuse(source, 'it is empty');
   if (source.length > MAX_SOURCE) refuse(source, `it is longer than ${MAX_SOURCE} characters`);
   const chars = Array.from(source);
-  const atoms: Atom[] = [];
+  const atoms: { test: CharTest; min: number; max: number }[] = [];
   let i = 0;
   while (i < chars.length) {
     const c = chars[i]!;

@@ -16,11 +16,6 @@ export interface Word {
 
 export type Operator = ';' | '&&' | '||' | '|' | '|&' | '&' | '(' | ')' | '\n' | ';;';
 
-export interface Op {
-  kind: 'op';
-  op: Operator;
-}
-
 export interface Redirect {
   kind: 'redirect';
   /** >, >>, >|, &>, &>>, <, <<, <<-, <<<, <>, >&, <& */
@@ -33,7 +28,7 @@ export interface Redirect {
   body?: string;
 }
 
-export type Token = Word | Op | Redirect;
+export type Token = Word | { kind: 'op'; op: Operator } | Redirect;
 
 export type LexResult = { ok: true; tokens: Token[] } | { ok: false; why: string };
 
