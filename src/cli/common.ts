@@ -3,10 +3,9 @@ import type { Conflict } from '../core/conflict';
 import { viewLock } from '../core/lock';
 import { validateOwner } from '../core/owner';
 import { shellQuote } from '../core/shell';
-import { clockFromEnv, lockDelayFromEnv } from '../coord/context';
 import { explainActingOwner, releaseDeadClients, type ActingOwner } from '../coord/sessions';
 import { clockTime, relativeTime, whenText } from './render';
-import { createContext, resolveProject, resolveWorkspace, type CoordContext, type Project, type Workspace } from '../coord/context';
+import { clockFromEnv, createContext, lockDelayFromEnv, resolveProject, resolveWorkspace, type CoordContext, type Project, type Workspace } from '../coord/context';
 import { describeRunConflict, isRunLock } from './run-lease-text';
 
 export interface CommonOptions {

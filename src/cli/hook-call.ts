@@ -3,7 +3,7 @@ import { isHookName, readsStdin, runHook } from '../hooks/run';
 import type { HookInput } from '../hooks/hook-types';
 import { readStdinSync, STDIN_CAP_BYTES } from '../hooks/stdin';
 import { startDeadline } from '../store/deadline';
-import { hookSettings } from '../hooks/settings';
+import { hookCwd, hookSettings } from '../hooks/settings';
 import { shareConnections } from '../store/sqlite-connection';
 import { limitServerWaits } from '../store/postgres/wait-limit';
 
@@ -26,16 +26,6 @@ export async function runHookCall(name: string, given?: HookInput, env: NodeJS.P
   writeQuietly(1, result.stdout);
   writeQuietly(2, result.stderr);
   process.exitCode = result.exitCode;
-}
-
-// The hook's own working directory is only a fallback (payloads carry absolute paths and their own cwd);
-// one that was deleted under the agent must not turn into a crash, which an agent reads as a non-blocking error.
-function hookCwd(env: NodeJS.ProcessEnv): string {
-  try {
-    return process.cwd();
-  } catch {
-    return env.CLAUDE_PROJECT_DIR || '/';
-  }
 }
 
 // Straight to the descriptor: process.stdout would load Node's net/tty machinery for one write.

@@ -24,13 +24,7 @@ export const CHUNK = {
 // transaction reads its own `now` (after the write lock is held); `apply` must re-check its item against
 // the row as it is then, since other writers run between chunks. Returns the results `apply` kept.
 // `scope`: what every chunk may change (context.ts, writeTransaction).
-export async function inChunks<T, R>(
-  ctx: CoordContext,
-  scope: WriteScope,
-  items: readonly T[],
-  apply: (item: T, now: number) => Promise<R | undefined>,
-  limits: { rows: number; budgetMs: number } = CHUNK,
-): Promise<R[]> {
+export async function inChunks<T, R>(ctx: CoordContext, scope: WriteScope, items: readonly T[], apply: (item: T, now: number) => Promise<R | undefined>): Promise<R[]> {
   const results: R[] = [];
   const bulk = items.length >= CHUNK.manualCheckpointFrom;
   const resume = bulk ? pauseAutoCheckpoint(ctx.db) : undefined;
@@ -40,14 +34,14 @@ export async function inChunks<T, R>(
       // One write transaction from item `next` on; its results count only once it has committed.
       const chunk = await writeTransaction(ctx, scope, async (now) => {
         const started = monotonicMs();
-        const end = Math.min(items.length, next + limits.rows);
+        const end = Math.min(items.length, next + CHUNK.rows);
         const kept: R[] = [];
         let i = next;
         while (i < end) {
           const result = await apply(items[i]!, now);
           i++;
           if (result !== undefined) kept.push(result);
-          if (monotonicMs() - started >= limits.budgetMs) break;
+          if (monotonicMs() - started >= CHUNK.budgetMs) break;
         }
         return { next: i, kept };
       });

@@ -34,15 +34,8 @@ const PASS_THROUGH = new Set([
 ]);
 const MAX_DEPTH = 32;
 
-interface Stat {
-  comm: string;
-  state: string;
-  ppid: number;
-  start: string;
-}
-
 // /proc/<pid>/stat: `pid (comm) state ppid … starttime(22) …`; comm may hold spaces and parentheses.
-export function readStat(pid: number): Stat | undefined {
+export function readStat(pid: number): { comm: string; state: string; ppid: number; start: string } | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');

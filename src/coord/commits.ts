@@ -4,17 +4,9 @@ import { ownScope, readTransaction, writeTransaction, type CoordContext } from '
 
 const MAX_PATHS = 200;
 
-export interface CommitRecord {
-  sha: string;
-  owner: string;
-  paths: string[];
-  subject: string;
-  branch: string | null;
-}
-
 // The post-commit hook's `committed` event: other sessions learn of new commits by reading the log
 // (`events`, the status line), nothing is broadcast. Long path lists are cut (paths_total says how many).
-export async function recordCommit(ctx: CoordContext, commit: CommitRecord): Promise<number> {
+export async function recordCommit(ctx: CoordContext, commit: { sha: string; owner: string; paths: string[]; subject: string; branch: string | null }): Promise<number> {
   return writeTransaction(ctx, ownScope(ctx), async (now) =>
     insertEvent(ctx.db, {
       type: 'committed',

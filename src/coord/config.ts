@@ -1,9 +1,8 @@
 import { formatDuration, parseDuration } from '../core/time';
 import { IcError } from '../core/errors';
 import { readSetting, writeSetting } from '../store/settings';
-import type { Connection } from '../store/connection';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
-import { EVERYTHING } from '../store/connection';
+import { EVERYTHING, type Connection } from '../store/connection';
 import { mapInOrder } from '../core/in-order';
 
 // The repository's settings (`ic config`): stored with the database, so every process using it (every

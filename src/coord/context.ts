@@ -63,12 +63,7 @@ export async function createContext(options: ContextOptions): Promise<CoordConte
   const server = isServerDb(dbLocation);
   // On a server, the project's identity is the scope (no path is shared by two clones): known before connecting.
   const serverKeys = server ? serverScopeKeys(workspace) : undefined;
-  const opened = openDb(dbLocation, {
-    write: options.write,
-    busyTimeoutMs: busyTimeoutFromEnv(options.env),
-    now: clock(),
-    ...(server ? { env: options.env } : {}),
-  });
+  const opened = openDb(dbLocation, { write: options.write, busyTimeoutMs: busyTimeoutFromEnv(options.env), now: clock(), ...(server ? { env: options.env } : {}) });
   let keys: { scope: string; claimScope: string };
   try {
     keys = serverKeys ?? (await fileScopeKeys(opened.db, workspace, options.write));
@@ -197,12 +192,7 @@ async function writeClock(ctx: CoordContext): Promise<number> {
     throw new IcError(
       'INVALID_INPUT',
       `IC_NOW reads ${new Date(now).toISOString()}, more than a day ahead of the newest event (${new Date(newest).toISOString()}) and of the real time; refusing to date a write there`,
-      {
-        source,
-        clock: new Date(now).toISOString(),
-        newest_event: new Date(newest).toISOString(),
-        hint: 'step IC_NOW forward by less than a day at a time',
-      },
+      { source, clock: new Date(now).toISOString(), newest_event: new Date(newest).toISOString(), hint: 'step IC_NOW forward by less than a day at a time' },
     );
   }
   return Math.max(now, newest);

@@ -7,18 +7,9 @@ import type { WriteScope } from '../store/connection';
 
 const NO_SCOPE: WriteScope = { scopes: [] };
 
-export interface EventView {
-  id: number;
-  type: string;
-  lock_id: string | null;
-  scope: string;
-  owner: string;
-  pattern: string | null;
-  reason: string | null;
+export interface EventView extends Omit<StoredEvent, 'created_at' | 'detail'> {
   created_at: string;
   detail: Record<string, unknown> | null;
-  /** file, named or claim: the type of the event's lock (null once the lock is purged). */
-  lock_type?: string | null;
 }
 
 export function viewEvent(event: StoredEvent): EventView {

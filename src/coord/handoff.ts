@@ -126,10 +126,7 @@ export async function takeOver(ctx: CoordContext, input: { item: string; owner: 
       throw new IcError(
         'CONFLICT',
         `${input.item} is claimed by ${claim.owner}, who was active ${Math.round((now - state.last_active) / 60_000)}m ago: not stalled (that takes ${formatDuration(await stallAfterMs(ctx.db))} without activity: ic config stall-after)`,
-        {
-          held: viewLock(withoutBase(claim)),
-          hint: `Try: coord claim ${input.item} --ask (the holder sees your request)`,
-        },
+        { held: viewLock(withoutBase(claim)), hint: `Try: coord claim ${input.item} --ask (the holder sees your request)` },
       );
     }
     const token = (await nextEventId(ctx.db)).id;

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import type { Conflict } from '../core/conflict';
 import { IcError, isIcError } from '../core/errors';
 import { MAX_TTL_MS } from '../core/time';
-import type { Lock, LockMode, LockType } from '../core/lock';
+import type { Lock } from '../core/lock';
 import { checkText, validateName } from '../core/names';
 import { validateOwner } from '../core/owner';
 import { checkReadableDbFile } from '../store/db-file';
@@ -18,14 +18,8 @@ export interface ImportResult {
 }
 
 // A row of the source, checked by the rules every CLI input follows, and where it lands here.
-export interface ImportRow {
+export interface ImportRow extends Pick<Lock, 'scope' | 'type' | 'pattern' | 'owner' | 'mode' | 'reason'> {
   lock: ImportableLock;
-  scope: string;
-  type: LockType;
-  pattern: string;
-  owner: string;
-  mode: LockMode;
-  reason: string | null;
 }
 
 // Reads and checks the whole source before anything is created or written here (a failed import leaves
@@ -44,10 +38,7 @@ export function readImport(project: Pick<Project, 'scope' | 'claimScope' | 'igno
       throw new IcError(
         'INVALID_INPUT',
         `${path}: live lock ${index + 1} (${JSON.stringify(lock.type)} ${JSON.stringify(lock.pattern)} of ${JSON.stringify(lock.owner)}) is not one ic would accept: ${error.message}; nothing was imported`,
-        {
-          path,
-          row: index + 1,
-        },
+        { path, row: index + 1 },
       );
     }
   });

@@ -16,14 +16,9 @@ export interface ListInput {
 export async function list(ctx: CoordContext, input: ListInput): Promise<Lock[]> {
   return readTransaction(ctx, async (now) => {
     const activeOnly = input.active || input.expiringMs !== undefined;
-    return (
-      await heldInView(ctx, input.allScopes, {
-        owner: input.owner,
-        type: input.type,
-        activeAt: activeOnly ? now : undefined,
-        expiresBefore: input.expiringMs !== undefined ? now + input.expiringMs : undefined,
-      })
-    ).map(withoutBase);
+    const expiresBefore = input.expiringMs !== undefined ? now + input.expiringMs : undefined;
+    const held = await heldInView(ctx, input.allScopes, { owner: input.owner, type: input.type, activeAt: activeOnly ? now : undefined, expiresBefore });
+    return held.map(withoutBase);
   });
 }
 
@@ -40,17 +35,15 @@ export async function locksInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'clai
 // What people see as held (list, who): the active locks and also a run lock whose lease lapsed while its
 // command still runs on this host. That lock holds (a waiter is told so), with its command's pid.
 export async function heldInView(ctx: Pick<CoordContext, 'db' | 'scope' | 'claimScope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): Promise<StoredLock[]> {
-  return withOrphans(await locksInView(ctx, allScopes, filter), await orphanRunsInView(ctx, allScopes, filter));
+  const locks = await locksInView(ctx, allScopes, filter);
+  const orphans = await orphanRunsInView(ctx, allScopes, filter);
+  return orphans.length === 0 ? locks : [...locks, ...orphans].sort((a, b) => a.token - b.token);
 }
 
 async function orphanRunsInView(ctx: Pick<CoordContext, 'db' | 'scope'>, allScopes: boolean, filter: Omit<LockFilter, 'scope'>): Promise<StoredLock[]> {
   if (filter.activeAt === undefined || filter.expiresBefore !== undefined || filter.pattern !== undefined) return [];
   if (filter.type !== undefined && filter.type !== 'named') return [];
   return (await liveOrphanRunLocks(ctx.db, filter.activeAt)).filter((lock) => (allScopes || lock.scope === ctx.scope) && (filter.owner === undefined || lock.owner === filter.owner));
-}
-
-function withOrphans(locks: StoredLock[], orphans: StoredLock[]): StoredLock[] {
-  return orphans.length === 0 ? locks : [...locks, ...orphans].sort((a, b) => a.token - b.token);
 }
 
 // Locks that lapsed by expiry less than the lock-delay ago: no longer active, yet they still bind every

@@ -34,13 +34,7 @@ export function realpathLongestPrefix(absolute: string): string {
 // normalizePattern bounds the input (TOO_COMPLEX) before it calls any of the file-system callbacks.
 export function canonicalFilePattern(ctx: PatternContext, input: string, base?: readonly string[]): string {
   const root = ctx.scopeDir ?? ctx.scope;
-  return normalizePattern(input, {
-    root,
-    ignoreCase: ctx.ignoreCase,
-    isDirectory: (rel: string) => isDirectory(join(root, rel)),
-    base,
-    resolvePath: realpathLongestPrefix,
-  });
+  return normalizePattern(input, { root, ignoreCase: ctx.ignoreCase, isDirectory: (rel: string) => isDirectory(join(root, rel)), base, resolvePath: realpathLongestPrefix });
 }
 
 // A pattern typed on the command line, read as git reads a pathspec: relative to the current directory when

@@ -51,11 +51,6 @@ export function setProjectKey(root: string, key: string): void {
   known.delete(root);
 }
 
-/** The repository's root commit (the first, when it has several), or undefined before its first commit. */
-export function rootCommitOf(root: string): string | undefined {
-  return rootsOf(root)[0];
-}
-
 /** Every root commit of the repository's history from HEAD (none before the first commit). */
 export function rootsOf(root: string): string[] {
   const cached = rootsKnown.get(root);
@@ -131,7 +126,7 @@ function scopeUnder(key: string, root: string, dir: string): string {
 // `key` and the root commit itself, so a new clone sees which project to join (a fork or a renamed project
 // cannot be told from the original by its commits: joining is always the person's choice).
 export async function otherProjectNames(db: PgConnection, root: string, key: string): Promise<string[]> {
-  const rootCommit = rootCommitOf(root);
+  const rootCommit = rootsOf(root)[0]; // the first, when it has several; none before the first commit
   if (rootCommit === undefined) return [];
   return (await db.read(async () => projectsOfRootCommit(db.pg, rootCommit).map((project) => project.project))).filter((name) => name !== key && name !== rootCommit);
 }

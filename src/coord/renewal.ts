@@ -11,15 +11,9 @@ export function renewalDetail(expiresAt: number, mode: LockMode, previousMode?: 
 
 // Extends one lock to now + ttlMs in the given mode and records it: the single way a renewal is written
 // (renew, a lock -- CMD lease), so every `renewed` event carries what the log needs.
-export async function extendLock(
-  db: Connection,
-  lock: Pick<StoredLock, 'seq' | 'id' | 'scope' | 'owner' | 'pattern' | 'mode'>,
-  now: number,
-  ttlMs: number,
-  reason: string | null = null,
-): Promise<number> {
+export async function extendLock(db: Connection, lock: Pick<StoredLock, 'seq' | 'id' | 'scope' | 'owner' | 'pattern' | 'mode'>, now: number, ttlMs: number): Promise<number> {
   const expiresAt = now + ttlMs;
   await setExpiry(db, lock.seq, expiresAt, ttlMs, lock.mode);
-  await insertEvent(db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now, detail: renewalDetail(expiresAt, lock.mode) });
+  await insertEvent(db, { type: 'renewed', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: renewalDetail(expiresAt, lock.mode) });
   return expiresAt;
 }

@@ -56,7 +56,7 @@ export interface Attempt {
 
 // All patterns are granted (or renewed) or none is, and each blocker is reported once. A small call
 // decides inside the write lock, as it always did; a larger one decides from a read snapshot and only
-// re-checks, inside the write lock, what can have changed its answer since (see decideFromSnapshot), so no
+// re-checks, inside the write lock, what can have changed its answer since (see Snapshot), so no
 // call holds the write lock for long. A waiting caller records its conflicts on the first try only, and one `waited`
 // event when granted.
 export async function reserveOnce(ctx: CoordContext, input: ReserveInput, attempt: Attempt = { first: true, waitedMs: 0 }): Promise<ReserveOutcome> {
@@ -66,7 +66,7 @@ export async function reserveOnce(ctx: CoordContext, input: ReserveInput, attemp
     if (outcome !== TOO_BIG_FOR_THE_LOCK) return outcome;
   }
   for (let tries = 0; tries < WRITE_BUDGET.optimisticAttempts; tries++) {
-    const outcome = await decideFromSnapshot(ctx, input, requests, attempt);
+    const outcome = await commitSnapshot(ctx, input, await takeSnapshot(ctx, requests), attempt);
     if (outcome !== SNAPSHOT_STALE) return outcome;
   }
   throw new IcError('BUSY', `other writers kept changing the locks this call depends on (${WRITE_BUDGET.optimisticAttempts} tries); try again`, { tries: WRITE_BUDGET.optimisticAttempts });
@@ -84,12 +84,7 @@ export async function reserveWaiting(ctx: CoordContext, waitMs: number, take: (a
         lastAnswer = await take(attempt);
         return { done: lastAnswer.granted, value: lastAnswer };
       },
-      {
-        waitMs,
-        clock: ctx.clock,
-        busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome,
-        limitLockWait: (ms) => ctx.db.setLockWait(ms),
-      },
+      { waitMs, clock: ctx.clock, busyValue: { granted: false, conflicts: [], busy: true } as ReserveOutcome, limitLockWait: (ms) => ctx.db.setLockWait(ms) },
     );
     if (result.busy && lastAnswer && !lastAnswer.granted) return { outcome: { ...lastAnswer, busy: true }, timedOut: true };
     return { outcome: result.value, timedOut: result.timedOut };
@@ -139,10 +134,6 @@ async function decideInWriteLock(ctx: CoordContext, input: ReserveInput, request
 // tell" and the decision is redone, as it is when the clock ran backwards or too much changed. Hence no
 // two conflicting grants, and every conflict reported or recorded was true at t1 (the checker of the
 // stress harness holds each `conflict` event to that).
-async function decideFromSnapshot(ctx: CoordContext, input: ReserveInput, requests: LockRequest[], attempt: Attempt): Promise<ReserveOutcome | typeof SNAPSHOT_STALE> {
-  return commitSnapshot(ctx, input, await takeSnapshot(ctx, requests), attempt);
-}
-
 export interface Snapshot {
   now: number;
   eventId: number;

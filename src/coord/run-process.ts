@@ -1,10 +1,9 @@
 import type { Lock } from '../core/lock';
 import { allLapsedRunLocks, forgetRunProcess, recordRunProcess, type RunProcessRow } from '../store/run-processes';
-import type { Connection } from '../store/connection';
 import { getLock, withoutBase, type StoredLock } from '../store/locks';
 import { readStat, thisMachine } from './client-process';
 import { ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
-import { inScopes } from '../store/connection';
+import { inScopes, type Connection } from '../store/connection';
 
 // The process of a `lock NAME -- CMD` run outlives a SIGKILLed ic (flock's orphan keeps its lock too), so
 // the run records its command with the lease and a lapsed lease does not free the lock while that command

@@ -25,8 +25,6 @@ import { release } from './release';
 import { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from './liveness-times';
 import { mapInOrder } from '../core/in-order';
 
-export { LIVENESS_WRITE_MS, SHELL_GRACE_MS } from './liveness-times';
-
 export interface Activity {
   /** The owner the payload names: `claude-<session>`, `codex-<session>` or Codex's $IC_OWNER. */
   base: string;

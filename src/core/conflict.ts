@@ -2,16 +2,10 @@
 // of deciding it.
 import { IcError } from './errors';
 import { literalBase, overlaps } from './glob';
-import type { Lock, LockMode, LockType } from './lock';
+import type { Lock, LockType } from './lock';
 import { isRunOwner } from './owner';
 
-export interface LockRequest {
-  type: LockType;
-  scope: string;
-  pattern: string;
-  owner: string;
-  mode: LockMode;
-}
+export type LockRequest = Pick<Lock, 'type' | 'scope' | 'pattern' | 'owner' | 'mode'>;
 
 export interface Conflict {
   pattern: string;
@@ -162,10 +156,7 @@ export const WRITE_BUDGET = {
 
 export type WorkLimitName = keyof typeof WORK_LIMITS;
 
-const DESCRIPTIONS: Record<WorkLimitName, string> = {
-  patterns: 'patterns in one call',
-  comparisons: 'comparisons of requested patterns with held locks',
-};
+const DESCRIPTIONS: Record<WorkLimitName, string> = { patterns: 'patterns in one call', comparisons: 'comparisons of requested patterns with held locks' };
 
 const ADVICE: Record<WorkLimitName, string> = {
   patterns: 'split the call, or reserve a directory (dir/**) instead of its files',

@@ -13,11 +13,6 @@ import { IcError } from './errors';
 // Matches are leftmost-longest (POSIX), found left to right without overlap.
 
 type CharTest = (char: string) => boolean;
-interface Atom {
-  test: CharTest;
-  min: number;
-  max: number;
-}
 // One automaton position: consume one character (one), or optionally one (opt), or any number (star).
 interface Step {
   test: CharTest;
@@ -33,11 +28,7 @@ const MAX_REPEAT = 32;
 const MAX_STEPS = 256;
 const MAX_SOURCE = 256;
 
-const CLASS_ESCAPES: Record<string, CharTest> = {
-  d: (c) => c >= '0' && c <= '9',
-  w: (c) => /^[A-Za-z0-9_]$/.test(c),
-  s: (c) => /^\s$/u.test(c),
-};
+const CLASS_ESCAPES: Record<string, CharTest> = { d: (c) => c >= '0' && c <= '9', w: (c) => /^[A-Za-z0-9_]$/.test(c), s: (c) => /^\s$/u.test(c) };
 
 function refuse(source: string, problem: string): never {
   throw new IcError('INVALID_INPUT', `--commit-gate ${JSON.stringify(source)}: not a usable item pattern (${problem})`, {
@@ -50,7 +41,7 @@ export function parseGatePattern(source: string): GatePattern {
   if (source === '') refuse(source, 'it is empty');
   if (source.length > MAX_SOURCE) refuse(source, `it is longer than ${MAX_SOURCE} characters`);
   const chars = Array.from(source);
-  const atoms: Atom[] = [];
+  const atoms: { test: CharTest; min: number; max: number }[] = [];
   let i = 0;
   while (i < chars.length) {
     const c = chars[i]!;

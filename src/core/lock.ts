@@ -29,11 +29,7 @@ export interface LockView extends Omit<Lock, 'created_at' | 'expires_at' | 'rele
   released_at: string | null;
 }
 
-export const DEFAULT_TTL_MS: Record<LockType, number> = {
-  file: 15 * 60_000,
-  claim: 30 * 60_000,
-  named: 5 * 60_000,
-};
+export const DEFAULT_TTL_MS: Record<LockType, number> = { file: 15 * 60_000, claim: 30 * 60_000, named: 5 * 60_000 };
 
 // The lock's own fields and nothing else, so storage-only columns never leak into the output contract.
 // Names every field (no rest spread): this runs for every lock a command returns.

@@ -21,7 +21,7 @@ function patterns(): NonNullable<typeof compiled> {
 // The first refused character, as `U+202E`, or undefined when the text follows the rule.
 export function refusedCharacter(text: string): string | undefined {
   const found = patterns().first.exec(text);
-  return found ? codePoint(found[0]) : undefined;
+  return found ? `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : undefined;
 }
 
 // Throws INVALID_INPUT when `text` breaks the text rule; `what` names the flag or argument in the message.
@@ -46,8 +46,4 @@ export function validateName(input: string, what: string): string {
 // stored name can neither move the cursor nor pass for another name. JSON output is not escaped.
 export function escapeForDisplay(text: string): string {
   return text.replace(patterns().all, (char) => `\\u{${char.codePointAt(0)!.toString(16).toUpperCase()}}`);
-}
-
-function codePoint(char: string): string {
-  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }

@@ -1,4 +1,4 @@
-import { matchPath } from '../core/glob';
+import { matchPath, toNFC } from '../core/glob';
 import type { Lock } from '../core/lock';
 import { formatTime } from '../core/time';
 import { createContext } from '../coord/context';
@@ -6,7 +6,6 @@ import { activeFileLocks } from '../coord/guard';
 import type { Deadline } from '../store/deadline';
 import { runGit, runGitText } from '../store/git/git-process';
 import { sameLineage } from '../core/owner';
-import { toNFC } from '../core/glob';
 
 // Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
 // unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which the git process inherits.

@@ -15,6 +15,16 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 5_000;
 // stay inside IC_BUSY_TIMEOUT's own range (at most 10m).
 export const MAX_HOOK_TIMEOUT_MS = 10 * 60_000;
 
+// The hook's own working directory is only a fallback (payloads carry absolute paths and their own cwd);
+// one that was deleted under the agent must not turn into a crash, which an agent reads as a non-blocking error.
+export function hookCwd(env: NodeJS.ProcessEnv): string {
+  try {
+    return process.cwd();
+  } catch {
+    return env.CLAUDE_PROJECT_DIR || '/';
+  }
+}
+
 export function hookSettings(env: NodeJS.ProcessEnv): HookSettings {
   const failClosed = env.IC_HOOK_FAIL === 'closed';
   if (!env.IC_HOOK_TIMEOUT) return { failClosed, timeoutMs: DEFAULT_HOOK_TIMEOUT_MS };

@@ -60,11 +60,6 @@ function readUntil(fd: number, cap: number, giveUpAt: number): StdinText {
   return { text: text(), truncated: false };
 }
 
-interface Source {
-  fd: number;
-  done(): void;
-}
-
 // stdin as a descriptor whose reads never block, so the wait above is what bounds them (a writer may hold
 // a pipe open without ever closing it). Node has no fcntl, and process.stdin would load its net and tty
 // modules (a measurable share of a hook's start-up), so:
@@ -75,7 +70,7 @@ interface Source {
 //   found them when the process exits. ic's one Node internal: net.Socket costs a hook ~3 ms, and a read
 //   left blocked in libuv's thread pool keeps process.exit() from returning (docs/performance.md);
 // - anything else (a regular file never blocks) is read as it is, as is every case where the above fails.
-function nonBlockingStdin(stat: Stats): Source {
+function nonBlockingStdin(stat: Stats): { fd: number; done(): void } {
   if (stat.isFIFO()) {
     try {
       const fd = openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);

@@ -5,9 +5,7 @@ import type { Connection } from './connection';
 export async function lastActivity(db: Connection, owner: string): Promise<number | undefined> {
   const row = (await db
     .prepare('SELECT max(t) AS t FROM (SELECT max(created_at) AS t FROM events WHERE owner = ? UNION ALL SELECT last_seen AS t FROM owners WHERE owner = ?) AS signs')
-    .get(owner, owner)) as {
-    t: number | null;
-  };
+    .get(owner, owner)) as { t: number | null };
   return row.t ?? undefined;
 }
 

@@ -26,10 +26,7 @@ const FUTURE_LOCKS = dialect({
 
 export async function futureTimes(db: Connection, after: number): Promise<{ events: number; locks: number; newest: number }> {
   const events = (await db.prepare('SELECT count(*) AS n, max(created_at) AS newest FROM events WHERE created_at > ?').get(after)) as { n: number; newest: number | null };
-  const locks = (await db.prepare(FUTURE_LOCKS).get(after, after)) as {
-    n: number;
-    newest: number | null;
-  };
+  const locks = (await db.prepare(FUTURE_LOCKS).get(after, after)) as { n: number; newest: number | null };
   return { events: events.n, locks: locks.n, newest: Math.max(events.newest ?? 0, locks.newest ?? 0) };
 }
 

@@ -10,18 +10,14 @@ export interface DialectSql {
   readonly postgres: string;
 }
 
-const dialectStatements: DialectSql[] = [];
+/** Every dialect statement of the modules loaded so far (the conformance test checks each). */
+export const dialectStatements: DialectSql[] = [];
 
 /** A statement whose text differs by engine: declared once, at module level, and listed for the conformance test and docs/design/architecture.md. */
 export function dialect(sql: DialectSql): DialectSql {
   const frozen = Object.freeze({ sqlite: sql.sqlite, postgres: sql.postgres });
   dialectStatements.push(frozen);
   return frozen;
-}
-
-/** Every dialect statement of the modules loaded so far. */
-export function dialectSqlList(): readonly DialectSql[] {
-  return dialectStatements;
 }
 
 /** SQL with `?` placeholders: one text for both engines, or a DialectSql where they differ. */

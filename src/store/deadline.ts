@@ -40,11 +40,7 @@ export function startDeadline(budgetMs: number, clock: Clock = processClock()): 
 }
 
 // For callers outside a hook (the programmatic API): nothing is bounded.
-export const NO_DEADLINE: Deadline = {
-  budgetMs: Infinity,
-  leftMs: () => Infinity,
-  exceeded: (step) => new IcError('TIMEOUT', `${step} did not finish`, { step }),
-};
+export const NO_DEADLINE: Deadline = { budgetMs: Infinity, leftMs: () => Infinity, exceeded: (step) => new IcError('TIMEOUT', `${step} did not finish`, { step }) };
 
 export function isDeadlineExceeded(error: unknown): error is IcError {
   return error instanceof IcError && error.code === 'TIMEOUT' && typeof error.details.step === 'string';

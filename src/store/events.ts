@@ -111,12 +111,6 @@ export async function countEventsBefore(db: Connection, before: number): Promise
   return ((await db.prepare('SELECT count(*) AS n FROM events WHERE created_at < ? AND id < (SELECT max(id) FROM events)').get(before)) as { n: number }).n;
 }
 
-export interface EventQuery {
-  afterId?: number;
-  since?: number;
-  limit: number;
-}
-
 // PostgreSQL: only events no later commit can precede (ids come from a sequence and two scopes commit in
 // parallel, so id 11 may commit before id 10; docs/postgres.md, "Events"): a cursor past 11 would skip 10.
 const QUERY_EVENTS = dialect({
@@ -126,7 +120,7 @@ const QUERY_EVENTS = dialect({
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?',
 });
 
-export async function queryEvents(db: Connection, q: EventQuery): Promise<StoredEvent[]> {
+export async function queryEvents(db: Connection, q: { afterId?: number; since?: number; limit: number }): Promise<StoredEvent[]> {
   return (await db.prepare(QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit)) as StoredEvent[];
 }
 

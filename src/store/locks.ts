@@ -10,7 +10,8 @@ export interface StoredLock extends Lock {
   ttl_ms: number;
 }
 
-const COLUMNS = 'seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms, released_at, release_reason';
+const COLUMN_NAMES = ['seq', 'id', 'token', 'type', 'scope', 'pattern', 'base', 'owner', 'mode', 'reason', 'created_at', 'expires_at', 'ttl_ms', 'released_at', 'release_reason'] as const;
+const COLUMNS = COLUMN_NAMES.join(', ');
 
 // The key and public id of the lock granted by the event `next.id` (nextEventId): the key is that event
 // id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
@@ -24,25 +25,7 @@ export async function allocateLockKey(db: Connection, next: { id: number }, newI
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
 export async function insertLock(db: Connection, lock: StoredLock): Promise<void> {
-  await db
-    .prepare(`INSERT INTO locks (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-    .run(
-      lock.seq,
-      lock.id,
-      lock.token,
-      lock.type,
-      lock.scope,
-      lock.pattern,
-      lock.base,
-      lock.owner,
-      lock.mode,
-      lock.reason,
-      lock.created_at,
-      lock.expires_at,
-      lock.ttl_ms,
-      lock.released_at,
-      lock.release_reason,
-    );
+  await db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})`).run(...COLUMN_NAMES.map((column) => lock[column]));
 }
 
 // By public id, through locks_by_id.
@@ -161,9 +144,8 @@ function locksQuery(filter: LockFilter): { sql: string; params: unknown[] } {
 }
 
 // Unreleased locks whose TTL has run out: what a sweep marks as expired.
-export async function listLapsed(db: Connection, now: number, scope?: string): Promise<StoredLock[]> {
-  const sql = `SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ?${scope ? ' AND scope = ?' : ''} ORDER BY token`;
-  return (await db.prepare(sql).all(...(scope ? [now, scope] : [now]))) as StoredLock[];
+export async function listLapsed(db: Connection, now: number): Promise<StoredLock[]> {
+  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ? ORDER BY token`).all(now)) as StoredLock[];
 }
 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.

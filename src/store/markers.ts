@@ -18,13 +18,9 @@ export interface CommandMarker {
   rows: SnapshotRow[];
 }
 
-function markerName(scope: string, writer: string, callId: string): string {
-  return `${fnv64(`${scope}\0${writer}\0${callId}`)}.json`;
-}
-
 // Where the marker of one command is (or would be).
 export function markerFile(dbPath: string, scope: string, writer: string, callId: string): string {
-  return join(runningDir(dbPath), markerName(scope, writer, callId));
+  return join(runningDir(dbPath), `${fnv64(`${scope}\0${writer}\0${callId}`)}.json`);
 }
 
 // Written in place, one small write: a reader that catches it half-written cannot parse it and reads it as

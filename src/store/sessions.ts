@@ -100,11 +100,8 @@ function inScopeList(scopes: readonly string[]): string {
 
 // Pushes the expiry of an owner's (and its subagents') active locks in `scopes` out to at least `until`; never shortens one.
 export async function extendLineageUntil(db: Connection, owner: string, now: number, until: number, scopes: readonly string[]): Promise<number> {
-  return (
-    await db
-      .prepare(`UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`)
-      .run(until, now, until, ...lineageOf(owner), ...scopes)
-  ).changes;
+  const sql = `UPDATE locks SET expires_at = ? WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? AND ${LINEAGE}${inScopeList(scopes)}`;
+  return (await db.prepare(sql).run(until, now, until, ...lineageOf(owner), ...scopes)).changes;
 }
 
 // Would any live lock of the owner or its subagents lapse before `until`? Only then does a shell command's
@@ -115,9 +112,6 @@ export async function lineageLockEndsBefore(db: Connection, owner: string, now: 
 
 // The same renewal as a heartbeat (each lock to now + its own TTL), for the owner and its subagents, in `scopes`.
 export async function extendLineageLocks(db: Connection, owner: string, now: number, scopes: readonly string[]): Promise<number> {
-  return (
-    await db
-      .prepare(`UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`)
-      .run(now, now, now, ...lineageOf(owner), ...scopes)
-  ).changes;
+  const sql = `UPDATE locks SET expires_at = ? + ttl_ms WHERE released_at IS NULL AND expires_at > ? AND expires_at < ? + ttl_ms AND ${LINEAGE}${inScopeList(scopes)}`;
+  return (await db.prepare(sql).run(now, now, now, ...lineageOf(owner), ...scopes)).changes;
 }

@@ -34,9 +34,5 @@ const CONFLICTS = dialect({
 export async function tallyEvents(db: Connection, since: number): Promise<EventTally> {
   const counts = (await db.prepare(COUNTS).all(since)) as { type: string; n: number; tries: number }[];
   const conflicts = (await db.prepare(CONFLICTS).all(since)) as ConflictGroup[];
-  return {
-    byType: new Map(counts.map((row) => [row.type, row.n])),
-    deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0,
-    conflicts,
-  };
+  return { byType: new Map(counts.map((row) => [row.type, row.n])), deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0, conflicts };
 }

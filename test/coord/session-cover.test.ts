@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { recordActivity, SHELL_GRACE_MS } from '../../src/coord/sessions';
+import { recordActivity } from '../../src/coord/sessions';
+import { SHELL_GRACE_MS } from '../../src/coord/liveness-times';
 import { getLock } from '../../src/store/locks';
 import type { ClientProcess } from '../../src/store/sessions';
 import { grant, T0, useTestStore } from '../support/store';

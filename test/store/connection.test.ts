@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../../src/store/open';
-import { dialectSqlList, EVERYTHING, type Connection, type WriteScope } from '../../src/store/connection';
+import { dialectStatements, EVERYTHING, type Connection, type WriteScope } from '../../src/store/connection';
 import { sqliteHandle } from '../../src/store/sqlite-connection';
 import { heartbeat } from '../../src/coord/heartbeat';
 import { release } from '../../src/coord/release';
@@ -119,7 +119,7 @@ describe('dialect statements', () => {
   const marks = (sql: string) => sql.split('?').length - 1;
 
   it('bind the same parameters in both dialects, and the SQLite text is valid against the schema', () => {
-    const list = dialectSqlList();
+    const list = dialectStatements;
     expect(list.length).toBeGreaterThanOrEqual(10);
     for (const sql of list) {
       expect(marks(sql.postgres), sql.postgres).toBe(marks(sql.sqlite));

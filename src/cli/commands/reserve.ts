@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
 import { parseNonNegativeDuration, parseTtl } from '../../core/time';
-import { DEFAULT_TTL_MS, viewLock } from '../../core/lock';
+import { DEFAULT_TTL_MS, viewLock, type LockView } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { reserveOnce, reserveWaiting, type ReserveOutcome } from '../../coord/reserve';
 import { checkWorkLimit } from '../../core/conflict';
@@ -9,7 +9,6 @@ import { shellQuote } from '../../core/shell';
 import { describeConflict, ownerOption, projectFor, resolveOwner, viewConflict, commonCommand, withContext, type CommonOptions } from '../common';
 import { failure, success, type Reply } from '../reply';
 import { shortOwner, whenText } from '../render';
-import type { LockView } from '../../core/lock';
 
 interface ReserveOptions extends CommonOptions {
   ttl?: string;

@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { childProcess } from '../../lazy-builtins';
-import type { Change } from '../../hooks/install';
+import type { Change } from '../../hooks/install/change';
 import { DB_CONFIG_KEY, type GitInfo } from '../../store/discover';
 import { projectIdentity, PROJECT_CONFIG_KEY } from '../../coord/project-key';
 import { BOUND_FILE } from '../../coord/project-binding';

@@ -3,7 +3,6 @@ import { IcError } from '../../core/errors';
 import { commandsByName, ROOT_COMMANDS } from './groups';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type Shell = (typeof SHELLS)[number];
 
 interface Tree {
   coordCommands: string[];

@@ -1,6 +1,5 @@
 import type { CompiledPattern } from './automaton';
-import { expandPattern } from './expand';
-import type { Segment } from './expand';
+import { expandPattern, type Segment } from './expand';
 import { isLiteralPair, segmentWitness } from './segment';
 import { parsePattern, validateComplexity } from './syntax';
 

@@ -48,11 +48,7 @@ export function toAlternative(atoms: readonly FlatAtom[], interned: Interned = n
   const segments = splitAtSlashes(atoms)
     .filter((piece) => piece.length > 0)
     .map((piece) => toSegment(piece, interned));
-  return {
-    segments,
-    key: segments.map((s) => s.key).join('/'),
-    absolute: atoms[0]?.kind === 'slash',
-  };
+  return { segments, key: segments.map((s) => s.key).join('/'), absolute: atoms[0]?.kind === 'slash' };
 }
 
 // Builds a segment: exactly `**` is a globstar; elsewhere runs of `*` collapse into one star.

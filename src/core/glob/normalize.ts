@@ -85,11 +85,7 @@ function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => 
 
 // Cuts the top level at its slashes; notes a leading and a trailing slash.
 function splitTopLevel(atoms: readonly Atom[]): { segments: Atom[][]; absolute: boolean; directory: boolean } {
-  return {
-    segments: splitAtSlashes(atoms).filter((s) => s.length > 0),
-    absolute: atoms[0]?.kind === 'slash',
-    directory: atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash',
-  };
+  return { segments: splitAtSlashes(atoms).filter((s) => s.length > 0), absolute: atoms[0]?.kind === 'slash', directory: atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash' };
 }
 
 // The name a segment spells when it is all literal characters, else undefined.

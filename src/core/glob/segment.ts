@@ -52,11 +52,6 @@ export function shapeWitness(a: Shape, b: Shape): string | undefined {
   return aStars ? namedWitness(b, a) : namedWitness(a, b);
 }
 
-// The decider on bare item sequences (for tests and one-off questions).
-export function itemsWitness(a: readonly Item[], b: readonly Item[]): string | undefined {
-  return shapeWitness(shapeOf(a), shapeOf(b));
-}
-
 // 4.1: same length, a common code point at every position; a name unless it is one or two forced dots.
 function fixedWitness(a: readonly Item[], b: readonly Item[]): string | undefined {
   if (a.length !== b.length) return undefined;

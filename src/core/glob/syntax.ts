@@ -66,11 +66,6 @@ function union(x: Shape | undefined, y: Shape): Shape {
   };
 }
 
-interface BraceFrame {
-  before: Shape;
-  alternatives: Shape | undefined;
-}
-
 // Finds the `]` closing a class opened at `start`, or -1; mirrors the parser closely enough to bound work.
 function findClassEnd(pattern: string, start: number): number {
   let i = start + 1;
@@ -86,7 +81,7 @@ function findClassEnd(pattern: string, start: number): number {
 // Measures every limit in one linear pass that never throws on malformed syntax (the parser judges that later).
 export function measureComplexity(pattern: string): Record<LimitName, number> {
   let seq = EMPTY;
-  const stack: BraceFrame[] = [];
+  const stack: { before: Shape; alternatives: Shape | undefined }[] = [];
   let segments = 1;
   let wildcards = 0;
   let globstars = 0;

@@ -16,11 +16,6 @@ export interface Word {
 
 export type Operator = ';' | '&&' | '||' | '|' | '|&' | '&' | '(' | ')' | '\n' | ';;';
 
-export interface Op {
-  kind: 'op';
-  op: Operator;
-}
-
 export interface Redirect {
   kind: 'redirect';
   /** >, >>, >|, &>, &>>, <, <<, <<-, <<<, <>, >&, <& */
@@ -33,7 +28,7 @@ export interface Redirect {
   body?: string;
 }
 
-export type Token = Word | Op | Redirect;
+export type Token = Word | { kind: 'op'; op: Operator } | Redirect;
 
 export type LexResult = { ok: true; tokens: Token[] } | { ok: false; why: string };
 
@@ -163,6 +158,11 @@ class Lexer {
     let literal = true;
     let glob = false;
     let quoted = false;
+    // Text that stands for itself: any glob character in it is escaped in the pattern.
+    const addLiteral = (text: string): void => {
+      value += text;
+      pattern += escapeGlob(text);
+    };
     const start = this.i;
     while (this.i < s.length) {
       const c = s[this.i]!;
@@ -181,32 +181,23 @@ class Lexer {
         this.i += 2;
         if (next === undefined) break;
         if (next === '\n') continue;
-        value += next;
-        pattern += escapeGlob(next);
+        addLiteral(next);
       } else if (c === "'") {
         quoted = true;
         const end = s.indexOf("'", this.i + 1);
         if (end === -1) throw new LexError('an unterminated single quote');
-        const text = s.slice(this.i + 1, end);
-        value += text;
-        pattern += escapeGlob(text);
+        addLiteral(s.slice(this.i + 1, end));
         this.i = end + 1;
       } else if (c === '$' && s[this.i + 1] === "'") {
         quoted = true;
         const decoded = this.ansiC();
         if (decoded === undefined) literal = false;
-        else {
-          value += decoded;
-          pattern += escapeGlob(decoded);
-        }
+        else addLiteral(decoded);
       } else if (c === '"') {
         quoted = true;
         const inner = this.doubleQuoted();
         if (inner === undefined) literal = false;
-        else {
-          value += inner;
-          pattern += escapeGlob(inner);
-        }
+        else addLiteral(inner);
       } else if (c === '$' || c === '`') {
         if (c === '$' && (this.i + 1 >= s.length || META.has(s[this.i + 1]!) || s[this.i + 1] === '"')) {
           // a lone `$` is itself (`$"…"` is a translated string: the quotes follow)
@@ -222,8 +213,7 @@ class Lexer {
       } else if (c === '~' && this.i === start) {
         const end = this.tildeEnd();
         if (end === this.i + 1 && this.home !== undefined) {
-          value += this.home;
-          pattern += escapeGlob(this.home);
+          addLiteral(this.home);
           this.i++;
         } else {
           literal = false; // ~user, or no home known

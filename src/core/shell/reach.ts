@@ -2,19 +2,14 @@ import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { walkCommands } from './commands';
 import { lex } from './lex';
 
+const DETACHING = new Set(['nohup', 'setsid', 'disown']);
+
 // Where a command may reach beyond the directory it starts in, read from its text (pure: no disk): the
 // directories its simple commands run in (`cd ../other && …`), `git -C DIR`, and the directories of
 // path arguments that leave the start directory (`/abs/path`, `../x`). Custody checks the repository of
 // each, not only the start directory's. `background`: the command starts a job that may outlive it
 // (`cmd &`, `nohup`, `setsid`, `disown`), so its writes may land after its after hook.
-export interface CommandReach {
-  dirs: string[];
-  background: boolean;
-}
-
-const DETACHING = new Set(['nohup', 'setsid', 'disown']);
-
-export function commandReach(command: string, cwd: string, home: string | undefined): CommandReach {
+export function commandReach(command: string, cwd: string, home: string | undefined): { dirs: string[]; background: boolean } {
   const lexed = lex(command, home);
   if (!lexed.ok) return { dirs: [], background: /&\s*(?:$|[^&>])|\b(?:nohup|setsid|disown)\b/.test(command) };
   const background = lexed.tokens.some((token) => token.kind === 'op' && token.op === '&');

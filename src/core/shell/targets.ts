@@ -66,17 +66,13 @@ function addGlob(sink: Sink, pattern: string, cwd: string | undefined): void {
   }
   const segments = pattern.split('/').filter((segment, i) => segment !== '' || i === 0);
   const literal: string[] = [];
-  while (segments.length > 1 && !/(^|[^\\])[*?[{]/.test(segments[0]!)) literal.push(unescape(segments.shift()!));
+  while (segments.length > 1 && !/(^|[^\\])[*?[{]/.test(segments[0]!)) literal.push(segments.shift()!.replace(/\\(.)/g, '$1'));
   const dir = normalize(absolute ? `/${literal.join('/')}` : join(cwd!, ...literal));
   if (segments.some((segment) => segment === '..' || segment === '.')) {
     sink.unreadable.push(`a glob with . or .. after its first wildcard: ${JSON.stringify(pattern)}`);
     return;
   }
   sink.targets.push({ kind: 'pattern', dir, pattern: segments.join('/'), repo: false });
-}
-
-function unescape(text: string): string {
-  return text.replace(/\\(.)/g, '$1');
 }
 
 // cp/mv/install/ln's destination for one source: inside it when it is a directory (or said to be one).

@@ -7,15 +7,12 @@ import { toolPathAdapter } from './tool-path';
 // (camelCase events preToolUse, postToolUse, sessionEnd), input `sessionId, cwd, toolName, toolArgs`.
 // Edit tools create {path, file_text} and edit {path, …}; the shell tool is bash {command}. A deny is
 // `{"permissionDecision":"deny","permissionDecisionReason":…}` on stdout; notices go to stderr (its log).
-export const COPILOT_EDIT_TOOLS: readonly string[] = ['create', 'edit', 'str_replace_editor', 'write'];
-export const COPILOT_SHELL_TOOLS: readonly string[] = ['bash'];
-
 export const copilotAdapter = toolPathAdapter({
   agent: 'copilot',
   session: (payload) => ({ sessionId: stringField(payload, 'sessionId'), cwd: stringField(payload, 'cwd') }),
   fields: { tool: 'toolName', args: 'toolArgs', input: 'hook input', argsMayBeText: true },
-  edit: { tools: COPILOT_EDIT_TOOLS, path: ['path', 'file_path'] },
-  shell: { tools: COPILOT_SHELL_TOOLS },
+  edit: { tools: ['create', 'edit', 'str_replace_editor', 'write'], path: ['path', 'file_path'] },
+  shell: { tools: ['bash'] },
   reply: copilotReply,
 });
 

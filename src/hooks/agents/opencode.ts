@@ -6,15 +6,11 @@ import { toolPathAdapter } from './tool-path';
 // args}` (OpenCode's input.sessionID, input.callID, the project directory, input.tool, output.args) and
 // throws the reason of a `{"decision":"deny","reason":…}` reply, which OpenCode hands to the model.
 // Edit tools write/edit/multiedit take `filePath`; apply_patch (patch) takes `patchText`; the shell is bash.
-export const OPENCODE_EDIT_TOOLS: readonly string[] = ['write', 'edit', 'multiedit'];
-export const OPENCODE_PATCH_TOOLS: readonly string[] = ['apply_patch', 'patch'];
-export const OPENCODE_SHELL_TOOLS: readonly string[] = ['bash'];
-
 export const opencodeAdapter = toolPathAdapter({
   agent: 'opencode',
   session: (payload) => ({ sessionId: stringField(payload, 'session_id'), cwd: stringField(payload, 'cwd'), callId: stringField(payload, 'call_id') }),
   fields: { tool: 'tool', args: 'args', input: 'plugin input' },
-  edit: { tools: OPENCODE_EDIT_TOOLS, path: ['filePath'] },
-  patch: { tools: OPENCODE_PATCH_TOOLS, fields: ['patchText', 'patch'] },
-  shell: { tools: OPENCODE_SHELL_TOOLS, timeoutMs: 1 },
+  edit: { tools: ['write', 'edit', 'multiedit'], path: ['filePath'] },
+  patch: { tools: ['apply_patch', 'patch'], fields: ['patchText', 'patch'] },
+  shell: { tools: ['bash'], timeoutMs: 1 },
 });

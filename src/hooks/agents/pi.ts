@@ -7,13 +7,10 @@ import { toolPathAdapter } from './tool-path';
 // event.input) and blocks the call with the reason of a `{"decision":"deny","reason":…}` reply, which pi
 // hands to the model as the tool's result. Edit tools write {path, content} and edit {path, edits}; the
 // shell is bash {command, timeout (seconds)}. pi drops one leading `@` of a path; so does ic.
-export const PI_EDIT_TOOLS: readonly string[] = ['write', 'edit'];
-export const PI_SHELL_TOOLS: readonly string[] = ['bash'];
-
 export const piAdapter = toolPathAdapter({
   agent: 'pi',
   session: (payload) => ({ sessionId: stringField(payload, 'session_id'), cwd: stringField(payload, 'cwd'), callId: stringField(payload, 'call_id') }),
   fields: { tool: 'tool', args: 'input', input: 'extension input' },
-  edit: { tools: PI_EDIT_TOOLS, path: ['path'], stripAt: true },
-  shell: { tools: PI_SHELL_TOOLS, timeoutMs: 1000 },
+  edit: { tools: ['write', 'edit'], path: ['path'], stripAt: true },
+  shell: { tools: ['bash'], timeoutMs: 1000 },
 });

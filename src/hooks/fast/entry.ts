@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDeadline } from '../../store/deadline';
-import { hookSettings } from '../settings';
+import { hookCwd, hookSettings } from '../settings';
 import { readStdinSync, STDIN_CAP_BYTES, type StdinText } from '../stdin';
 import { fastShellHook } from './shell';
 
@@ -14,7 +14,7 @@ export function run(argv: string[]): void {
   const name = argv[2]!;
   const deadline = startDeadline(hookSettings(process.env).timeoutMs);
   const input: StdinText = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
-  const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, workingDir());
+  const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, hookCwd(process.env));
   if (answer === undefined) {
     (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/ic's loader)
     const hook = hookBundle();
@@ -33,13 +33,5 @@ function hookBundle(): { runWithInput: (argv: string[], input: StdinText) => Pro
     return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle: (bundle: string) => ReturnType<typeof hookBundle> }).loadBundle(bundle);
   } catch {
     return require(bundle) as ReturnType<typeof hookBundle>;
-  }
-}
-
-function workingDir(): string {
-  try {
-    return process.cwd();
-  } catch {
-    return process.env.CLAUDE_PROJECT_DIR || '/';
   }
 }

@@ -170,16 +170,10 @@ function standingOf(call: ShellCall, place: Place): Standing | undefined {
   return { digest, scope, live, writer: call.subagent ? `${live}/${call.subagent}` : live, now };
 }
 
-interface Held {
-  others: Covered;
-  own: Covered;
-  records: Map<string, DigestScope['records'][number]>;
-}
-
 // The files other owners hold and the writer's own, from the digest's locks as custody's view reads them
 // from the database, but counting every unreleased lock (a lapsed one may have been renewed since): more
 // files to look at, never fewer. A file stays the writer's only while its own lock is live.
-function heldFiles(place: Place, standing: Standing): Held {
+function heldFiles(place: Place, standing: Standing): { others: Covered; own: Covered; records: Map<string, DigestScope['records'][number]> } {
   const theirs: HeldPattern[] = [];
   const mine: HeldPattern[] = [];
   const liveMine: HeldPattern[] = [];

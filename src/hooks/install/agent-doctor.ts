@@ -1,10 +1,9 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { HealthCheck } from '../../store/health';
 import { copilotConfigFile, copilotTrusts, geminiTrustFile, geminiTrusts } from './agent-trust';
 import { agentFiles, COPILOT_HOOK_NAMES, GEMINI_HOOK_NAMES } from './agents';
 import { commandCheck, ourCommands } from './hook-commands';
 import { CLAUDE_HOOK_NAMES } from '../names';
-import { join } from 'node:path';
 import { readIfExists } from './git-hook';
 import { clineHookCommand, clineHookFiles } from './cline-hooks';
 import { OPENCODE_PLUGIN_MARKER } from './opencode-plugin';

@@ -29,12 +29,8 @@ export function planJsonRemove(file: string, names: readonly string[], statusLin
   const removed = removeHookEntries(before, names, file);
   const after = statusLine && typeof removed === 'string' ? withoutOurStatusLine(removed) : removed;
   if (after === undefined || after === before) return [];
-  if (after === null || isEmptyObject(after)) return [{ file, action: 'removed', apply: () => removeFileAndEmptyDir(file) }];
+  if (after === null || /^\s*\{\s*\}\s*$/.test(after)) return [{ file, action: 'removed', apply: () => removeFileAndEmptyDir(file) }];
   return [{ file, action: 'updated', apply: () => writeText(file, after) }];
-}
-
-function isEmptyObject(text: string): boolean {
-  return /^\s*\{\s*\}\s*$/.test(text);
 }
 
 // The "statusLine" install's next steps suggested (an ic statusline command), taken out with its spacing.

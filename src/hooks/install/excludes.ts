@@ -15,14 +15,7 @@ export function gitExcludeFile(projectRoot: string): string | undefined {
   return git ? join(git.commonDir, 'info', 'exclude') : undefined;
 }
 
-interface Block {
-  start: number;
-  end: number;
-  joined: boolean;
-  paths: string[];
-}
-
-function findBlock(text: string): Block | undefined {
+function findBlock(text: string): { start: number; end: number; joined: boolean; paths: string[] } | undefined {
   const lines = text.split('\n');
   const begin = lines.findIndex((line) => line === EXCLUDE_BEGIN || line === EXCLUDE_BEGIN_JOINED);
   if (begin < 0) return undefined;

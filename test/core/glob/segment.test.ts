@@ -6,7 +6,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type CharSet, UNIVERSE, contains, intersect, single } from '../../../src/core/glob/charset';
 import type { Item, Segment } from '../../../src/core/glob/expand';
-import { itemsWitness, segmentWitness } from '../../../src/core/glob/segment';
+import { segmentWitness, shapeWitness } from '../../../src/core/glob/segment';
+import { shapeOf } from '../../../src/core/glob/segment-shape';
 import { isCommonName, searchCommonName } from './segment-search';
 
 // Brute-force oracle for one segment pair: breadth-first search over (position in a, position in b, name
@@ -119,6 +120,11 @@ const wideSegmentArb = (maxLength: number): fc.Arbitrary<Item[]> =>
       { minLength: 1, maxLength },
     )
     .map(collapseStars);
+
+// The decider on bare item sequences.
+function itemsWitness(a: readonly Item[], b: readonly Item[]): string | undefined {
+  return shapeWitness(shapeOf(a), shapeOf(b));
+}
 
 // The decider's answer for both orders: defined alike, and every witness a name both sides match.
 function checkedWitness(a: readonly Item[], b: readonly Item[]): boolean {
