@@ -49,6 +49,9 @@ await Promise.all([
   build({ ...shared, minify: true, entryPoints: ['src/core/glob/match.ts'], outfile: 'dist/glob.cjs' }),
   // The shell reader on its own, which the fast path loads only for a command that may name a file it writes.
   build({ ...shared, minify: true, entryPoints: ['src/core/shell/index.ts'], outfile: 'dist/shell.cjs' }),
+  // node-postgres on its own (src/store/postgres/session.ts loads it through bin/ic's loader at a server's first
+  // connection): the hook bundle a SQLite call loads does not carry it.
+  build({ ...shared, minify: true, entryPoints: ['node_modules/pg/lib/index.js'], outfile: 'dist/pg.cjs' }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Client, QueryConfig, QueryResult } from 'pg';
 import { ConfigError, connectPlan } from './driver/client-config';
 import { guardReplies, MalformedReply } from './driver/reply-guard';
@@ -165,7 +167,7 @@ export class Session {
   }
 
   private async connect(plan: ReturnType<typeof connectPlan>): Promise<void> {
-    const { Client } = require('pg') as typeof import('pg');
+    const { Client } = loadPg();
     const withTls = { ...plan.config };
     const plain = { ...plan.config, ssl: false as const };
     const attempts = plan.tls === 'never' ? [plain] : plan.tls === 'only' ? [withTls] : plan.tls === 'first' ? [withTls, plain] : [plain, withTls];
@@ -240,6 +242,16 @@ export class Session {
     const systemCode = typeof code === 'string' && sqlstate === undefined ? code : undefined;
     return new SessionError(message, sqlstate, lost || sqlstate === undefined, systemCode);
   }
+}
+
+// node-postgres is a bundle of its own (dist/pg.cjs, loaded through bin/ic's loader with a code cache of its
+// own), so the hook bundle a SQLite call loads stays as small as it was. From src (tests), pg itself: the
+// module's name is a variable so that no bundle carries it.
+const PG = 'pg';
+function loadPg(): typeof import('pg') {
+  const bundle = join(__dirname, 'pg.cjs');
+  if (!existsSync(bundle)) return require(PG) as typeof import('pg');
+  return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(file: string): typeof import('pg') }).loadBundle(bundle);
 }
 
 function resultOf(result: QueryResult | QueryResult[]): ResultSet {
