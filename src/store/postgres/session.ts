@@ -174,8 +174,9 @@ export class Session {
     for (const [index, attempt] of attempts.entries()) {
       const candidate = new Client({ ...attempt, pipeline: true });
       this.current = candidate;
+      // After the login: the connection broke (a failed attempt's own error is connect()'s, below).
       candidate.on('error', (error: unknown) => {
-        this.dead ??= this.sessionError(error, true);
+        if (this.client === candidate) this.dead ??= this.sessionError(error, true);
       });
       candidate.connection.on('parameterStatus', (message: { parameterName?: string; parameterValue?: string }) => {
         if (message.parameterName === 'server_version' && message.parameterValue) this.version = versionNumber(message.parameterValue);
