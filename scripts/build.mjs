@@ -1,6 +1,21 @@
 // Bundles src/ into one CommonJS file that bin/ic loads: one file to read at start-up is faster than hundreds.
 import { build } from 'esbuild';
 
+// pg's modules that load Node's crypto and dns at load, for what only some connections use: replaced by ones
+// that load them at first use (src/store/postgres/driver/lazy-*.ts). pg itself is not changed.
+const lazyPgModules = {
+  name: 'lazy-pg-modules',
+  setup(builder) {
+    const root = new URL('..', import.meta.url).pathname;
+    builder.onResolve({ filter: /^\.\/(crypto\/)?utils$/ }, (args) =>
+      /node_modules\/pg\/lib\/(crypto\/sasl|client)\.js$/.test(args.importer) && (args.path === './crypto/utils' || args.importer.endsWith('sasl.js'))
+        ? { path: `${root}src/store/postgres/driver/lazy-crypto.ts` }
+        : undefined,
+    );
+    builder.onResolve({ filter: /^dns$/ }, (args) => (/node_modules\/pg\/lib\/connection-parameters\.js$/.test(args.importer) ? { path: `${root}src/store/postgres/driver/lazy-dns.ts` } : undefined));
+  },
+};
+
 const shared = {
   bundle: true,
   platform: 'node',
@@ -8,27 +23,16 @@ const shared = {
   format: 'cjs',
   // better-sqlite3's JavaScript is bundled (so the code cache covers it too); its native addon is loaded
   // by path (src/store/driver.ts), and `bindings`, which would search for it, is never called.
-  external: ['bindings', 'better-sqlite3/package.json'],
+  // pg-native and pg-cloudflare are optional modules node-postgres requires only when asked for.
+  external: ['bindings', 'better-sqlite3/package.json', 'pg-native', 'pg-cloudflare'],
   sourcemap: 'linked',
   logLevel: 'warning',
   loader: { '.sql': 'text' },
-};
-
-// pg's modules that load Node's crypto and dns at load, for what only some connections use: replaced by ones
-// that load them at first use (src/store/postgres/pg-worker/lazy-*.ts). pg itself is not changed.
-const lazyPgModules = {
-  name: 'lazy-pg-modules',
-  setup(builder) {
-    const root = new URL('..', import.meta.url).pathname;
-    builder.onResolve({ filter: /^\.\/(crypto\/)?utils$/ }, (args) =>
-      /node_modules\/pg\/lib\/(crypto\/sasl|client)\.js$/.test(args.importer) && (args.path === './crypto/utils' || args.importer.endsWith('sasl.js'))
-        ? { path: `${root}src/store/postgres/pg-worker/lazy-crypto.ts` }
-        : undefined,
-    );
-    builder.onResolve({ filter: /^dns$/ }, (args) =>
-      /node_modules\/pg\/lib\/connection-parameters\.js$/.test(args.importer) ? { path: `${root}src/store/postgres/pg-worker/lazy-dns.ts` } : undefined,
-    );
-  },
+  // pg asks `typeof Response === 'function'` at load to detect Cloudflare Workers: on Node 20 that global
+  // is a getter loading Node's whole fetch implementation (undici), which cost a call ~2x `node -e 0`.
+  // Node is never Cloudflare: the question is answered at build time (nothing of ic's uses Response).
+  define: { Response: 'undefined' },
+  plugins: [lazyPgModules],
 };
 
 await Promise.all([
@@ -45,20 +49,9 @@ await Promise.all([
   build({ ...shared, minify: true, entryPoints: ['src/core/glob/match.ts'], outfile: 'dist/glob.cjs' }),
   // The shell reader on its own, which the fast path loads only for a command that may name a file it writes.
   build({ ...shared, minify: true, entryPoints: ['src/core/shell/index.ts'], outfile: 'dist/shell.cjs' }),
-  // The PostgreSQL driver: node-postgres in a worker thread (src/store/postgres/worker-session.ts), loaded only
-  // for a server database. pg-native and pg-cloudflare are optional modules pg requires only when asked for.
-  build({
-    ...shared,
-    minify: true,
-    entryPoints: ['src/store/postgres/pg-worker/worker.ts'],
-    outfile: 'dist/pg-worker.cjs',
-    external: [...shared.external, 'pg-native', 'pg-cloudflare'],
-    // pg asks `typeof Response === 'function'` at load to detect Cloudflare Workers: on Node 20 that global
-    // is a getter loading Node's whole fetch implementation (undici), which cost a call ~2x `node -e 0`.
-    // Node is never Cloudflare: the question is answered at build time.
-    define: { Response: 'undefined' },
-    plugins: [lazyPgModules],
-  }),
+  // node-postgres on its own (src/store/postgres/session.ts loads it through bin/ic's loader at a server's first
+  // connection): the hook bundle a SQLite call loads does not carry it.
+  build({ ...shared, minify: true, entryPoints: ['node_modules/pg/lib/index.js'], outfile: 'dist/pg.cjs' }),
   // The programmatic API, for benchmarks and fuzzers that drive the use cases in-process.
   build({ ...shared, entryPoints: ['src/api.ts'], outfile: 'dist/api.cjs' }),
 ]);

@@ -8,11 +8,3 @@ export function noteCodePath(name: string): void {
   const taken = (globalThis as Record<symbol, Map<string, Set<string>> | undefined>)[PATHS_TAKEN]?.get(__filename);
   taken?.add(name);
 }
-
-// The driver's worker thread (dist/pg-worker.cjs) is ended by the process's exit without an 'exit' event, so it
-// saves its cache itself once it has run its path (bin/ic's loader writes only a cache that grew).
-const SAVE_CACHE = Symbol.for('ic.code-cache.save');
-
-export function saveCodeCacheNow(): void {
-  (globalThis as Record<symbol, Map<string, () => void> | undefined>)[SAVE_CACHE]?.get(__filename)?.();
-}

@@ -14,7 +14,3 @@ export function childProcess(): typeof import('node:child_process') {
 export function zlib(): typeof import('node:zlib') {
   return require('node:zlib') as typeof import('node:zlib');
 }
-
-export function workerThreads(): typeof import('node:worker_threads') {
-  return require('node:worker_threads') as typeof import('node:worker_threads');
-}

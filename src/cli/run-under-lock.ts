@@ -82,6 +82,16 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
     // detached: CMD leads a new session and process group, so the whole tree is what the lock waits for,
     // and a terminal's Ctrl-C reaches it through ic (which forwards it) rather than behind ic's back.
     child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', detached: true });
+    // Listened to at once (CMD may end while its record is written: on a server that write waits for I/O), and
+    // finished only after that write, so that the store's calls stay one after another.
+    let recorded = false;
+    let endedWith: number | undefined;
+    const ended = (code: number) => (recorded ? void finish(code) : (endedWith ??= code));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      process.stderr.write(`ic: cannot run ${escapeForDisplay(command[0]!)}: ${error.message}\n`);
+      ended(error.code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('exit', (code, signal) => ended(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
     if (child.pid !== undefined) {
       try {
         await recordRun(ctx, lock, child.pid);
@@ -90,13 +100,8 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       }
       for (const signal of pending) signalGroup(child, signal);
     }
-    child.on('error', async (error: NodeJS.ErrnoException) => {
-      process.stderr.write(`ic: cannot run ${escapeForDisplay(command[0]!)}: ${error.message}\n`);
-      await finish(error.code === 'ENOENT' ? 127 : 126);
-    });
-    child.on('exit', async (code, signal) => {
-      await finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0));
-    });
+    recorded = true;
+    if (endedWith !== undefined) await finish(endedWith);
   });
 }
 

@@ -70,7 +70,7 @@ export async function createContext(options: ContextOptions): Promise<CoordConte
     // Before anything is read or written under the key: is it this repository's? (project-binding.ts)
     if (serverKeys && !opened.missing) {
       const { projectRoot, git } = workspace;
-      checkProjectBinding((opened.db as PgConnection).pg, dbLocation.path, projectRoot, projectIdentity(projectRoot, git), { record: true }, git);
+      await checkProjectBinding((opened.db as PgConnection).pg, dbLocation.path, projectRoot, projectIdentity(projectRoot, git), { record: true }, git);
     }
   } catch (error) {
     opened.db.close();

@@ -21,7 +21,7 @@ export type BindingOutcome = 'cached' | 'bound' | 'unverified';
  * Refuses (69) a clone whose project key this server has bound to another repository; binds an unbound key to
  * this clone's root commit. `record: false` (doctor) asks the server without writing anything.
  */
-export function checkProjectBinding(db: PostgresConnection, server: string, root: string, key: string, options: { record: boolean }, info: GitInfo | null): BindingOutcome {
+export async function checkProjectBinding(db: PostgresConnection, server: string, root: string, key: string, options: { record: boolean }, info: GitInfo | null): Promise<BindingOutcome> {
   if (!info) return 'unverified'; // project-key.ts refuses this before
   // Beside git's own files, not in <git dir>/ic/ (a clone on a server keeps nothing there).
   const cacheFile = join(info.commonDir, BOUND_FILE);
@@ -30,7 +30,7 @@ export function checkProjectBinding(db: PostgresConnection, server: string, root
   // A shallow clone's roots are where its history was cut: it cannot show which repository it is.
   const shallow = existsSync(join(info.commonDir, 'shallow'));
   const roots = shallow ? [] : rootsOf(root);
-  const bound = bindProject(db, key, roots[0] ?? null, options.record);
+  const bound = await bindProject(db, key, roots[0] ?? null, options.record);
   if (bound === null || roots.includes(bound)) {
     if (bound !== null && options.record) remember(cacheFile, line);
     return bound === null || shallow ? 'unverified' : 'bound';
@@ -62,11 +62,11 @@ function remember(file: string, line: string): void {
 }
 
 /** `ic doctor`'s check of the clone's key (nothing written): an error when the server binds it to another repository. */
-export function projectBindingCheck(server: string, root: string, info: GitInfo | null): (db: PostgresConnection) => HealthCheck {
-  return (db) => {
+export function projectBindingCheck(server: string, root: string, info: GitInfo | null): (db: PostgresConnection) => Promise<HealthCheck> {
+  return async (db) => {
     try {
       const key = projectIdentity(root, info);
-      const outcome = checkProjectBinding(db, server, root, key, { record: false }, info);
+      const outcome = await checkProjectBinding(db, server, root, key, { record: false }, info);
       const detail =
         outcome === 'bound' ? `${key}, bound to this repository's root commit` : `${key}, not bound to a root commit yet (a shallow clone, no commit yet, or its first call is still to come)`;
       return { name: 'project', ok: true, detail };

@@ -128,5 +128,5 @@ function scopeUnder(key: string, root: string, dir: string): string {
 export async function otherProjectNames(db: PgConnection, root: string, key: string): Promise<string[]> {
   const rootCommit = rootsOf(root)[0]; // the first, when it has several; none before the first commit
   if (rootCommit === undefined) return [];
-  return (await db.read(async () => projectsOfRootCommit(db.pg, rootCommit).map((project) => project.project))).filter((name) => name !== key && name !== rootCommit);
+  return (await db.read(async () => (await projectsOfRootCommit(db.pg, rootCommit)).map((project) => project.project))).filter((name) => name !== key && name !== rootCommit);
 }

@@ -25,7 +25,7 @@ export interface PinSweep {
 // <git common dir>/ic/displaced/ go after the same retention.
 export async function sweepPins(ctx: CoordContext, dryRun: boolean): Promise<PinSweep> {
   // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
-  if (!dryRun && ctx.db.engine === 'postgres') sweepServerBlobs((ctx.db as PgConnection).pg, (await ctx.db.now(ctx.clock)) - RETENTION_MS);
+  if (!dryRun && ctx.db.engine === 'postgres') await sweepServerBlobs((ctx.db as PgConnection).pg, (await ctx.db.now(ctx.clock)) - RETENTION_MS);
   if (!ctx.git) return { dropped: 0, kept: 0, displaced: 0 };
   const repo = { commonDir: ctx.git.commonDir };
   const { needed, now } = await readTransaction(ctx, async (now) => ({ needed: await recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));

@@ -12,8 +12,8 @@ import { parameterOf, withParameter } from '../../src/store/postgres/url';
 // only a server connection, a password login or a git process needs them: a hook on SQLite that loads one
 // at start-up (a top-level import in a module the hook bundle carries) is a regression no other test sees.
 const LOADED_ONLY_WHEN_NEEDED = ['net', 'crypto', 'child_process', 'perf_hooks', 'stream', 'tls', 'worker_threads'];
-// What a hook on a server loads to reach the driver's worker thread (node:worker_threads and what it brings).
-const SERVER_BRIDGE = ['net', 'stream', 'worker_threads'];
+// What a hook on a server loads for its connection (node-postgres on the main thread: a socket).
+const SERVER_BRIDGE = ['net', 'stream'];
 
 describe('what a hook loads', () => {
   let repo: TempRepo;
@@ -59,10 +59,10 @@ process.on('exit', () => {
     for (const loaded of calls) expect(loaded.filter((name) => LOADED_ONLY_WHEN_NEEDED.includes(name))).toEqual([]);
   });
 
-  // On a server the driver (node-postgres) runs in a worker thread (docs/design/postgres.md, "The driver"): the
-  // hook's own thread loads the bridge to it — worker_threads, which brings node:stream and node:net — and
-  // nothing else, over a unix socket and over TCP with a password alike (TLS, SCRAM's crypto: in the worker).
-  postgresOnly.it('the edit hook on a server loads only the worker bridge, over a unix socket and over TCP with a password', async () => {
+  // On a server the driver (node-postgres) runs on the hook's thread (docs/design/postgres.md, "The driver"): it
+  // loads its socket — node:net, which brings node:stream — and nothing else, over a unix socket and over TCP
+  // with a password alike, where the password's SCRAM adds node:crypto (pg's crypto and dns load at first use only).
+  postgresOnly.it('the edit hook on a server loads only its socket, over a unix socket and over TCP with a password', async () => {
     const edit = (file: string) => payload({ tool_name: 'Edit', tool_input: { file_path: join(repo.dir, file), old_string: 'a', new_string: 'b' } });
     const overTcp = withParameter(inject('pgTcpUrl'), 'options', parameterOf(repo.db, 'options')!); // the repository's own schema
     execFileSync('git', ['-C', repo.dir, 'commit', '-q', '--allow-empty', '-m', 'root']); // a repository with a history: its key is bound at the first call
@@ -74,8 +74,11 @@ process.on('exit', () => {
     const [unix1, unix2, tcp1, tcp2] = loadedByEachCall().map((loaded) => loaded.filter((name) => LOADED_ONLY_WHEN_NEEDED.includes(name)));
     // The first call on each server binds the key to the repository's root commit (one git process, docs/postgres.md);
     // later ones read that from <git common dir>/ic-bound-projects and start no git.
-    for (const first of [unix1, tcp1]) expect(first!.sort()).toEqual([...SERVER_BRIDGE, 'child_process'].sort());
-    for (const later of [unix2, tcp2]) expect(later!.sort()).toEqual(SERVER_BRIDGE);
+    // Over TCP the password login (SCRAM) loads node:crypto, on the unix socket (trusted) nothing does.
+    expect(unix1!.sort()).toEqual([...SERVER_BRIDGE, 'child_process'].sort());
+    expect(tcp1!.sort()).toEqual([...SERVER_BRIDGE, 'child_process', 'crypto'].sort());
+    expect(unix2!.sort()).toEqual(SERVER_BRIDGE);
+    expect(tcp2!.sort()).toEqual([...SERVER_BRIDGE, 'crypto'].sort());
   });
 
   // A clone named by its root commit found it with two git processes (and a walk of its history) at every call.

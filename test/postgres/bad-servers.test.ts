@@ -125,15 +125,15 @@ describe('a stopped server (SIGSTOP, as a paused VM)', () => {
     await expectBounded(url);
   });
 
-  it('a backend stopped mid-session: the statement is DB_UNAVAILABLE within its statement timeout', () => {
+  it('a backend stopped mid-session: the statement is DB_UNAVAILABLE within its statement timeout', async () => {
     const db = connect(freshDatabaseUrl(), { statementTimeoutMs: 1_000 });
     cleanups.push(() => db.close());
-    const backend = db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid;
+    const backend = (await db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!.pid;
     process.kill(backend, 'SIGSTOP');
     cleanups.push(() => void process.kill(backend, 'SIGCONT'));
     let caught: unknown;
     try {
-      db.get('SELECT 1');
+      await db.get('SELECT 1');
     } catch (error) {
       caught = error;
     }

@@ -191,13 +191,13 @@ describe('events across hosts', () => {
     // not be handed out yet, since that transaction could still commit a smaller event id.
     const other = connect(url);
     try {
-      other.exec('BEGIN');
-      other.get('SELECT pg_current_xact_id() AS x');
+      await other.exec('BEGIN');
+      await other.get('SELECT pg_current_xact_id() AS x');
       expect((await coord(repo, ['reserve', 'b.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
       const held = await coord(repo, ['events', '--consumer', 'c1'], { env });
       expect(held.exitCode, held.stderr).toBe(0);
       expect(held.json.events).toEqual([]);
-      other.exec('ROLLBACK');
+      await other.exec('ROLLBACK');
     } finally {
       other.close();
     }
@@ -215,19 +215,19 @@ describe('events across hosts, a transaction that started first and took its id 
     expect((await coord(repo, ['events', '--consumer', 'c1'], { env })).json.events).toHaveLength(1);
     const older = connect(url);
     const younger = connect(url);
-    const heartbeat = (db: ReturnType<typeof connect>, owner: string) =>
-      db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', 'elsewhere', ?, 0) RETURNING id", [owner])!.id;
+    const heartbeat = async (db: ReturnType<typeof connect>, owner: string) =>
+      (await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', 'elsewhere', ?, 0) RETURNING id", [owner]))!.id;
     try {
-      older.exec('BEGIN');
-      older.get('SELECT pg_current_xact_id() AS x');
-      younger.exec('BEGIN');
-      younger.get('SELECT pg_current_xact_id() AS x');
-      const smaller = heartbeat(younger, 'younger');
-      const larger = heartbeat(older, 'older');
-      older.exec('COMMIT');
+      await older.exec('BEGIN');
+      await older.get('SELECT pg_current_xact_id() AS x');
+      await younger.exec('BEGIN');
+      await younger.get('SELECT pg_current_xact_id() AS x');
+      const smaller = await heartbeat(younger, 'younger');
+      const larger = await heartbeat(older, 'older');
+      await older.exec('COMMIT');
       const first = await coord(repo, ['events', '--consumer', 'c1'], { env });
       expect(first.json.events.map((event: { id: number }) => event.id)).toEqual([larger]);
-      younger.exec('COMMIT');
+      await younger.exec('COMMIT');
       const second = await coord(repo, ['events', '--consumer', 'c1'], { env });
       expect(second.json.events.map((event: { id: number }) => event.id)).toEqual([smaller]);
       expect(second.json.events[0]).not.toHaveProperty('xact');
@@ -255,23 +255,23 @@ describe('a reserve decided from a read snapshot', () => {
     const watcher = connect(url);
     try {
       // A writer of the scope holds its lock and has taken an event id, not yet committed.
-      writer.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
-      expect(writer.all('SELECT scope FROM scopes WHERE scope = ? FOR UPDATE', [scope])).toHaveLength(1);
-      const id = writer.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
+      await writer.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+      expect(await writer.all('SELECT scope FROM scopes WHERE scope = ? FOR UPDATE', [scope])).toHaveLength(1);
+      const id = (await writer.get<{ id: number }>("SELECT nextval('events_id_seq') AS id"))!.id;
       // Another project commits a larger id meanwhile.
       expect((await coord(other, ['reserve', 'b.txt', '--owner', 'tom'], { env })).exitCode).toBe(0);
       // A glob reserve (the snapshot path) reads, then waits for the scope's lock.
       const pending = coord(repo, ['reserve', 'src/*.ts', '--owner', 'bob'], { env });
       for (let i = 0; i < 200; i++) {
-        if (watcher.all("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").length > 0) break;
+        if ((await watcher.all("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).length > 0) break;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
-      writer.run('UPDATE locks SET released_at = NULL, release_reason = NULL, expires_at = floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000 WHERE id = ?', [lockId]);
-      writer.run(
+      await writer.run('UPDATE locks SET released_at = NULL, release_reason = NULL, expires_at = floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint + 3600000 WHERE id = ?', [lockId]);
+      await writer.run(
         "INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at, detail) VALUES (?, 'reserved', ?, ?, 'mallory', 'src/a.ts', NULL, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint, '{}')",
         [id, lockId, scope],
       );
-      writer.exec('COMMIT');
+      await writer.exec('COMMIT');
       const bob = await pending;
       expect(bob.exitCode, bob.stdout).toBe(1);
       expect(bob.json.error.code).toBe('CONFLICT');
@@ -292,13 +292,13 @@ describe('waiting for the scope', () => {
     expect((await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
     const holder = connect(url);
     try {
-      holder.exec('BEGIN');
-      expect(holder.all('SELECT scope FROM scopes WHERE scope = ? FOR UPDATE', [rootCommit(repo.dir)])).toHaveLength(1);
+      await holder.exec('BEGIN');
+      expect(await holder.all('SELECT scope FROM scopes WHERE scope = ? FOR UPDATE', [rootCommit(repo.dir)])).toHaveLength(1);
       const busy = await coord(repo, ['reserve', 'b.txt', '--owner', 'bob'], { env });
       expect(busy.exitCode).toBe(75);
       expect(busy.json.error.code).toBe('BUSY');
       expect((await coord(other, ['reserve', 'b.txt', '--owner', 'bob'], { env })).exitCode).toBe(0);
-      holder.exec('ROLLBACK');
+      await holder.exec('ROLLBACK');
       expect((await coord(repo, ['reserve', 'b.txt', '--owner', 'bob'], { env })).exitCode).toBe(0);
     } finally {
       holder.close();
@@ -349,7 +349,7 @@ describe('the scope is the project', () => {
     const unrelated = repoWithCommit();
     const env = { IC_DB: freshDatabaseUrl() };
     expect((await ic(repo, ['init', '--project', 'team/app'], { env })).exitCode).toBe(0);
-    const rows = connect(env.IC_DB).all('SELECT project, root_commit FROM ic.projects');
+    const rows = await connect(env.IC_DB).all('SELECT project, root_commit FROM ic.projects');
     expect(rows).toEqual([{ project: 'team/app', root_commit: rootCommit(repo.dir) }]);
 
     const taken = await ic(unrelated, ['init', '--project', 'team/app'], { env });

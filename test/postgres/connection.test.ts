@@ -14,9 +14,9 @@ import { PgConnection } from '../../src/store/postgres/pg-connection';
 import { newestEventTime } from '../../src/store/clock';
 import { connect, freshSchemaUrl, serverTcpUrl, serverUrl, withConnection } from './support';
 
-function caught(body: () => unknown): IcError {
+async function caught(body: () => unknown): Promise<IcError> {
   try {
-    body();
+    await body();
   } catch (error) {
     if (error instanceof IcError) return error;
     throw error;
@@ -40,129 +40,129 @@ function tcpPort(): number {
 }
 
 describe('queries', () => {
-  it('rewrites ? to $n outside literals, identifiers and comments', () => {
-    withConnection(serverUrl(), (db) => {
-      const row = db.get(`SELECT ?::text AS a, '?' AS "b?", ?::text /* ? */ AS c, E'\\'?' AS d -- ?\n, $$?$$ AS e`, ['one', 'two']);
+  it('rewrites ? to $n outside literals, identifiers and comments', async () => {
+    await withConnection(serverUrl(), async (db) => {
+      const row = await db.get(`SELECT ?::text AS a, '?' AS "b?", ?::text /* ? */ AS c, E'\\'?' AS d -- ?\n, $$?$$ AS e`, ['one', 'two']);
       expect(row).toEqual({ a: 'one', 'b?': '?', c: 'two', d: "'?", e: '?' });
     });
   });
 
-  it('refuses a statement whose placeholders and parameters do not match, before sending it', () => {
-    withConnection(serverUrl(), (db) => {
-      const error = caught(() => db.get('SELECT ?::int AS a, ?::int AS b', [1]));
+  it('refuses a statement whose placeholders and parameters do not match, before sending it', async () => {
+    await withConnection(serverUrl(), async (db) => {
+      const error = await caught(async () => db.get('SELECT ?::int AS a, ?::int AS b', [1]));
       expect(error.code).toBe('INTERNAL');
       expect(error.message).toContain('2 placeholders but 1 parameters');
     });
   });
 
-  it('returns BIGINT, INTEGER, numeric sums and counts as JavaScript numbers, booleans as booleans, NULL as null', () => {
-    withConnection(serverUrl(), (db) => {
-      const row = db.get(
+  it('returns BIGINT, INTEGER, numeric sums and counts as JavaScript numbers, booleans as booleans, NULL as null', async () => {
+    await withConnection(serverUrl(), async (db) => {
+      const row = await db.get(
         'SELECT 9007199254740991::bigint AS big, 42::int AS int, (SELECT sum(x) FROM (VALUES (1::bigint), (2::bigint)) AS v(x)) AS sum, (SELECT count(*) FROM pg_class WHERE false) AS none, 1.5::numeric AS half, true AS yes, NULL::bigint AS nothing, 7::text AS text',
       );
       expect(row).toEqual({ big: 9007199254740991, int: 42, sum: 3, none: 0, half: 1.5, yes: true, nothing: null, text: '7' });
     });
   });
 
-  it('refuses to round an integer beyond 2^53 rather than return a wrong number', () => {
-    withConnection(serverUrl(), (db) => {
-      expect(caught(() => db.get('SELECT 9007199254740993::bigint AS n')).code).toBe('INTERNAL');
+  it('refuses to round an integer beyond 2^53 rather than return a wrong number', async () => {
+    await withConnection(serverUrl(), async (db) => {
+      expect((await caught(async () => db.get('SELECT 9007199254740993::bigint AS n'))).code).toBe('INTERNAL');
     });
   });
 
-  it('binds numbers, booleans, big integers and null; reports changed rows', () => {
+  it('binds numbers, booleans, big integers and null; reports changed rows', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (db) => {
-      migratePostgres(db, 0);
-      expect(db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?), (?, ?)', ['a', 1_700_000_000_123, 'b', 10n]).changes).toBe(2);
-      expect(db.run('UPDATE owners SET last_seen = ? WHERE owner = ? AND ? ', [5, 'a', true]).changes).toBe(1);
-      expect(db.all('SELECT owner, last_seen FROM owners ORDER BY owner')).toEqual([
+    await withConnection(url, async (db) => {
+      await migratePostgres(db, 0);
+      expect((await db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?), (?, ?)', ['a', 1_700_000_000_123, 'b', 10n])).changes).toBe(2);
+      expect((await db.run('UPDATE owners SET last_seen = ? WHERE owner = ? AND ? ', [5, 'a', true])).changes).toBe(1);
+      expect(await db.all('SELECT owner, last_seen FROM owners ORDER BY owner')).toEqual([
         { owner: 'a', last_seen: 5 },
         { owner: 'b', last_seen: 10 },
       ]);
-      expect(db.get('SELECT ?::text IS NULL AS missing', [null])).toEqual({ missing: true });
+      expect(await db.get('SELECT ?::text IS NULL AS missing', [null])).toEqual({ missing: true });
     });
   });
 });
 
 describe('the scope transaction', () => {
-  it('creates the scope row, commits the body, and rolls everything back when the body throws', () => {
+  it('creates the scope row, commits the body, and rolls everything back when the body throws', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (db) => {
-      migratePostgres(db, 0);
-      db.transaction('/repo', () => db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['kept', 1]));
-      expect(() =>
-        db.transaction('/repo', () => {
-          db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['lost', 1]);
+    await withConnection(url, async (db) => {
+      await migratePostgres(db, 0);
+      await db.transaction('/repo', () => db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['kept', 1]));
+      await expect(
+        db.transaction('/repo', async () => {
+          await db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['lost', 1]);
           throw new Error('the body fails');
         }),
-      ).toThrow('the body fails');
-      expect(db.all('SELECT owner FROM owners')).toEqual([{ owner: 'kept' }]);
-      expect(db.all('SELECT scope FROM scopes')).toEqual([{ scope: '/repo' }]);
+      ).rejects.toThrow('the body fails');
+      expect(await db.all('SELECT owner FROM owners')).toEqual([{ owner: 'kept' }]);
+      expect(await db.all('SELECT scope FROM scopes')).toEqual([{ scope: '/repo' }]);
     });
   });
 
-  it('runs at READ COMMITTED even when the server defaults to another level', () => {
+  it('runs at READ COMMITTED even when the server defaults to another level', async () => {
     const { url } = freshSchemaUrl();
     const strict = `${url}%20-c%20default_transaction_isolation=serializable`;
-    withConnection(strict, (db) => {
-      migratePostgres(db, 0);
-      expect(db.get('SHOW default_transaction_isolation')).toEqual({ default_transaction_isolation: 'serializable' });
-      expect(db.transaction('s', () => db.get('SHOW transaction_isolation'))).toEqual({ transaction_isolation: 'read committed' });
+    await withConnection(strict, async (db) => {
+      await migratePostgres(db, 0);
+      expect(await db.get('SHOW default_transaction_isolation')).toEqual({ default_transaction_isolation: 'serializable' });
+      expect(await db.transaction('s', () => db.get('SHOW transaction_isolation'))).toEqual({ transaction_isolation: 'read committed' });
     });
   });
 
-  it('makes a second writer of the same scope wait, and answers BUSY (exit 75) when its lock timeout passes', () => {
+  it('makes a second writer of the same scope wait, and answers BUSY (exit 75) when its lock timeout passes', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (first) => {
-      migratePostgres(first, 0);
-      withConnection(url, (second) => {
-        first.transaction('/repo', () => {
+    await withConnection(url, async (first) => {
+      await migratePostgres(first, 0);
+      await withConnection(url, async (second) => {
+        await first.transaction('/repo', async () => {
           const started = Date.now();
-          const error = caught(() => second.transaction('/repo', () => 'never', { lockTimeoutMs: 200 }));
+          const error = await caught(() => second.transaction('/repo', () => 'never', { lockTimeoutMs: 200 }));
           expect(error.code).toBe('BUSY');
           expect(EXIT_CODES[error.code]).toBe(75);
           expect(error.details.sqlstate).toBe('55P03');
           expect(Date.now() - started).toBeGreaterThanOrEqual(150);
           // another scope is not blocked
-          expect(second.transaction('/other', () => 'done', { lockTimeoutMs: 200 })).toBe('done');
+          expect(await second.transaction('/other', () => 'done', { lockTimeoutMs: 200 })).toBe('done');
         });
         // the first committed: the scope is free again, and the failed transaction left the connection usable
-        expect(second.transaction('/repo', () => 'now', { lockTimeoutMs: 200 })).toBe('now');
+        expect(await second.transaction('/repo', () => 'now', { lockTimeoutMs: 200 })).toBe('now');
       });
     });
   });
 
-  it("waits for a lock the call's lock wait, whichever driver; a lock_timeout in the URL's own options wins", () => {
-    const shown = (url: string) => withConnection(url, (db) => db.get<{ lock_timeout: string }>('SHOW lock_timeout')!.lock_timeout, { lockTimeoutMs: 1234 });
-    expect(shown(serverUrl())).toBe('1234ms');
+  it("waits for a lock the call's lock wait, whichever driver; a lock_timeout in the URL's own options wins", async () => {
+    const shown = (url: string) => withConnection(url, async (db) => (await db.get<{ lock_timeout: string }>('SHOW lock_timeout'))!.lock_timeout, { lockTimeoutMs: 1234 });
+    expect(await shown(serverUrl())).toBe('1234ms');
     for (const spelling of ['-c lock_timeout=777', '--lock-timeout=777', '-c LOCK_TIMEOUT=777']) {
       const theirs = serverUrl().replace('?', `?options=${encodeURIComponent(spelling)}&`);
-      expect([spelling, shown(theirs)]).toEqual([spelling, '777ms']);
+      expect([spelling, await shown(theirs)]).toEqual([spelling, '777ms']);
     }
   });
 
-  it('reads the server clock at the moment of the call, in epoch milliseconds', () => {
-    withConnection(serverUrl(), (db) => {
+  it('reads the server clock at the moment of the call, in epoch milliseconds', async () => {
+    await withConnection(serverUrl(), async (db) => {
       const before = Date.now();
-      const first = db.serverNowMs();
-      db.exec('SELECT pg_sleep(0.05)');
-      const second = db.serverNowMs();
+      const first = await db.serverNowMs();
+      await db.exec('SELECT pg_sleep(0.05)');
+      const second = await db.serverNowMs();
       expect(Number.isInteger(first)).toBe(true);
       expect(Math.abs(first - before)).toBeLessThan(5_000); // one machine: one clock
       expect(second - first).toBeGreaterThanOrEqual(45); // clock_timestamp(), not the transaction's start
     });
   });
 
-  it('between readings, the time advanced on this host keeps to the server clock: no round trip per transaction', () => {
-    withConnection(serverUrl(), (db) => {
+  it('between readings, the time advanced on this host keeps to the server clock: no round trip per transaction', async () => {
+    await withConnection(serverUrl(), async (db) => {
       const estimates: number[] = [];
       let previousRoundTrip = 0;
       for (let i = 0; i < 5; i++) {
-        db.exec('SELECT pg_sleep(0.03)');
+        await db.exec('SELECT pg_sleep(0.03)');
         const asked = performance.now();
-        estimates.push(db.serverNowMs());
-        const reading = db.readServerClock();
+        estimates.push(await db.serverNowMs());
+        const reading = await db.readServerClock();
         // Each reading is taken somewhere in its own round trip: the estimate (from the previous reading) and the
         // fresh one are within those two round trips of each other (a loaded machine stretches both).
         const roundTrip = performance.now() - asked;
@@ -175,70 +175,70 @@ describe('the scope transaction', () => {
 });
 
 describe('several statements in one exchange', () => {
-  it('answers each in order, and after a refused one reports its error once every reply is read', () => {
-    withConnection(serverUrl(), (db) => {
+  it('answers each in order, and after a refused one reports its error once every reply is read', async () => {
+    await withConnection(serverUrl(), async (db) => {
       expect(
-        db.allMany([
+        await db.allMany([
           ['SELECT 1 AS a', []],
           ['SELECT ?::int + 1 AS b', [41]],
         ]),
       ).toEqual([[{ a: 1 }], [{ b: 42 }]]);
-      const error = caught(() =>
+      const error = await caught(() =>
         db.allMany([
           ['SELECT 1/0 AS never', []],
           ['SELECT 2 AS two', []],
         ]),
       );
       expect(error.details.sqlstate).toBe('22012');
-      expect(db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // every reply was read: the next answer is its own
+      expect(await db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // every reply was read: the next answer is its own
     });
   });
 
-  it('locks the scope and then runs the next statement; a scope without its row gets one first', () => {
+  it('locks the scope and then runs the next statement; a scope without its row gets one first', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (db) => {
-      migratePostgres(db, 0);
-      withConnection(url, (other) => {
-        db.exec('BEGIN');
-        expect(db.lockScopeAnd('/new', 'SELECT count(*) AS n FROM scopes')).toEqual([{ n: 1 }]); // run again once the row existed
-        db.exec('COMMIT');
-        db.exec('BEGIN');
-        expect(db.lockScopeAnd('/new', "SELECT scope FROM scopes WHERE scope = '/new'")).toEqual([{ scope: '/new' }]);
-        expect(caught(() => other.get("SELECT scope FROM scopes WHERE scope = '/new' FOR UPDATE NOWAIT")).details.sqlstate).toBe('55P03');
-        db.exec('ROLLBACK');
+    await withConnection(url, async (db) => {
+      await migratePostgres(db, 0);
+      await withConnection(url, async (other) => {
+        await db.exec('BEGIN');
+        expect(await db.lockScopeAnd('/new', 'SELECT count(*) AS n FROM scopes')).toEqual([{ n: 1 }]); // run again once the row existed
+        await db.exec('COMMIT');
+        await db.exec('BEGIN');
+        expect(await db.lockScopeAnd('/new', "SELECT scope FROM scopes WHERE scope = '/new'")).toEqual([{ scope: '/new' }]);
+        expect((await caught(() => other.get("SELECT scope FROM scopes WHERE scope = '/new' FOR UPDATE NOWAIT"))).details.sqlstate).toBe('55P03');
+        await db.exec('ROLLBACK');
       });
     });
   });
 
-  it('a read announced ahead goes with the next statement and is answered once; a write sent later fails the statement it goes with', () => {
+  it('a read announced ahead goes with the next statement and is answered once; a write sent later fails the statement it goes with', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (db) => {
-      migratePostgres(db, 0);
-      db.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await withConnection(url, async (db) => {
+      await migratePostgres(db, 0);
+      await db.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       db.prefetch('SELECT ?::int AS n', [7]);
-      expect(db.get('SELECT 1 AS one')).toEqual({ one: 1 });
+      expect(await db.get('SELECT 1 AS one')).toEqual({ one: 1 });
       expect(db.takePrefetched('SELECT ?::int AS n', [7])).toEqual([{ n: 7 }]);
       expect(db.takePrefetched('SELECT ?::int AS n', [7])).toBeUndefined(); // once
       db.prefetch('SELECT 2 AS never_sent', []);
-      db.exec('COMMIT');
+      await db.exec('COMMIT');
       db.dropPrefetched();
-      expect(db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // what was never sent stays unsent
+      expect(await db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // what was never sent stays unsent
 
-      db.exec('BEGIN');
+      await db.exec('BEGIN');
       db.runLater('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['later', 1]);
-      expect(db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([{ owner: 'later' }]); // it went first
-      const failure = caught(() => {
+      expect(await db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([{ owner: 'later' }]); // it went first
+      const failure = await caught(async () => {
         db.runLater('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['later', 2]); // a duplicate key
-        db.exec('COMMIT');
+        await db.exec('COMMIT');
       });
       expect(failure.details.sqlstate).toBe('23505');
-      expect(db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([]); // the whole transaction is undone
+      expect(await db.all("SELECT owner FROM owners WHERE owner = 'later'")).toEqual([]); // the whole transaction is undone
     });
   });
 
   it('the store honours an announced read only inside a read transaction', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (admin) => migratePostgres(admin, 0));
+    await withConnection(url, (admin) => migratePostgres(admin, 0));
     const db = PgConnection.open(url);
     try {
       const count = 'SELECT count(*) AS n FROM owners';
@@ -261,7 +261,7 @@ describe('several statements in one exchange', () => {
 
   it('a write’s clock check takes the newest event read with its lock; a later read, or one after the write’s own statements, asks again', async () => {
     const { url } = freshSchemaUrl();
-    withConnection(url, (admin) => migratePostgres(admin, 0));
+    await withConnection(url, (admin) => migratePostgres(admin, 0));
     const db = PgConnection.open(url);
     try {
       const insert = (at: number) => db.prepare('INSERT INTO events (type, scope, owner, created_at) VALUES (?, ?, ?, ?)').run('heartbeat', '/repo', 'me', at);
@@ -280,14 +280,14 @@ describe('several statements in one exchange', () => {
 });
 
 describe('errors', () => {
-  it('a statement past statement_timeout is BUSY (exit 75)', () => {
-    withConnection(
+  it('a statement past statement_timeout is BUSY (exit 75)', async () => {
+    await withConnection(
       serverUrl(),
-      (db) => {
-        const error = caught(() => db.exec('SELECT pg_sleep(2)'));
+      async (db) => {
+        const error = await caught(() => db.exec('SELECT pg_sleep(2)'));
         expect(error.code).toBe('BUSY');
         expect(error.details.sqlstate).toBe('57014');
-        expect(db.get('SELECT 1 AS still')).toEqual({ still: 1 });
+        expect(await db.get('SELECT 1 AS still')).toEqual({ still: 1 });
       },
       { statementTimeoutMs: 100 },
     );
@@ -295,15 +295,15 @@ describe('errors', () => {
 
   it('a refused connection is DB_UNAVAILABLE (exit 69)', async () => {
     const port = await unusedPort();
-    const error = caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`));
+    const error = await caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`).ready());
     expect(error.code).toBe('DB_UNAVAILABLE');
     expect(EXIT_CODES[error.code]).toBe(69);
     expect(error.message).toContain(`127.0.0.1:${port}`);
   });
 
-  it('a missing ic schema is DB_UNAVAILABLE with the hint to create it', () => {
-    withConnection(freshSchemaUrl().url, (db) => {
-      const error = caught(() => db.all('SELECT * FROM locks'));
+  it('a missing ic schema is DB_UNAVAILABLE with the hint to create it', async () => {
+    await withConnection(freshSchemaUrl().url, async (db) => {
+      const error = await caught(async () => db.all('SELECT * FROM locks'));
       expect(error.code).toBe('DB_UNAVAILABLE');
       expect(error.details.sqlstate).toBe('42P01');
       expect(error.message).toContain('ic init');
@@ -315,7 +315,7 @@ describe('errors', () => {
     try {
       const port = (silent.address() as { port: number }).port;
       const started = Date.now();
-      const error = caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`, { connectTimeoutMs: 2_000 }));
+      const error = await caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`, { connectTimeoutMs: 2_000 }).ready());
       expect(error.code).toBe('DB_UNAVAILABLE');
       expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
@@ -323,15 +323,15 @@ describe('errors', () => {
     }
   });
 
-  it('a connection ended by the server (a restart, an administrator) answers BUSY, then BUSY again while broken', () => {
-    withConnection(serverUrl(), (admin) => {
+  it('a connection ended by the server (a restart, an administrator) answers BUSY, then BUSY again while broken', async () => {
+    await withConnection(serverUrl(), async (admin) => {
       const victim = connect();
       try {
-        const pid = victim.get<{ pid: number }>('SELECT pg_backend_pid() AS pid')!.pid;
-        admin.get('SELECT pg_terminate_backend(?::int)', [pid]);
-        const first = caught(() => victim.get('SELECT 1'));
+        const pid = (await victim.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!.pid;
+        await admin.get('SELECT pg_terminate_backend(?::int)', [pid]);
+        const first = await caught(() => victim.get('SELECT 1'));
         expect(first.code).toBe('BUSY');
-        const second = caught(() => victim.get('SELECT 1'));
+        const second = await caught(() => victim.get('SELECT 1'));
         expect(second.code).toBe('BUSY');
         expect(second.message).toContain('lost');
       } finally {
@@ -346,16 +346,16 @@ describe('passwords never reach a message', () => {
   const encoded = encodeURIComponent(secret);
   let port = 0;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     port = tcpPort();
-    withConnection(serverUrl(), (db) => {
-      db.exec('DROP ROLE IF EXISTS ic_secret_user');
-      db.exec(`CREATE ROLE ic_secret_user LOGIN PASSWORD '${secret.replace(/'/g, "''")}'`);
+    await withConnection(serverUrl(), async (db) => {
+      await db.exec('DROP ROLE IF EXISTS ic_secret_user');
+      await db.exec(`CREATE ROLE ic_secret_user LOGIN PASSWORD '${secret.replace(/'/g, "''")}'`);
     });
   });
 
-  afterAll(() => {
-    withConnection(serverUrl(), (db) => db.exec('DROP ROLE IF EXISTS ic_secret_user'));
+  afterAll(async () => {
+    await withConnection(serverUrl(), (db) => db.exec('DROP ROLE IF EXISTS ic_secret_user'));
   });
 
   function expectHidden(error: IcError, ...secrets: string[]): void {
@@ -364,25 +364,25 @@ describe('passwords never reach a message', () => {
     expect(shown).toContain('***');
   }
 
-  it('connects with a percent-encoded password from the URL', () => {
-    withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, (db) => {
-      expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' });
+  it('connects with a percent-encoded password from the URL', async () => {
+    await withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, async (db) => {
+      expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' });
     });
   });
 
-  it('takes credentials from PG* variables or a password file when the URL has none (libpq reads them)', () => {
+  it('takes credentials from PG* variables or a password file when the URL has none (libpq reads them)', async () => {
     const url = `postgresql://127.0.0.1:${port}/postgres`;
     const saved = { PGUSER: process.env.PGUSER, PGPASSWORD: process.env.PGPASSWORD, PGPASSFILE: process.env.PGPASSFILE };
     const dir = mkdtempSync(join(tmpdir(), 'ic-pgpass-'));
     try {
       process.env.PGUSER = 'ic_secret_user';
       process.env.PGPASSWORD = secret;
-      withConnection(url, (db) => expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      await withConnection(url, async (db) => expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
       delete process.env.PGPASSWORD;
       const passfile = join(dir, 'pgpass');
       writeFileSync(passfile, `127.0.0.1:${port}:postgres:ic_secret_user:${secret.replace(/[:\\]/g, '\\$&')}\n`, { mode: 0o600 });
       process.env.PGPASSFILE = passfile;
-      withConnection(url, (db) => expect(db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      await withConnection(url, async (db) => expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
@@ -392,29 +392,29 @@ describe('passwords never reach a message', () => {
     }
   });
 
-  it('hides a wrong password given in the URL', () => {
+  it('hides a wrong password given in the URL', async () => {
     const wrong = 'Wrong-Secret-8431';
-    const error = caught(() => PostgresConnection.open(`postgresql://ic_secret_user:${wrong}@127.0.0.1:${port}/postgres`));
+    const error = await caught(async () => PostgresConnection.open(`postgresql://ic_secret_user:${wrong}@127.0.0.1:${port}/postgres`).ready());
     expect(error.code).toBe('DB_UNAVAILABLE');
     expect(error.message).toContain('password authentication failed');
     expectHidden(error, wrong);
   });
 
-  it('hides a right password when the database is missing', () => {
-    const error = caught(() => PostgresConnection.open(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/no_such_database`));
+  it('hides a right password when the database is missing', async () => {
+    const error = await caught(async () => PostgresConnection.open(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/no_such_database`).ready());
     expect(error.code).toBe('DB_UNAVAILABLE');
     expect(error.message).toContain('no_such_database');
     expectHidden(error, secret, encoded);
   });
 
-  it('hides a password given as a password= parameter, or in PGPASSWORD', () => {
+  it('hides a password given as a password= parameter, or in PGPASSWORD', async () => {
     const wrong = 'Param-Secret-5512';
-    const byParameter = caught(() => PostgresConnection.open(`postgresql://ic_secret_user@127.0.0.1:${port}/postgres?password=${wrong}`));
+    const byParameter = await caught(async () => PostgresConnection.open(`postgresql://ic_secret_user@127.0.0.1:${port}/postgres?password=${wrong}`).ready());
     expectHidden(byParameter, wrong);
     const fromEnv = 'Env-Secret-7719';
     process.env.PGPASSWORD = fromEnv;
     try {
-      const byEnv = caught(() => PostgresConnection.open(`postgresql://ic_secret_user@127.0.0.1:${port}/postgres`));
+      const byEnv = await caught(async () => PostgresConnection.open(`postgresql://ic_secret_user@127.0.0.1:${port}/postgres`).ready());
       expect(byEnv.code).toBe('DB_UNAVAILABLE');
       expect(everythingShown(byEnv)).not.toContain(fromEnv);
     } finally {
@@ -422,9 +422,9 @@ describe('passwords never reach a message', () => {
     }
   });
 
-  it('hides the password when a server error quotes it back', () => {
-    withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, (db) => {
-      const error = caught(() => db.get('SELECT ?::int AS n', [secret]));
+  it('hides the password when a server error quotes it back', async () => {
+    await withConnection(`postgresql://ic_secret_user:${encoded}@127.0.0.1:${port}/postgres`, async (db) => {
+      const error = await caught(async () => db.get('SELECT ?::int AS n', [secret]));
       expect(error.code).toBe('INTERNAL');
       expect(error.message).toContain('invalid input syntax');
       expectHidden(error, secret);

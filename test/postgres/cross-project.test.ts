@@ -41,8 +41,8 @@ function editHook(dir: string, session: string, file: string) {
 }
 
 // The session step's write (it swallows its errors: the hook goes on without it): its heartbeat event.
-function heartbeats(owner: string): number {
-  return withConnection(database.url, (db) => db.get<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'heartbeat' AND owner = ?", [owner])!.n);
+async function heartbeats(owner: string): Promise<number> {
+  return withConnection(database.url, async (db) => (await db.get<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'heartbeat' AND owner = ?", [owner]))!.n);
 }
 
 async function lockOwners(dir: string): Promise<string[][]> {
@@ -64,9 +64,9 @@ describe('two projects on one server', () => {
 
     const held = connect(database.url);
     try {
-      held.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
-      held.get(`SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
-      held.lockScope('proj-a');
+      await held.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+      await held.get(`SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
+      await held.lockScope('proj-a');
 
       // While A's transaction is open: B's new session registers and reserves its file.
       const inB = await editHook(b, 'b1', 'src/b.ts');
@@ -74,21 +74,21 @@ describe('two projects on one server', () => {
       expect(inB.stdout).not.toContain('could not check');
       expect(inB.stdout).not.toContain('deny');
       expect(await lockOwners(b)).toContainEqual(['src/b.ts', 'claude-b1']);
-      expect(heartbeats('claude-b1')).toBe(1);
+      expect(await heartbeats('claude-b1')).toBe(1);
 
       // A's own hook cannot get A's scope meanwhile: it answers by the fail policy (allow, "could not check").
       const inA = await editHook(a, 'a1', 'src/a.ts');
       expect(inA.exitCode).toBe(0);
       expect(inA.stdout).toContain('could not check');
-      expect(heartbeats('claude-a1')).toBe(0);
+      expect(await heartbeats('claude-a1')).toBe(0);
     } finally {
-      held.rollbackQuietly();
+      await held.rollbackQuietly();
       held.close();
     }
     expect(await lockOwners(a)).not.toContainEqual(['src/a.ts', 'claude-a1']);
     const after = await editHook(a, 'a1', 'src/a.ts');
     expect(after.stdout).not.toContain('could not check');
     expect(await lockOwners(a)).toContainEqual(['src/a.ts', 'claude-a1']);
-    expect(heartbeats('claude-a1')).toBe(1);
+    expect(await heartbeats('claude-a1')).toBe(1);
   });
 });

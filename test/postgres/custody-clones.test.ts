@@ -52,7 +52,7 @@ describe('custody across clones of a server project', () => {
     await claudeWrite(a, 'sess-a', 'held.txt', work);
     const blob = git(a.dir, 'hash-object', 'held.txt');
     expect(() => git(b.dir, 'cat-file', '-e', blob)).toThrow(); // clone B does not have it
-    const stored = withConnection(url, (db) => db.all<{ blob: string; size: number }>('SELECT blob, size FROM ic.custody_blobs'));
+    const stored = await withConnection(url, (db) => db.all<{ blob: string; size: number }>('SELECT blob, size FROM ic.custody_blobs'));
     expect(stored).toEqual([{ blob, size: Buffer.byteLength(work) }]);
 
     const context = await bashCall(b, 'sess-b', nodeWrite('held.txt', 'B was here\n'));
@@ -67,7 +67,7 @@ describe('custody across clones of a server project', () => {
     const url = freshDatabaseUrl();
     const [a, b] = twoClones(url);
     await claudeWrite(a, 'sess-a', 'held.txt', 'the real work\n');
-    withConnection(url, (db) => db.run('UPDATE ic.custody_blobs SET content = ?', [Buffer.from('forged\n').toString('base64')]));
+    await withConnection(url, (db) => db.run('UPDATE ic.custody_blobs SET content = ?', [Buffer.from('forged\n').toString('base64')]));
     await bashCall(b, 'sess-b', nodeWrite('held.txt', 'B wrote\n'));
     expect(readFileSync(join(b.dir, 'held.txt'), 'utf8')).toBe('B wrote\n');
     const missed = (await coord(b, ['events', '--limit', '100'])).json.events.filter((event: { type: string }) => event.type === 'not_restored');
@@ -79,12 +79,12 @@ describe('custody across clones of a server project', () => {
     const [a] = twoClones(url);
     await claudeWrite(a, 'sess-a', 'held.txt', 'still held\n');
     const old = Date.now() - 15 * 86_400_000;
-    withConnection(url, (db) => {
-      db.run('UPDATE ic.custody_blobs SET stored_at = ?', [old]); // the named one, old too
-      db.run('INSERT INTO ic.custody_blobs (blob, size, content, stored_at) VALUES (?, 1, ?, ?)', ['0'.repeat(40), 'eA==', old]);
+    await withConnection(url, async (db) => {
+      await db.run('UPDATE ic.custody_blobs SET stored_at = ?', [old]); // the named one, old too
+      await db.run('INSERT INTO ic.custody_blobs (blob, size, content, stored_at) VALUES (?, 1, ?, ?)', ['0'.repeat(40), 'eA==', old]);
     });
     expect((await coord(a, ['sweep'])).exitCode).toBe(0);
-    const left = withConnection(url, (db) => db.all<{ blob: string }>('SELECT blob FROM ic.custody_blobs'));
+    const left = await withConnection(url, (db) => db.all<{ blob: string }>('SELECT blob FROM ic.custody_blobs'));
     expect(left).toEqual([{ blob: git(a.dir, 'hash-object', 'held.txt') }]);
   });
 });

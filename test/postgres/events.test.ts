@@ -15,44 +15,44 @@ import { POSTGRES_CLIENT_CLOCK } from '../support/engine';
 import { migratePostgres } from '../../src/store/postgres/migrate';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
-import { freshSchemaUrl, serverUrl, withConnection, withConnectionAsync } from './support';
+import { freshSchemaUrl, serverUrl, withConnection } from './support';
 
 const created: string[] = [];
 const cleanups: (() => void)[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) cleanup();
-  withConnection(serverUrl(), (db) => {
-    for (const schema of created.splice(0)) db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await withConnection(serverUrl(), async (db) => {
+    for (const schema of created.splice(0)) await db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
 });
 
-function insertEvent(db: PostgresConnection, scope: string): number {
-  return db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, 'o', 0) RETURNING id", [scope])!.id;
+async function insertEvent(db: PostgresConnection, scope: string): Promise<number> {
+  return (await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, 'o', 0) RETURNING id", [scope]))!.id;
 }
 
 describe('following events written by two scopes at once', () => {
-  it('a smaller id committed later is missed by an id cursor and seen by the finished-transactions bound', () => {
+  it('a smaller id committed later is missed by an id cursor and seen by the finished-transactions bound', async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    withConnection(url, (slow) =>
+    await withConnection(url, (slow) =>
       withConnection(url, (fast) =>
-        withConnection(url, (follower) => {
-          migratePostgres(follower, 0);
+        withConnection(url, async (follower) => {
+          await migratePostgres(follower, 0);
           let earlier = 0;
           let later = 0;
-          slow.transaction('/repo-a', () => {
-            earlier = insertEvent(slow, '/repo-a'); // taken first, committed last
-            later = fast.transaction('/repo-b', () => insertEvent(fast, '/repo-b'));
+          await slow.transaction('/repo-a', async () => {
+            earlier = await insertEvent(slow, '/repo-a'); // taken first, committed last
+            later = await fast.transaction('/repo-b', () => insertEvent(fast, '/repo-b'));
             expect(later).toBeGreaterThan(earlier);
             // While the slow transaction runs: the plain read already shows the later id …
-            expect(follower.all<{ id: number }>('SELECT id FROM events WHERE id > ? ORDER BY id', [0]).map((row) => row.id)).toEqual([later]);
+            expect((await follower.all<{ id: number }>('SELECT id FROM events WHERE id > ? ORDER BY id', [0])).map((row) => row.id)).toEqual([later]);
             // … and the bounded read shows nothing yet: a smaller id may still commit.
-            expect(finishedEventsAfter(follower, 0, 100)).toEqual([]);
+            expect(await finishedEventsAfter(follower, 0, 100)).toEqual([]);
           });
           // The plain follower moved its cursor to `later` and never sees `earlier`.
-          expect(follower.all('SELECT id FROM events WHERE id > ?', [later])).toEqual([]);
+          expect(await follower.all('SELECT id FROM events WHERE id > ?', [later])).toEqual([]);
           // The bounded follower, whose cursor never passed an unfinished id, sees both, in order.
-          expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([earlier, later]);
+          expect((await finishedEventsAfter(follower, 0, 100)).map((event) => event.id)).toEqual([earlier, later]);
         }),
       ),
     );
@@ -61,26 +61,26 @@ describe('following events written by two scopes at once', () => {
   it('a transaction that started first but takes its id last: the bound alone hands out the larger id first, a (transaction, id) cursor still gets the smaller one', async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    await withConnectionAsync(url, async (older) =>
-      withConnectionAsync(url, async (younger) =>
-        withConnectionAsync(url, async (follower) => {
-          migratePostgres(follower, 0);
+    await withConnection(url, async (older) =>
+      withConnection(url, async (younger) =>
+        withConnection(url, async (follower) => {
+          await migratePostgres(follower, 0);
           const store = new PgConnection(follower, { lockWaitMs: 1_000, clientClock: false });
-          older.exec('BEGIN');
-          older.get('SELECT pg_current_xact_id() AS x'); // the older transaction id
-          younger.exec('BEGIN');
-          younger.get('SELECT pg_current_xact_id() AS x');
-          const smaller = insertEvent(younger, '/repo-b'); // the younger transaction takes its id first …
-          const larger = insertEvent(older, '/repo-a'); // … the older one after it, and commits first
-          older.exec('COMMIT');
+          await older.exec('BEGIN');
+          await older.get('SELECT pg_current_xact_id() AS x'); // the older transaction id
+          await younger.exec('BEGIN');
+          await younger.get('SELECT pg_current_xact_id() AS x');
+          const smaller = await insertEvent(younger, '/repo-b'); // the younger transaction takes its id first …
+          const larger = await insertEvent(older, '/repo-a'); // … the older one after it, and commits first
+          await older.exec('COMMIT');
           expect(larger).toBeGreaterThan(smaller);
           // The older transaction is finished and below the bound: both readers hand out `larger` now.
-          expect(finishedEventsAfter(follower, 0, 100).map((event) => event.id)).toEqual([larger]);
+          expect((await finishedEventsAfter(follower, 0, 100)).map((event) => event.id)).toEqual([larger]);
           const first = await store.read(async () => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
           expect(first.map((event) => event.id)).toEqual([larger]);
-          younger.exec('COMMIT');
+          await younger.exec('COMMIT');
           // An id cursor now stands at `larger` and never sees `smaller`; the (transaction, id) cursor does.
-          expect(finishedEventsAfter(follower, larger, 100)).toEqual([]);
+          expect(await finishedEventsAfter(follower, larger, 100)).toEqual([]);
           const next = await store.read(async () => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
           expect(next.map((event) => event.id)).toEqual([smaller]);
           expect(await store.read(async () => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
@@ -109,14 +109,14 @@ describe('a consumer on a team server', () => {
     created.push(schema);
     const ctx = await projectContext(url, 'events-reader', '1s');
     await grant(ctx, 'alice', ['a', 'b']);
-    await withConnectionAsync(serverUrl(), async (writer) => {
+    await withConnection(serverUrl(), async (writer) => {
       // Another project's hook, inside its write transaction (every write holds the shared side of this lock).
-      writer.exec(`BEGIN; SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
+      await writer.exec(`BEGIN; SELECT pg_advisory_xact_lock_shared(${EVERYTHING_LOCK_KEY})`);
       try {
         // A lock on everything waited for that writer and answered BUSY after the lock wait; the consumer's own lock does not.
         expect((await readEvents(ctx, { limit: 10, consumer: 'bot' })).map((event) => event.pattern)).toEqual(['a', 'b']);
       } finally {
-        writer.exec('ROLLBACK');
+        await writer.exec('ROLLBACK');
       }
     });
     await grant(ctx, 'alice', ['c']);
@@ -156,19 +156,19 @@ describe('consumers of two projects on one server', () => {
   it("a cursor saved before schema 5 is where every project's reader of that name starts", async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    withConnection(url, (db) => {
+    await withConnection(url, async (db) => {
       // Schema 4, as an ic before cursors had projects left it, with events and a cursor after the first one.
-      db.exec(`CREATE SCHEMA "${schema}"; CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
+      await db.exec(`CREATE SCHEMA "${schema}"; CREATE TABLE schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)`);
       for (const migration of POSTGRES_MIGRATIONS.filter((m) => m.version <= 4)) {
-        db.exec(migration.sql);
-        db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, 0]);
+        await db.exec(migration.sql);
+        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, 0]);
       }
-      const ids = ['old1', 'old2'].map(
-        (pattern) => db.get<{ id: number }>("INSERT INTO events (type, scope, owner, pattern, created_at) VALUES ('heartbeat', 'project-x', 'o', ?, 0) RETURNING id", [pattern])!.id,
-      );
-      db.run('INSERT INTO consumers (name, last_event, updated_at, last_xact) SELECT ?, id, 0, xact FROM events WHERE id = ?', ['ci', ids[0]!]);
-      expect(migratePostgres(db, 0)).toEqual([5]);
-      expect(db.all('SELECT project, name FROM consumers')).toEqual([{ project: '', name: 'ci' }]);
+      const ids: number[] = [];
+      for (const pattern of ['old1', 'old2'])
+        ids.push((await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, pattern, created_at) VALUES ('heartbeat', 'project-x', 'o', ?, 0) RETURNING id", [pattern]))!.id);
+      await db.run('INSERT INTO consumers (name, last_event, updated_at, last_xact) SELECT ?, id, 0, xact FROM events WHERE id = ?', ['ci', ids[0]!]);
+      expect(await migratePostgres(db, 0)).toEqual([5]);
+      expect(await db.all('SELECT project, name FROM consumers')).toEqual([{ project: '', name: 'ci' }]);
     });
     const x = await projectContext(url, 'project-x', '5s');
     const y = await projectContext(url, 'project-y', '5s');

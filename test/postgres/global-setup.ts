@@ -20,7 +20,7 @@ declare module 'vitest' {
 const root = new URL('../..', import.meta.url).pathname;
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  // The worker process runs ic's store from a bundle of its own; the driver's thread comes from dist/pg-worker.cjs.
+  // The worker process runs ic's store (and node-postgres) from a bundle of its own.
   // One bundle per run: a second run beside this one (another clone or worktree sharing node_modules) never
   // starts a worker from a file this one is writing.
   const outDir = join(root, 'node_modules', '.cache', 'ic-postgres-tests');
@@ -34,6 +34,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
     target: 'node20',
     format: 'cjs',
     loader: { '.sql': 'text' },
+    external: ['pg-native', 'pg-cloudflare'], // optional modules pg requires only when asked for
     logLevel: 'warning',
   });
 

@@ -71,8 +71,8 @@ interface LockSpan {
 }
 
 // Pairs of one file's locks of two owners whose live intervals overlap.
-function overlappingRows(scope: string): LockSpan[][] {
-  const rows = withConnection(database.url, (db) =>
+async function overlappingRows(scope: string): Promise<LockSpan[][]> {
+  const rows = await withConnection(database.url, (db) =>
     db.all<LockSpan>('SELECT owner, pattern, created_at, coalesce(released_at, expires_at) AS "end" FROM locks WHERE scope = ? AND type = \'file\' ORDER BY created_at', [scope]),
   );
   return rows.flatMap((a, i) =>
@@ -115,7 +115,7 @@ describe('hooks of two projects under SIGKILL and a server restart', () => {
             cwd: dirs[p],
             tool_input: { file_path: join(dirs[p]!, file), old_string: '', new_string: 'x' },
           };
-          const call = slot.client.hook('claude-pre-edit', payload);
+          const call = await slot.client.hook('claude-pre-edit', payload);
           if (kills.has(at)) {
             // Mid-call: once the hook process exists under the client, SIGKILL the whole tree; a new agent takes the slot.
             for (let tries = 0; tries < 200 && tree(slot.client.pid).length < 3; tries++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -136,13 +136,13 @@ describe('hooks of two projects under SIGKILL and a server restart', () => {
     const granted = answers.filter((answer) => answer.trim() === '').length;
     expect(denied).toBeGreaterThan(0); // the agents met each other's files
     expect(granted).toBeGreaterThan(0);
-    const gone = withConnection(database.url, (db) => db.get<{ n: number }>("SELECT count(*)::int AS n FROM locks WHERE release_reason = 'client_gone'")!.n);
+    const gone = await withConnection(database.url, async (db) => (await db.get<{ n: number }>("SELECT count(*)::int AS n FROM locks WHERE release_reason = 'client_gone'"))!.n);
     console.log(
       `hook stress seed ${SEED}: ${answers.length} answered (${granted} granted, ${denied} denied, the rest failed open), ${killed} killed mid-call, ${gone} locks released as their client was gone`,
     );
     for (const scope of PROJECTS) {
-      expect(overlappingRows(scope)).toEqual([]);
-      withConnection(database.url, (db) => expect(doubleGrants(db, scope)).toMatchObject({ replayed: 0, live: 0 }));
+      expect(await overlappingRows(scope)).toEqual([]);
+      await withConnection(database.url, async (db) => expect(await doubleGrants(db, scope)).toMatchObject({ replayed: 0, live: 0 }));
     }
   }, 115_000);
 });

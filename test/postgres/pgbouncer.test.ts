@@ -82,7 +82,7 @@ describe.skipIf(!PGBOUNCER)('behind PgBouncer in transaction mode', () => {
   it('init, reserve, a conflict, the edit hook and list all work through the pooler', async () => {
     const direct = freshDatabaseUrl();
     const name = /\/\/\/([^?]+)/.exec(direct)![1]!;
-    withConnection(direct, (db) => db.exec(`ALTER DATABASE ${name} SET search_path = ic`));
+    await withConnection(direct, (db) => db.exec(`ALTER DATABASE ${name} SET search_path = ic`));
     const url = `postgresql://postgres@127.0.0.1:${port}/${name}`; // sslmode=prefer: PgBouncer has no TLS here, plain text follows
     const repo = makeTempRepo('ic-pgbouncer-');
     try {
@@ -100,7 +100,9 @@ describe.skipIf(!PGBOUNCER)('behind PgBouncer in transaction mode', () => {
       const listed = await coord(repo, ['list'], { env });
       expect(listed.json.locks.map((lock: { pattern: string }) => lock.pattern).sort()).toEqual(['b.ts', 'src/a.ts']);
       // The tables are where the database's search_path says, not in public: the pooler dropped no setting ic needed.
-      withConnection(direct, (db) => expect(db.get<{ n: number }>("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'ic' AND table_name = 'locks'")!.n).toBe(1));
+      await withConnection(direct, async (db) =>
+        expect((await db.get<{ n: number }>("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'ic' AND table_name = 'locks'"))!.n).toBe(1),
+      );
     } finally {
       repo.cleanup();
     }

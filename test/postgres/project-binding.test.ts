@@ -48,7 +48,7 @@ describe('a project key is bound to the repository that first used it', () => {
     const url = freshDatabaseUrl();
     const env = { IC_DB: url, ...sharedKey('team/app') };
     expect((await coord(owner, ['reserve', 'src/a.ts', '--owner', 'alice'], { env })).exitCode).toBe(0);
-    const rows = withConnection(url, (db) => db.all('SELECT project, root_commit FROM ic.projects'));
+    const rows = await withConnection(url, (db) => db.all('SELECT project, root_commit FROM ic.projects'));
     expect(rows).toEqual([{ project: 'team/app', root_commit: git(owner.dir, ['rev-list', '--max-parents=0', 'HEAD']) }]);
 
     const refused = await coord(unrelated, ['reserve', 'src/a.ts', '--owner', 'bob'], { env });
@@ -106,11 +106,11 @@ describe('a project key is bound to the repository that first used it', () => {
 
     const fresh = { IC_DB: url, ...sharedKey('team/new') };
     expect((await coord(empty, ['reserve', 'src/b.ts', '--owner', 'bob'], { env: fresh })).exitCode).toBe(0);
-    const unbound = withConnection(url, (db) => db.get<{ root_commit: string | null }>("SELECT root_commit FROM ic.projects WHERE project = 'team/new'"));
+    const unbound = await withConnection(url, (db) => db.get<{ root_commit: string | null }>("SELECT root_commit FROM ic.projects WHERE project = 'team/new'"));
     expect(unbound?.root_commit).toBeNull();
     git(empty.dir, ['commit', '-q', '--allow-empty', '-m', `first of ${empty.dir}`]);
     expect((await coord(empty, ['list'], { env: fresh })).exitCode).toBe(0);
-    const bound = withConnection(url, (db) => db.get<{ root_commit: string | null }>("SELECT root_commit FROM ic.projects WHERE project = 'team/new'"));
+    const bound = await withConnection(url, (db) => db.get<{ root_commit: string | null }>("SELECT root_commit FROM ic.projects WHERE project = 'team/new'"));
     expect(bound?.root_commit).toBe(git(empty.dir, ['rev-list', '--max-parents=0', 'HEAD']));
     expect((await coord(owner, ['list'], { env: fresh })).exitCode).toBe(69); // now another repository's key
   });

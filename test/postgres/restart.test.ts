@@ -16,9 +16,9 @@ const SEED = Number(process.env.STRESS_SEED ?? 211804388);
 ownServer(); // it restarts it
 
 const created: string[] = [];
-afterEach(() => {
-  withConnection(serverUrl(), (db) => {
-    for (const schema of created.splice(0)) db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+afterEach(async () => {
+  await withConnection(serverUrl(), async (db) => {
+    for (const schema of created.splice(0)) await db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
 });
 
@@ -35,7 +35,7 @@ describe('a server restart in the middle of a run', () => {
   it('costs some BUSY answers, never a double grant nor an acknowledged commit', async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
-    withConnection(url, (db) => migratePostgres(db, 0));
+    await withConnection(url, (db) => migratePostgres(db, 0));
     const writers = Array.from({ length: WRITERS }, (_, i) =>
       worker('grant', { url, scope: '/repo', owner: `agent-${i}`, patterns: PATTERNS, iterations: 60, seed: SEED + i, lock: true, reconnect: true }),
     );
@@ -48,12 +48,12 @@ describe('a server restart in the middle of a run', () => {
     const total = (key: 'busy' | 'reconnected' | 'granted') => reports.reduce((sum, report) => sum + report[key], 0);
     expect(total('reconnected')).toBeGreaterThan(0); // the restart did end sessions mid-run
     expect(total('busy')).toBeGreaterThanOrEqual(total('reconnected'));
-    withConnection(url, (db) => {
-      const stored = new Set(db.all<{ id: number }>('SELECT id FROM events').map((row) => row.id));
+    await withConnection(url, async (db) => {
+      const stored = new Set((await db.all<{ id: number }>('SELECT id FROM events')).map((row) => row.id));
       expect(stored.size).toBeGreaterThan(before); // writers carried on after the restart
       const lost = reports.flatMap((report) => report.acknowledged).filter((id) => !stored.has(id));
       expect(lost).toEqual([]);
-      expect(doubleGrants(db, '/repo')).toMatchObject({ replayed: 0, live: 0 });
+      expect(await doubleGrants(db, '/repo')).toMatchObject({ replayed: 0, live: 0 });
     });
   });
 });
@@ -62,7 +62,7 @@ describe('a server restart in the middle of a run', () => {
 async function eventsOnceAtLeast(url: string, count: number): Promise<number> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const seen = withConnection(url, (db) => db.get<{ n: number }>('SELECT count(*) AS n FROM events')!.n);
+    const seen = await withConnection(url, async (db) => (await db.get<{ n: number }>('SELECT count(*) AS n FROM events'))!.n);
     if (seen >= count) return seen;
     if (Date.now() > deadline) throw new Error(`only ${seen} events after 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));

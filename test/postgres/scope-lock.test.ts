@@ -19,16 +19,16 @@ const PATTERNS = ['src/a.ts', 'src/b.ts', 'src/c.ts', 'src/d.ts'];
 const SEED = Number(process.env.STRESS_SEED ?? 211804388);
 
 const created: string[] = [];
-afterEach(() => {
-  withConnection(serverUrl(), (db) => {
-    for (const schema of created.splice(0)) db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+afterEach(async () => {
+  await withConnection(serverUrl(), async (db) => {
+    for (const schema of created.splice(0)) await db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
 });
 
-function freshDatabase(): string {
+async function freshDatabase(): Promise<string> {
   const { url, schema } = freshSchemaUrl();
   created.push(schema);
-  withConnection(url, (db) => migratePostgres(db, 0));
+  await withConnection(url, (db) => migratePostgres(db, 0));
   return url;
 }
 
@@ -39,10 +39,10 @@ async function runWriters(url: string, scope: string, lock: boolean, iterations:
   const gate = connect(url);
   let results;
   try {
-    gate.get('SELECT pg_advisory_lock(?::bigint)', [barrier]);
+    await gate.get('SELECT pg_advisory_lock(?::bigint)', [barrier]);
     const runs = Array.from({ length: WRITERS }, (_, i) => worker('grant', { url, scope, owner: `agent-${i}`, patterns: PATTERNS, iterations, seed: SEED + i, lock, barrier }));
     await waitersAt(gate, barrier, WRITERS);
-    gate.get('SELECT pg_advisory_unlock(?::bigint)', [barrier]);
+    await gate.get('SELECT pg_advisory_unlock(?::bigint)', [barrier]);
     results = await Promise.all(runs);
   } finally {
     gate.close();
@@ -56,7 +56,7 @@ async function waitersAt(db: PostgresConnection, key: number, count: number): Pr
   const deadline = Date.now() + 60_000;
   const sql = "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid::text::bigint = (?::bigint & 4294967295) AND objsubid = 1";
   for (;;) {
-    const waiting = db.get<{ n: number }>(sql, [key])!.n;
+    const waiting = (await db.get<{ n: number }>(sql, [key]))!.n;
     if (waiting >= count) return;
     if (Date.now() > deadline) throw new Error(`only ${waiting} of ${count} writers reached the start barrier in 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -65,25 +65,25 @@ async function waitersAt(db: PostgresConnection, key: number, count: number): Pr
 
 describe('the scope lock, with 16 writer processes', () => {
   it('never grants one pattern to two owners at once', async () => {
-    const url = freshDatabase();
+    const url = await freshDatabase();
     const counts = await runWriters(url, '/repo', true, 20);
     const total = counts.reduce((sum, c) => ({ granted: sum.granted + c.granted, released: sum.released + c.released, refused: sum.refused + c.refused, busy: sum.busy + c.busy }));
     expect(total.busy).toBe(0);
     expect(total.granted + total.released + total.refused).toBe(WRITERS * 20);
     expect(total.granted).toBeGreaterThan(PATTERNS.length); // patterns changed hands, not just the first grants
     expect(total.refused).toBeGreaterThan(0); // writers did meet each other's locks
-    withConnection(url, (db) => {
-      const found = doubleGrants(db, '/repo');
+    await withConnection(url, async (db) => {
+      const found = await doubleGrants(db, '/repo');
       expect(found.grants).toBe(total.granted);
       expect(found).toMatchObject({ replayed: 0, live: 0 });
     });
   });
 
   it('the same writers without the scope lock do grant twice: the check above can fail', async () => {
-    const url = freshDatabase();
+    const url = await freshDatabase();
     await runWriters(url, '/repo', false, 20);
-    withConnection(url, (db) => {
-      const found = doubleGrants(db, '/repo');
+    await withConnection(url, async (db) => {
+      const found = await doubleGrants(db, '/repo');
       expect(found.replayed + found.live).toBeGreaterThan(0);
     });
   });
@@ -91,9 +91,9 @@ describe('the scope lock, with 16 writer processes', () => {
 
 describe('a write’s clock check, read in the same exchange as its scope lock', () => {
   it('sees the event of the writer it waited for: the server runs it once the lock is held', async () => {
-    const url = freshDatabase();
+    const url = await freshDatabase();
     const scope = `/repo-${randomBytes(3).toString('hex')}`;
-    withConnection(url, (db) => db.transaction(scope, () => undefined)); // the scope's row exists: the one-exchange path
+    await withConnection(url, (db) => db.transaction(scope, () => undefined)); // the scope's row exists: the one-exchange path
     const holder = worker('hold', { url, scope, owner: 'holder', during: 'idle', holdMs: 700 });
     await new Promise<void>((resolve, reject) => {
       holder.stdout!.on('data', (chunk: Buffer) => {
@@ -109,7 +109,7 @@ describe('a write’s clock check, read in the same exchange as its scope lock',
       db.close();
     }
     expect((await holder).exitCode).toBe(0);
-    const committed = withConnection(url, (check) => check.get<{ created_at: number }>("SELECT created_at FROM events WHERE owner = 'holder'"));
+    const committed = await withConnection(url, (check) => check.get<{ created_at: number }>("SELECT created_at FROM events WHERE owner = 'holder'"));
     expect(committed).toBeDefined();
     expect(newest).toBe(committed!.created_at); // read after the wait, not before it (that read would be null)
   });
@@ -118,7 +118,7 @@ describe('a write’s clock check, read in the same exchange as its scope lock',
 describe('a client killed with SIGKILL mid-transaction', () => {
   for (const during of ['idle', 'statement'] as const) {
     it(`leaves no half-written row and frees the scope (killed while ${during === 'idle' ? 'idle in the transaction' : 'a statement runs'})`, async () => {
-      const url = freshDatabase();
+      const url = await freshDatabase();
       const scope = `/repo-${randomBytes(3).toString('hex')}`;
       const victim = worker('hold', { url, scope, owner: 'victim', during });
       await new Promise<void>((resolve, reject) => {
@@ -128,15 +128,15 @@ describe('a client killed with SIGKILL mid-transaction', () => {
         victim.on('exit', () => reject(new Error('the victim exited before inserting')));
       });
       // Before the kill, the rows exist (in its open transaction) and the scope is held.
-      withConnection(url, (db) => {
+      await withConnection(url, async (db) => {
         expect(
-          db.get<{ n: number }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ic' AND pid <> pg_backend_pid() AND state = ?", [
+          (await db.get<{ n: number }>("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'ic' AND pid <> pg_backend_pid() AND state = ?", [
             during === 'idle' ? 'idle in transaction' : 'active',
-          ])!.n,
+          ]))!.n,
         ).toBeGreaterThan(0);
         let busy: unknown;
         try {
-          db.transaction(scope, () => undefined, { lockTimeoutMs: 100 });
+          await db.transaction(scope, () => undefined, { lockTimeoutMs: 100 });
         } catch (error) {
           busy = error;
         }
@@ -147,12 +147,12 @@ describe('a client killed with SIGKILL mid-transaction', () => {
       expect(result.signal).toBe('SIGKILL');
       // The server rolls the transaction back when it sees the client gone: at once when idle, within
       // client_connection_check_interval (1 s) during a statement. The next writer gets the scope.
-      withConnection(url, (db) => {
+      await withConnection(url, async (db) => {
         const started = Date.now();
-        expect(db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
+        expect(await db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
         expect(Date.now() - started).toBeLessThan(10_000);
-        expect(db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
-        expect(db.all("SELECT id FROM events WHERE owner = 'victim'")).toEqual([]);
+        expect(await db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
+        expect(await db.all("SELECT id FROM events WHERE owner = 'victim'")).toEqual([]);
       });
     });
   }
@@ -162,7 +162,7 @@ describe('a client stopped with SIGSTOP mid-transaction', () => {
   it('holds its scope only until the server ends its idle transaction; resumed, it commits nothing', async () => {
     // The session setting ic connects with is 60 s (src/store/postgres/connection.ts); a person's `options` in the
     // URL come after ic's and win, which lets this test use 1 s.
-    const base = freshDatabase();
+    const base = await freshDatabase();
     const url = withParameter(base, 'options', `${parameterOf(base, 'options') ?? ''} -c idle_in_transaction_session_timeout=1000`.trim());
     const scope = `/repo-${randomBytes(3).toString('hex')}`;
     const victim = worker('hold', { url, scope, owner: 'victim', during: 'idle', holdMs: 1_500 });
@@ -174,20 +174,20 @@ describe('a client stopped with SIGSTOP mid-transaction', () => {
     });
     victim.kill('SIGSTOP'); // a frozen VM, a suspended laptop: the socket stays open, nothing answers
     try {
-      withConnection(base, (db) => {
+      await withConnection(base, async (db) => {
         const started = Date.now();
-        expect(db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
+        expect(await db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
         expect(Date.now() - started).toBeLessThan(5_000); // the server ended the stopped client's transaction
-        expect(db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
+        expect(await db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
       });
     } finally {
       victim.kill('SIGCONT');
     }
     const result = await victim;
     expect(result.exitCode).not.toBe(0); // its COMMIT met a closed session
-    withConnection(base, (db) => {
-      expect(db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
-      expect(db.all("SELECT id FROM events WHERE owner = 'victim'")).toEqual([]);
+    await withConnection(base, async (db) => {
+      expect(await db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
+      expect(await db.all("SELECT id FROM events WHERE owner = 'victim'")).toEqual([]);
     });
   });
 });

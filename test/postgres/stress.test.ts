@@ -23,7 +23,7 @@ ownServer(); // it restarts it mid-run
 describe('lock-set stress with faults on PostgreSQL', () => {
   it(`${OPS} ops by 8 processes under SIGKILL/SIGSTOP and a server restart: no violation (seed ${SEED})`, async () => {
     const database = freshSchemaUrl(); // on the file's own server: it goes with it
-    const read = () => withConnection(database.url, (db) => ({ events: db.all<EventRow>(STRESS_EVENTS_SQL), locks: db.all<LockRow>(STRESS_LOCKS_SQL) }));
+    const read = () => withConnection(database.url, async (db) => ({ events: await db.all<EventRow>(STRESS_EVENTS_SQL), locks: await db.all<LockRow>(STRESS_LOCKS_SQL) }));
     const result = await runStress({
       ...DEFAULT_STRESS,
       bin: IC_BIN,

@@ -38,9 +38,9 @@ beforeAll(async () => {
     chmodSync(join(data, to), 0o600);
     if (process.getuid?.() === 0 && owner) chownSync(join(data, to), Number(owner[2]), Number(owner[3]));
   }
-  withConnection(server.url, (db) => {
-    db.exec('ALTER SYSTEM SET ssl = on');
-    db.exec('SELECT pg_reload_conf()');
+  await withConnection(server.url, async (db) => {
+    await db.exec('ALTER SYSTEM SET ssl = on');
+    await db.exec('SELECT pg_reload_conf()');
   });
 }, 120_000);
 

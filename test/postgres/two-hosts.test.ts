@@ -49,7 +49,7 @@ function on(host: 'ahead' | 'behind', args: string[], owner: string): Promise<Ru
 }
 
 // The server's clock in ms.
-function serverNow(): number {
+async function serverNow(): Promise<number> {
   return withConnection(serverUrl(), (db) => db.serverNowMs());
 }
 
@@ -79,9 +79,9 @@ describe('two hosts, one repository, clocks 4 h apart', () => {
   });
 
   it("stamps times with the server's clock: neither client's", async () => {
-    const before = serverNow();
+    const before = await serverNow();
     const granted = await on('ahead', ['reserve', 'lib/**', '--ttl', '1h'], 'carol');
-    const after = serverNow();
+    const after = await serverNow();
     expect(granted.exitCode, granted.stdout + granted.stderr).toBe(0);
     const lock = granted.json.locks[0];
     const created = Date.parse(lock.created_at);
@@ -121,7 +121,7 @@ describe('two hosts, one repository, clocks 4 h apart', () => {
     expect(short.exitCode, short.stdout + short.stderr).toBe(0);
     expect((await on('ahead', ['check', 'tmp/a'], 'erin')).exitCode).toBe(1); // the host ahead still sees it live
     const expiresAt = Date.parse(short.json.locks[0].expires_at);
-    while (serverNow() < expiresAt + 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await serverNow()) < expiresAt + 100) await new Promise((resolve) => setTimeout(resolve, 100));
     // Expired by the server: both hosts see it in its lock-delay (not live), then free after IC_LOCK_DELAY.
     const listed = await on('behind', ['list', '--active'], 'dave');
     expect(listed.json.locks.map((l: any) => l.pattern)).not.toContain('tmp/**');

@@ -4,8 +4,7 @@ import { CONFORMANCE_FILES, KNOWN_FAILING_FILES, knownFailuresPattern } from './
 
 // The PostgreSQL suite (`npm run test:postgres`, docs/postgres.md): its globalSetup starts a throwaway cluster
 // (scripts/postgres-server.mjs) and stops it afterwards, whatever the tests did. Not part of `npm test`: it
-// needs Debian's postgresql package (and pgbouncer for the pooler's test), and a build: the driver runs from
-// dist/pg-worker.cjs (src/store/postgres/worker-session.ts).
+// needs Debian's postgresql package (and pgbouncer for the pooler's test), and a build (the e2e files run bin/ic).
 // Besides test/postgres/, it runs the conformance files of `npm test` on PostgreSQL (test/postgres/conformance.ts).
 if (process.env.NODE_EXTRA_CA_CERTS) delete process.env.NODE_EXTRA_CA_CERTS; // see vitest.config.mts
 

@@ -41,67 +41,69 @@ function random(seed: number): () => number {
 // lock, another writer would decide on the same stale read), then write.
 type Outcome = { outcome: 'granted' | 'released' | 'refused'; eventId?: number };
 
-function step(db: PostgresConnection, args: GrantArgs, pattern: string): Outcome {
-  const now = db.serverNowMs();
-  const held = db.get<{ seq: number; owner: string }>("SELECT seq, owner FROM locks WHERE scope = ? AND type = 'file' AND base = ? AND released_at IS NULL", [args.scope, pattern]);
-  db.exec('SELECT pg_sleep(0.002)');
+async function step(db: PostgresConnection, args: GrantArgs, pattern: string): Promise<Outcome> {
+  const now = await db.serverNowMs();
+  const held = await db.get<{ seq: number; owner: string }>("SELECT seq, owner FROM locks WHERE scope = ? AND type = 'file' AND base = ? AND released_at IS NULL", [args.scope, pattern]);
+  await db.exec('SELECT pg_sleep(0.002)');
   if (!held) {
-    const id = db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
-    db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, pattern, now]);
-    db.run("INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, ?, ?, ?, 'exclusive', NULL, ?, ?, ?)", [
+    const id = (await db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id"))!.id;
+    await db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, NULL, ?)', [
       id,
+      'reserved',
       `l${id}`,
-      id,
       args.scope,
-      pattern,
-      pattern,
       args.owner,
+      pattern,
       now,
-      now + 60_000,
-      60_000,
     ]);
+    await db.run(
+      "INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, reason, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, ?, ?, ?, 'exclusive', NULL, ?, ?, ?)",
+      [id, `l${id}`, id, args.scope, pattern, pattern, args.owner, now, now + 60_000, 60_000],
+    );
     return { outcome: 'granted', eventId: id };
   }
   if (held.owner !== args.owner) return { outcome: 'refused' };
-  db.run("UPDATE locks SET released_at = ?, release_reason = 'released' WHERE seq = ?", [now, held.seq]);
-  const released = db.get<{ id: number }>('INSERT INTO events (type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?) RETURNING id', [
+  await db.run("UPDATE locks SET released_at = ?, release_reason = 'released' WHERE seq = ?", [now, held.seq]);
+  const released = (await db.get<{ id: number }>('INSERT INTO events (type, lock_id, scope, owner, pattern, reason, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?) RETURNING id', [
     'released',
     `l${held.seq}`,
     args.scope,
     args.owner,
     pattern,
     now,
-  ])!;
+  ]))!;
   return { outcome: 'released', eventId: released.id };
 }
 
 // Opens a connection, trying again while the server cannot be reached (it may be restarting) until the deadline.
-function openWhileRestarting(url: string, deadline: number): PostgresConnection {
+async function openWhileRestarting(url: string, deadline: number): Promise<PostgresConnection> {
   for (;;) {
     try {
-      return PostgresConnection.open(url);
+      const db = PostgresConnection.open(url);
+      await db.ready();
+      return db;
     } catch (error) {
       if (!(error instanceof IcError) || error.code !== 'DB_UNAVAILABLE' || Date.now() > deadline) throw error;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 }
 
 // Waits (beyond the session's lock_timeout) until the test releases its advisory lock `key`.
-function waitAtBarrier(db: PostgresConnection, key: number): void {
-  const { lock_timeout: before } = db.get<{ lock_timeout: string }>('SHOW lock_timeout')!;
-  db.exec('SET lock_timeout = 0');
-  db.get('SELECT pg_advisory_lock_shared(?::bigint)', [key]);
-  db.get('SELECT pg_advisory_unlock_shared(?::bigint)', [key]);
-  db.get('SELECT set_config(?, ?, false)', ['lock_timeout', before]); // the session's own value (ic sets it after the login: RESET would lose it)
+async function waitAtBarrier(db: PostgresConnection, key: number): Promise<void> {
+  const { lock_timeout: before } = (await db.get<{ lock_timeout: string }>('SHOW lock_timeout'))!;
+  await db.exec('SET lock_timeout = 0');
+  await db.get('SELECT pg_advisory_lock_shared(?::bigint)', [key]);
+  await db.get('SELECT pg_advisory_unlock_shared(?::bigint)', [key]);
+  await db.get('SELECT set_config(?, ?, false)', ['lock_timeout', before]); // the session's own value (ic sets it after the login: RESET would lose it)
 }
 
-function grant(args: GrantArgs): void {
+async function grant(args: GrantArgs): Promise<void> {
   const next = random(args.seed);
   const deadline = Date.now() + 60_000;
   // A writer that starts late may connect while the server restarts (no socket yet): it waits, as for a reconnection.
-  let db = args.reconnect ? openWhileRestarting(args.url, deadline) : PostgresConnection.open(args.url);
-  if (args.barrier !== undefined) waitAtBarrier(db, args.barrier);
+  let db = args.reconnect ? await openWhileRestarting(args.url, deadline) : PostgresConnection.open(args.url);
+  if (args.barrier !== undefined) await waitAtBarrier(db, args.barrier);
   const counts = { granted: 0, released: 0, refused: 0, busy: 0, reconnected: 0 };
   // The ids of the events written by transactions whose COMMIT the server acknowledged: none may be lost.
   const acknowledged: number[] = [];
@@ -110,11 +112,11 @@ function grant(args: GrantArgs): void {
     try {
       let result: Outcome;
       if (args.lock) {
-        result = db.transaction(args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
+        result = await db.transaction(args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
       } else {
-        db.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
-        result = step(db, args, pattern);
-        db.exec('COMMIT');
+        await db.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
+        result = await step(db, args, pattern);
+        await db.exec('COMMIT');
       }
       counts[result.outcome] += 1;
       if (result.eventId !== undefined) acknowledged.push(result.eventId);
@@ -125,7 +127,7 @@ function grant(args: GrantArgs): void {
       // as the next ic process would.
       if (args.reconnect && /lost|shutting down or restarting/.test(error.message)) {
         db.close();
-        db = openWhileRestarting(args.url, deadline);
+        db = await openWhileRestarting(args.url, deadline);
         counts.reconnected += 1;
       }
     }
@@ -134,46 +136,41 @@ function grant(args: GrantArgs): void {
   process.stdout.write(`${JSON.stringify({ ...counts, acknowledged })}\n`);
 }
 
-function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement'; holdMs?: number }): void {
+async function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement'; holdMs?: number }): Promise<void> {
   const db = PostgresConnection.open(args.url);
-  db.transaction(args.scope, () => {
-    const now = db.serverNowMs();
-    const id = db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id")!.id;
-    db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, 'half.ts', now]);
-    db.run("INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, 'half.ts', 'half.ts', ?, 'exclusive', ?, ?, ?)", [
-      id,
-      `l${id}`,
-      id,
-      args.scope,
-      args.owner,
-      now,
-      now + 60_000,
-      60_000,
-    ]);
+  await db.transaction(args.scope, async () => {
+    const now = await db.serverNowMs();
+    const id = (await db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id"))!.id;
+    await db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, 'half.ts', now]);
+    await db.run(
+      "INSERT INTO locks (seq, id, token, type, scope, pattern, base, owner, mode, created_at, expires_at, ttl_ms) VALUES (?, ?, ?, 'file', ?, 'half.ts', 'half.ts', ?, 'exclusive', ?, ?, ?)",
+      [id, `l${id}`, id, args.scope, args.owner, now, now + 60_000, 60_000],
+    );
     process.stdout.write('inserted\n');
     // Killed long before this returns (SIGKILL), or stopped and continued (SIGSTOP) to meet its COMMIT refused.
-    if (args.during === 'statement') db.exec('SELECT pg_sleep(25)');
-    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, args.holdMs ?? 25_000);
+    if (args.during === 'statement') await db.exec('SELECT pg_sleep(25)');
+    else await new Promise((resolve) => setTimeout(resolve, args.holdMs ?? 25_000));
   });
   db.close();
 }
 
-function migrate(args: { url: string }): void {
+async function migrate(args: { url: string }): Promise<void> {
   const db = PostgresConnection.open(args.url);
-  const applied = migratePostgres(db, db.serverNowMs());
+  const applied = await migratePostgres(db, await db.serverNowMs());
   db.close();
   process.stdout.write(`${JSON.stringify(applied)}\n`);
 }
 
 const [mode, json] = process.argv.slice(2);
-try {
+async function main(): Promise<void> {
   const args = JSON.parse(json ?? '{}');
-  if (mode === 'grant') grant(args);
-  else if (mode === 'hold') hold(args);
-  else if (mode === 'migrate') migrate(args);
+  if (mode === 'grant') await grant(args);
+  else if (mode === 'hold') await hold(args);
+  else if (mode === 'migrate') await migrate(args);
   else throw new Error(`unknown mode ${mode}`);
-} catch (error) {
+}
+void main().catch((error: unknown) => {
   const shown = error instanceof IcError ? `${error.code}: ${error.message}` : String(error);
   process.stderr.write(`${shown}\n`);
   process.exit(error instanceof IcError && error.code === 'BUSY' ? 75 : 1);
-}
+});

@@ -68,7 +68,7 @@ export interface StressOptions {
 
 export interface StressDatabase {
   url: string;
-  read: () => { events: EventRow[]; locks: LockRow[] };
+  read: () => Promise<ServerRows>;
 }
 
 export interface StressResult {
@@ -261,7 +261,7 @@ export async function runStress(options: StressOptions): Promise<StressResult> {
   for (const inv of invocations) if (outages.some((o) => inv.start <= o.end && inv.end >= o.start)) inv.outage = true;
 
   writeFileSync(join(dir, 'run.json'), JSON.stringify({ ttlByOwner, lockDelayMs: options.lockDelayMs, kills, stops, seconds }));
-  const result = checkRun(dir, invocations, { ttlByOwner, lockDelayMs: options.lockDelayMs, kills, stops, seconds }, options.database);
+  const result = checkRun(dir, invocations, { ttlByOwner, lockDelayMs: options.lockDelayMs, kills, stops, seconds }, await options.database?.read());
   if (!options.keep && result.violations.length === 0) rmSync(dir, { recursive: true, force: true });
   return result;
 }
@@ -277,12 +277,14 @@ interface RunFacts {
 export const STRESS_EVENTS_SQL = 'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events ORDER BY id';
 export const STRESS_LOCKS_SQL = 'SELECT * FROM locks';
 
-// Reads the database a run left and checks it with the run's history.
-function checkRun(dir: string, invocations: Invocation[], facts: RunFacts, database?: StressDatabase): StressResult {
+type ServerRows = { events: EventRow[]; locks: LockRow[] };
+
+// Reads the database a run left (a server's: its rows, read by the caller) and checks it with the run's history.
+function checkRun(dir: string, invocations: Invocation[], facts: RunFacts, server?: ServerRows): StressResult {
   let events: EventRow[];
   let locks: LockRow[];
   let integrity: unknown = 'ok'; // a server's integrity is its own
-  if (database) ({ events, locks } = database.read());
+  if (server) ({ events, locks } = server);
   else {
     const conn = new Database(join(dir, '.ic', 'ic.db'));
     events = conn.prepare(STRESS_EVENTS_SQL).all() as EventRow[];

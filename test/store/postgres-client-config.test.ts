@@ -1,11 +1,11 @@
-// A connection URL and the PG* variables → node-postgres's settings, with libpq's meaning (pg-worker/client-config.ts):
+// A connection URL and the PG* variables → node-postgres's settings, with libpq's meaning (driver/client-config.ts):
 // sslmode as libpq reads it (pg 8 alone would read require as verify-full), the local socket and the
 // operating system's user by default, and a missing root certificate said before any connection.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, connectPlan } from '../../src/store/postgres/pg-worker/client-config';
+import { ConfigError, connectPlan } from '../../src/store/postgres/driver/client-config';
 
 const dirs: string[] = [];
 afterEach(() => {

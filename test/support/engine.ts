@@ -5,7 +5,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, inject, it, test } from 'vitest';
-import { PostgresConnection } from '../../src/store/postgres/connection';
 import { withParameter } from '../../src/store/postgres/url';
 
 export type TestEngine = 'sqlite' | 'postgres';
@@ -43,15 +42,10 @@ export function projectKeyOf(database: TestDatabase): string {
 // rules that judge the time are the same. test/postgres/two-hosts.test.ts runs without it, on the server's clock.
 export const POSTGRES_CLIENT_CLOCK = { IC_TEST_CLOCK: '1', IC_TEST_PG_CLIENT_CLOCK: '1' } as const;
 
-let admin: PostgresConnection | undefined;
-
-// One connection per test process for dropping the tests' schemas, opened on first use (the driver loads
-// then: the SQLite runs never load it).
-function adminConnection(): PostgresConnection {
-  if (admin) return admin;
-  admin = PostgresConnection.open(inject('pgUrl'));
-  admin.exec('SET client_min_messages = warning'); // no NOTICE for a schema never created
-  return admin;
+// The tests' schemas are dropped and looked at by psql: synchronous, as the tests that ask are, and no
+// driver for the SQLite runs to load.
+function psql(sql: string): string {
+  return execFileSync('psql', ['-qXAt', inject('pgUrl'), '-c', `SET client_min_messages = warning; ${sql}`], { encoding: 'utf8' });
 }
 
 export interface TestDatabase {
@@ -66,12 +60,12 @@ export interface TestDatabase {
 export function freshPostgresDatabase(): TestDatabase {
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const url = withParameter(inject('pgUrl'), 'options', `-c search_path=${schema}`);
-  return { url, schema, drop: () => adminConnection().exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
+  return { url, schema, drop: () => void psql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };
 }
 
 // Whether ic has created its tables in that database (the counterpart of a SQLite file existing).
 export function postgresDatabaseExists(url: string): boolean {
   const schema = /search_path=(t_[0-9a-f]+)/.exec(decodeURIComponent(url))?.[1];
   if (!schema) throw new Error(`not a test database: ${url}`);
-  return adminConnection().get('SELECT 1 AS one FROM information_schema.tables WHERE table_schema = ? LIMIT 1', [schema]) !== undefined;
+  return psql(`SELECT 1 FROM information_schema.tables WHERE table_schema = '${schema}' LIMIT 1`).trim() === '1'; // a schema name of t_ and hex only
 }

@@ -43,7 +43,7 @@ async function runDoctor(options: CommonOptions): Promise<Reply> {
   const project = resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope });
   const location = project.db;
   const report = isServerDb(location)
-    ? diagnosePostgres(location, process.env, clockFromEnv(process.env), project.unmarked ? undefined : projectBindingCheck(location.path, project.projectRoot, project.git))
+    ? await diagnosePostgres(location, process.env, clockFromEnv(process.env), project.unmarked ? undefined : projectBindingCheck(location.path, project.projectRoot, project.git))
     : await diagnose(location, process.env, clockFromEnv(process.env)(), project.legacyDb);
   if (project.unmarked && location.source === 'project') noProjectHere(report, project.projectRoot);
   if (location.source === 'project' && !project.unmarked) addChecks(report, strayRootChecks(project.projectRoot, canonicalDir(homedir())));

@@ -56,7 +56,7 @@ export async function recordHolderWrite(owner: string, paths: readonly string[],
           recorded.now,
         );
       if (recorded)
-        shareBlobs(
+        await shareBlobs(
           ctx,
           repo,
           recorded.rows.map((row) => row.blob),

@@ -89,7 +89,7 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) await awaitRecords(ctx, view.scope, pending, deadline);
 
-    fetchSharedBlobs(
+    await fetchSharedBlobs(
       ctx,
       repo,
       plans.map((plan) => plan.expected.blob),
@@ -180,7 +180,7 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
       await clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     rowLeft = false;
-    shareBlobs(
+    await shareBlobs(
       ctx,
       repo,
       ownWrites.map((row) => row.blob),

@@ -27,22 +27,27 @@ function idsOf(ids: Iterable<string | null | undefined>): string[] {
 }
 
 /** After custody recorded these contents on a server: those the server lacks are copied there (best effort). */
-export function shareBlobs(ctx: Pick<CoordContext, 'db'>, repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>, ids: Iterable<string | null | undefined>): void {
+export async function shareBlobs(ctx: Pick<CoordContext, 'db'>, repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>, ids: Iterable<string | null | undefined>): Promise<void> {
   const server = serverOf(ctx);
   const wanted = server ? idsOf(ids).filter((id) => (statSync(join(repo.objectsDir, id.slice(0, 2), id.slice(2)), { throwIfNoEntry: false })?.size ?? Infinity) <= SHARED_BLOB_MAX_BYTES) : [];
   if (!server || wanted.length === 0) return;
   try {
-    const stored = blobsOnServer(server.pg, wanted);
-    for (const id of wanted) if (!stored.has(id)) storeBlobOnServer(server.pg, id, readBlob(repo.objectsDir, repo.commonDir, id));
+    const stored = await blobsOnServer(server.pg, wanted);
+    for (const id of wanted) if (!stored.has(id)) await storeBlobOnServer(server.pg, id, readBlob(repo.objectsDir, repo.commonDir, id));
   } catch {
     // The record is made; a restore elsewhere then reports the content missing, as before.
   }
 }
 
 /** Before a restore on a server: the contents it puts back that this clone lacks, taken from the server. */
-export function fetchSharedBlobs(ctx: Pick<CoordContext, 'db'>, repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>, ids: Iterable<string | null | undefined>, deadline: Deadline = NO_DEADLINE): void {
+export async function fetchSharedBlobs(
+  ctx: Pick<CoordContext, 'db'>,
+  repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>,
+  ids: Iterable<string | null | undefined>,
+  deadline: Deadline = NO_DEADLINE,
+): Promise<void> {
   const server = serverOf(ctx);
   const wanted = server ? idsOf(ids).filter((id) => !blobPresent(repo, id, deadline)) : [];
   if (!server || wanted.length === 0) return;
-  for (const [id, content] of blobsFromServer(server.pg, wanted)) if (blobId(content) === id) writeBlob(repo.objectsDir, content, id);
+  for (const [id, content] of await blobsFromServer(server.pg, wanted)) if (blobId(content) === id) writeBlob(repo.objectsDir, content, id);
 }

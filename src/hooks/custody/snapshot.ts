@@ -72,7 +72,7 @@ export async function snapshotBeforeShell(request: ShellRequest, env: NodeJS.Pro
       await purgeEdits(ctx.db, now - DAY_MS);
       purgeMarkers(ctx.dbLocation.path, now - DAY_MS);
     });
-    shareBlobs(
+    await shareBlobs(
       ctx,
       repo,
       seen.map((row) => row.blob),

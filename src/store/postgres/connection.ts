@@ -1,8 +1,7 @@
 import { IcError } from '../../core/errors';
 import { connectError, lostConnectionError, translateServerError, unusableServerError } from './errors';
 import { numberPlaceholders } from './placeholders';
-import { SessionError, type PgSession, type Query, type ResultSet } from './session';
-import { WorkerSession } from './worker-session';
+import { Session, SessionError, type Query, type ResultSet } from './session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
 import { decoderFor, encodeParameter, type SqlParameter } from './values';
 import { monotonicMs } from '../clock';
@@ -57,10 +56,10 @@ export interface RunResult {
   changes: number;
 }
 
-// One synchronous connection to PostgreSQL (node-postgres in a worker thread: worker-session.ts):
-// the same shape of calls the SQLite store makes (`?` placeholders, rows as plain objects, integers as
-// numbers), so that store code can be written once per statement rather than once per engine. Every error
-// leaves here as an IcError whose text holds no password.
+// One connection to PostgreSQL (node-postgres on this thread: session.ts): the same shape of calls the SQLite
+// store makes (`?` placeholders, rows as plain objects, integers as numbers), so that store code can be written
+// once per statement rather than once per engine. Every error leaves here as an IcError whose text holds no
+// password.
 export class PostgresConnection {
   private inTransaction = false;
   // Reads announced ahead (prefetch): sent with the next statement, their rows kept until asked for once.
@@ -68,13 +67,16 @@ export class PostgresConnection {
   private fetched = new Map<string, ResultSet>();
   // The last reading of the server's clock, and when it was taken on this host's monotonic clock.
   private clockReading: { serverMs: number; takenAt: number } | undefined;
+  // What must run before anything else (openWith: the schema check); every call waits for it.
+  private opening: Promise<void> | undefined;
 
   private constructor(
-    private readonly session: PgSession,
+    private readonly session: Session,
     readonly shownUrl: string,
     private readonly secrets: readonly string[],
   ) {}
 
+  // Starts connecting and returns at once: the login overlaps whatever the caller does before its first statement.
   static open(url: string, options: PostgresOptions = {}): PostgresConnection {
     const env = options.env ?? process.env;
     const secrets = secretsOf(url, env);
@@ -85,15 +87,33 @@ export class PostgresConnection {
     const connectTimeoutMs = Number(connectText) > 0 ? Math.max(2, Number(connectText)) * 1000 : connectSeconds * 1000;
     const statementWaitMs = milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS) || DEFAULT_STATEMENT_TIMEOUT_MS;
     try {
-      return new PostgresConnection(WorkerSession.connect(conninfo, env, { connectTimeoutMs, statementWaitMs }), shownUrl, secrets);
+      return new PostgresConnection(new Session(conninfo, env, { connectTimeoutMs, statementWaitMs }), shownUrl, secrets);
     } catch (error) {
-      if (error instanceof IcError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      throw connectError(redactText(message.trim(), secrets), shownUrl);
+      if (!(error instanceof SessionError)) throw error;
+      throw connectError(redactText(error.message.trim(), secrets), shownUrl);
     }
   }
 
-  // Whether the connection is encrypted (TLS): `ic doctor` says.
+  // Runs `first` (given this connection without the wait) before any other call on it; its failure closes the
+  // connection and is every later call's.
+  openWith(first: (db: PostgresConnection) => Promise<void>): void {
+    const inner = new PostgresConnection(this.session, this.shownUrl, this.secrets);
+    this.opening = first(inner).then(
+      () => void (this.clockReading ??= inner.clockReading),
+      (error: unknown) => {
+        this.close();
+        throw error;
+      },
+    );
+    void this.opening.catch(() => undefined);
+  }
+
+  /** Resolves once logged in (and past openWith's work). */
+  async ready(): Promise<void> {
+    await this.guard(() => this.session.ready());
+  }
+
+  // Whether the connection is encrypted (TLS): `ic doctor` says (after ready()).
   get tls(): boolean {
     return this.session.tls;
   }
@@ -107,48 +127,49 @@ export class PostgresConnection {
   }
 
   // Runs statements without parameters (several may be separated by `;`).
-  exec(sql: string): void {
-    this.guard(() => this.session.exec(sql));
+  async exec(sql: string): Promise<void> {
+    await this.guard(() => this.session.exec(sql));
   }
 
-  // The same, sent with the next statement (session.ts): for BEGIN and SAVEPOINT, whose errors the next one reports.
+  // The same, sent with the next statement (session.ts): for BEGIN and SAVEPOINT, whose errors the next one
+  // reports. This and the other calls that send later are made inside a transaction, after ready().
   execLater(sql: string): void {
     this.session.execLater(sql);
   }
 
   // The same, sent now, its reply read with the next statement's (session.ts): for a read's COMMIT.
   sendAhead(sql: string): void {
-    this.guard(() => this.session.sendAhead(sql));
+    this.session.sendAhead(sql);
   }
 
-  run(sql: string, params: readonly SqlParameter[] = []): RunResult {
-    return { changes: this.execute(sql, params).changes };
+  async run(sql: string, params: readonly SqlParameter[] = []): Promise<RunResult> {
+    return { changes: (await this.execute(sql, params)).changes };
   }
 
   // A write whose result nobody reads, sent with the next statement (session.ts, queryLater).
   runLater(sql: string, params: readonly SqlParameter[] = []): void {
     const query = queryOf(sql, params);
-    this.guard(() => this.session.queryLater(query.sql, query.parameters));
+    this.session.queryLater(query.sql, query.parameters!);
   }
 
-  all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row[] {
-    return rowsOf<Row>(this.execute(sql, params));
+  async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<Row[]> {
+    return rowsOf<Row>(await this.execute(sql, params));
   }
 
   // One statement's rows and the number of rows it changed (for an INSERT … RETURNING, both).
-  query<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): { rows: Row[]; changes: number } {
-    const result = this.execute(sql, params);
+  async query<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<{ rows: Row[]; changes: number }> {
+    const result = await this.execute(sql, params);
     return { rows: rowsOf<Row>(result), changes: result.changes };
   }
 
   // Several statements in one exchange (session.ts, queries): the rows of each, in order.
-  allMany(statements: readonly (readonly [sql: string, params: readonly SqlParameter[]])[]): Record<string, unknown>[][] {
+  async allMany(statements: readonly (readonly [sql: string, params: readonly SqlParameter[]])[]): Promise<Record<string, unknown>[][]> {
     const queries = statements.map(([sql, params]) => queryOf(sql, params));
-    return this.guard(() => this.session.queries(queries)).map((result) => rowsOf(result));
+    return (await this.guard(() => this.session.queries(queries))).map((result) => rowsOf(result));
   }
 
-  get<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Row | undefined {
-    return this.all<Row>(sql, params)[0];
+  async get<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<Row | undefined> {
+    return (await this.all<Row>(sql, params))[0];
   }
 
   // The server's clock in epoch milliseconds, now (not at the transaction's start): every expiry and liveness
@@ -156,7 +177,8 @@ export class PostgresConnection {
   // second, advanced by the time elapsed on this host's monotonic clock (which no clock step moves, and which
   // runs at the server's rate to within parts per million): a hook's four or five transactions then cost one
   // round trip for the time, not one each. The reading's error is half a round trip.
-  serverNowMs(): number {
+  async serverNowMs(): Promise<number> {
+    await this.opening;
     const at = monotonicMs();
     const reading = this.clockReading;
     if (reading !== undefined && at - reading.takenAt < CLOCK_READING_REUSE_MS) return Math.floor(reading.serverMs + (at - reading.takenAt));
@@ -164,9 +186,9 @@ export class PostgresConnection {
   }
 
   // Reads the server's clock now (`ic doctor`'s skew check wants a reading, not an estimate).
-  readServerClock(): number {
+  async readServerClock(): Promise<number> {
     const sent = monotonicMs();
-    const serverMs = this.get<{ now: number }>(`SELECT ${SERVER_NOW_SQL} AS now`)!.now;
+    const serverMs = (await this.get<{ now: number }>(`SELECT ${SERVER_NOW_SQL} AS now`))!.now;
     this.noteServerClock(serverMs, sent);
     return serverMs;
   }
@@ -181,18 +203,18 @@ export class PostgresConnection {
   // database-wide write lock gives, while other scopes proceed in parallel. The scope's row is created first
   // when missing: FOR UPDATE on a row that is not there locks nothing. `lockTimeoutMs` bounds the wait for
   // the scope (0 = do not wait); past it the call is BUSY.
-  transaction<T>(scope: string, body: () => T, options: { lockTimeoutMs?: number } = {}): T {
+  async transaction<T>(scope: string, body: () => T | Promise<T>, options: { lockTimeoutMs?: number } = {}): Promise<T> {
     if (this.inTransaction) throw new IcError('INTERNAL', 'a PostgreSQL transaction was started inside another');
     const lockTimeout = options.lockTimeoutMs === undefined ? '' : `; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(options.lockTimeoutMs)) || 1}`;
-    this.exec(`BEGIN ISOLATION LEVEL READ COMMITTED${lockTimeout}`);
+    await this.exec(`BEGIN ISOLATION LEVEL READ COMMITTED${lockTimeout}`);
     this.inTransaction = true;
     try {
-      this.lockScope(scope);
-      const result = body();
-      this.exec('COMMIT');
+      await this.lockScope(scope);
+      const result = await body();
+      await this.exec('COMMIT');
       return result;
     } catch (error) {
-      this.rollbackQuietly();
+      await this.rollbackQuietly();
       throw error;
     } finally {
       this.inTransaction = false;
@@ -201,44 +223,44 @@ export class PostgresConnection {
 
   // Locks the scope's row inside the open transaction (the single writer per scope). The common case (the
   // row exists) costs one statement; a new scope costs three.
-  lockScope(scope: string): void {
-    if (this.all(LOCK_SCOPE_SQL, [scope]).length > 0) return;
-    this.createAndLockScope(scope);
+  async lockScope(scope: string): Promise<void> {
+    if ((await this.all(LOCK_SCOPE_SQL, [scope])).length > 0) return;
+    await this.createAndLockScope(scope);
   }
 
   // The same, and then `next` (a statement without parameters) in the same exchange: the server runs it once
   // the lock is held, and the caller waits one round trip for both. When the scope's row was missing, `next`
   // ran without the lock: its rows are thrown away and it runs again once the row is created and locked.
-  lockScopeAnd<Row>(scope: string, next: string): Row[] {
-    const [locked, rows] = this.allMany([
+  async lockScopeAnd<Row>(scope: string, next: string): Promise<Row[]> {
+    const [locked, rows] = await this.allMany([
       [LOCK_SCOPE_SQL, [scope]],
       [next, []],
     ]);
     if (locked!.length > 0) return rows as Row[];
-    this.createAndLockScope(scope);
+    await this.createAndLockScope(scope);
     return this.all<Row>(next);
   }
 
-  private createAndLockScope(scope: string): void {
-    this.run(`INSERT INTO scopes (scope, created_at) VALUES (?, ${SERVER_NOW_SQL}) ON CONFLICT (scope) DO NOTHING`, [scope]);
-    if (this.all(LOCK_SCOPE_SQL, [scope]).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
+  private async createAndLockScope(scope: string): Promise<void> {
+    await this.run(`INSERT INTO scopes (scope, created_at) VALUES (?, ${SERVER_NOW_SQL}) ON CONFLICT (scope) DO NOTHING`, [scope]);
+    if ((await this.all(LOCK_SCOPE_SQL, [scope])).length === 0) throw new IcError('INTERNAL', `could not lock the scope ${scope}`);
   }
 
-  rollbackQuietly(): void {
+  async rollbackQuietly(): Promise<void> {
     if (this.session.transactionState() === 'unknown') return;
     try {
-      this.session.exec('ROLLBACK');
+      await this.session.exec('ROLLBACK');
     } catch {
       // the original error is the one to report
     }
   }
 
-  private execute(sql: string, params: readonly SqlParameter[]): ResultSet {
+  private async execute(sql: string, params: readonly SqlParameter[]): Promise<ResultSet> {
     const query = queryOf(sql, params);
-    if (this.ahead.length === 0) return this.guard(() => this.session.query(query.sql, query.parameters));
+    if (this.ahead.length === 0) return this.guard(() => this.session.query(query.sql, query.parameters!));
     const ahead = this.ahead;
     this.ahead = [];
-    const results = this.guard(() => this.session.queries([...ahead.map((read) => read.query), query]));
+    const results = await this.guard(() => this.session.queries([...ahead.map((read) => read.query), query]));
     ahead.forEach((read, at) => this.fetched.set(read.key, results[at]!));
     return results[ahead.length]!;
   }
@@ -266,14 +288,16 @@ export class PostgresConnection {
     this.fetched.clear();
   }
 
-  // Turns a driver's error into an IcError with no secret in it.
-  private guard<T>(work: () => T): T {
+  // Waits for openWith's work, then turns a driver's error into an IcError with no secret in it.
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    await this.opening;
     try {
-      return work();
+      return await work();
     } catch (error) {
       if (!(error instanceof SessionError)) throw error;
       const message = redactText(error.message.trim() || 'unknown error', this.secrets);
       if (error.systemCode === 'ETIMEDOUT' || error.systemCode === 'EPROTO') throw unusableServerError(message, this.shownUrl);
+      if (error.systemCode === 'CONNECT') throw connectError(message, this.shownUrl);
       if (error.lost && !error.sqlstate) throw lostConnectionError(message, this.shownUrl);
       throw translateServerError({ sqlstate: error.sqlstate, message }, this.shownUrl);
     }

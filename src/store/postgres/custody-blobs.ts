@@ -5,13 +5,13 @@ import type { PostgresConnection } from './connection';
 // a blob is the same bytes whoever stores it, so racing writers need no lock (ON CONFLICT DO NOTHING).
 
 /** Which of `ids` the server already has. */
-export function blobsOnServer(db: PostgresConnection, ids: readonly string[]): Set<string> {
-  const rows = db.all<{ blob: string }>('SELECT blob FROM custody_blobs WHERE blob IN (SELECT jsonb_array_elements_text(?::jsonb))', [JSON.stringify(ids)]);
+export async function blobsOnServer(db: PostgresConnection, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db.all<{ blob: string }>('SELECT blob FROM custody_blobs WHERE blob IN (SELECT jsonb_array_elements_text(?::jsonb))', [JSON.stringify(ids)]);
   return new Set(rows.map((row) => row.blob));
 }
 
-export function storeBlobOnServer(db: PostgresConnection, id: string, content: Buffer): void {
-  db.run('INSERT INTO custody_blobs (blob, size, content, stored_at) VALUES (?, ?, ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (blob) DO NOTHING', [
+export async function storeBlobOnServer(db: PostgresConnection, id: string, content: Buffer): Promise<void> {
+  await db.run('INSERT INTO custody_blobs (blob, size, content, stored_at) VALUES (?, ?, ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint) ON CONFLICT (blob) DO NOTHING', [
     id,
     content.length,
     content.toString('base64'),
@@ -19,15 +19,17 @@ export function storeBlobOnServer(db: PostgresConnection, id: string, content: B
 }
 
 /** The contents of those of `ids` the server has. */
-export function blobsFromServer(db: PostgresConnection, ids: readonly string[]): Map<string, Buffer> {
-  const rows = db.all<{ blob: string; content: string }>('SELECT blob, content FROM custody_blobs WHERE blob IN (SELECT jsonb_array_elements_text(?::jsonb))', [JSON.stringify(ids)]);
+export async function blobsFromServer(db: PostgresConnection, ids: readonly string[]): Promise<Map<string, Buffer>> {
+  const rows = await db.all<{ blob: string; content: string }>('SELECT blob, content FROM custody_blobs WHERE blob IN (SELECT jsonb_array_elements_text(?::jsonb))', [JSON.stringify(ids)]);
   return new Map(rows.map((row) => [row.blob, Buffer.from(row.content, 'base64')]));
 }
 
 /** Removes blobs stored before `before` that no live custody record names; returns how many. */
-export function sweepServerBlobs(db: PostgresConnection, before: number): number {
-  return db.run(
-    'DELETE FROM custody_blobs b WHERE stored_at < ? AND NOT EXISTS (SELECT 1 FROM custody_latest l WHERE l.blob = b.blob) AND NOT EXISTS (SELECT 1 FROM custody_snapshots s WHERE s.blob = b.blob)',
-    [before],
+export async function sweepServerBlobs(db: PostgresConnection, before: number): Promise<number> {
+  return (
+    await db.run(
+      'DELETE FROM custody_blobs b WHERE stored_at < ? AND NOT EXISTS (SELECT 1 FROM custody_latest l WHERE l.blob = b.blob) AND NOT EXISTS (SELECT 1 FROM custody_snapshots s WHERE s.blob = b.blob)',
+      [before],
+    )
   ).changes;
 }

@@ -10,6 +10,6 @@ import type { PostgresConnection } from './connection';
 export const FINISHED_EVENTS = 'xact < pg_snapshot_xmin(pg_current_snapshot())';
 
 // The next events after `afterId` that no later commit can precede, in id order.
-export function finishedEventsAfter(db: PostgresConnection, afterId: number, limit: number): StoredEvent[] {
+export function finishedEventsAfter(db: PostgresConnection, afterId: number, limit: number): Promise<StoredEvent[]> {
   return db.all<StoredEvent>(`SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail FROM events WHERE id > ? AND ${FINISHED_EVENTS} ORDER BY id LIMIT ?`, [afterId, limit]);
 }

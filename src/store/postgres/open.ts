@@ -7,6 +7,7 @@ import { SERVER_NOW_SQL } from './connection';
 import { monotonicMs } from '../clock';
 import { sharingConnections } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
+import type { PostgresConnection } from './connection';
 
 export interface OpenPostgresOptions {
   write: boolean;
@@ -32,13 +33,9 @@ export function openPostgres(url: string, options: OpenPostgresOptions): Connect
     return kept;
   }
   noteCodePath('postgres');
+  // Connects in the background; a writer's schema check goes first, before any call's statement.
   const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock });
-  try {
-    if (options.write) ensureSchema(db, options.now);
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  if (options.write) db.pg.openWith((pg) => ensureSchema(pg, options.now));
   // A hook process opens its database two or three times (liveness, its own work, custody): one connection
   // (one connect, one schema check) serves them all; the process's exit closes it.
   if (sharingConnections() && kept === undefined) {
@@ -50,16 +47,16 @@ export function openPostgres(url: string, options: OpenPostgresOptions): Connect
 
 const shared = new Map<string, PgConnection>();
 
-function ensureSchema(db: PgConnection, now: number): void {
+async function ensureSchema(db: PostgresConnection, now: number): Promise<void> {
   let version = 0;
   try {
     // The server's clock comes with it: the first transaction of the call then needs no round trip for it.
     const sent = monotonicMs();
-    const row = db.pg.get<{ version: number | null; now: number }>(`SELECT max(version) AS version, ${SERVER_NOW_SQL} AS now FROM schema_migrations`)!;
-    db.pg.noteServerClock(row.now, sent);
+    const row = (await db.get<{ version: number | null; now: number }>(`SELECT max(version) AS version, ${SERVER_NOW_SQL} AS now FROM schema_migrations`))!;
+    db.noteServerClock(row.now, sent);
     version = row.version ?? 0;
   } catch (error) {
     if (!(error instanceof IcError) || error.details.sqlstate !== '42P01') throw error;
   }
-  if (version !== POSTGRES_LATEST_VERSION) migratePostgres(db.pg, now);
+  if (version !== POSTGRES_LATEST_VERSION) await migratePostgres(db, now);
 }

@@ -19,8 +19,8 @@ export interface PgConnectionOptions extends PostgresOptions {
   clientClock?: boolean;
 }
 
-// The store's Connection on PostgreSQL (docs/postgres.md): statements through one synchronous
-// connection (answered as settled promises); each write one READ COMMITTED transaction holding its scopes' row locks (the single writer per
+// The store's Connection on PostgreSQL (docs/postgres.md): statements through one connection (pipelined where
+// the caller does not wait: runLater, prefetch, a read's COMMIT); each write one READ COMMITTED transaction holding its scopes' row locks (the single writer per
 // scope that SQLite's file lock gives, while other scopes run in parallel); each read one snapshot; the
 // time a transaction acts at read from the server's clock.
 export class PgConnection implements Connection {
@@ -57,31 +57,35 @@ export class PgConnection implements Connection {
     return prepared;
   }
 
-  write<T>(scope: WriteScope, work: () => Promise<T>): Promise<T> {
+  async write<T>(scope: WriteScope, work: () => Promise<T>): Promise<T> {
     if (this.depth > 0) return this.savepoint(work);
+    await this.pg.ready();
     // Sent with the first statement of the work: the transaction, its lock wait and the shared side of the
     // everything lock (a lock wait that ran out is reported by that statement).
     const everything = 'everything' in scope;
     this.pg.execLater(
       `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
-    return this.inTransaction(() => {
+    return this.inTransaction(async () => {
       if (everything) return work();
       // Always in this order (the everything key, owners, scopes; each sorted), so two writers cannot deadlock.
       for (const owner of [...new Set(scope.owners)].sort()) this.pg.runLater(`SELECT pg_advisory_xact_lock(${OWNER_LOCK_CLASS}, hashtext(?))`, [owner]);
-      this.lockScopes([...new Set(scope.scopes)].sort());
+      await this.lockScopes([...new Set(scope.scopes)].sort());
       return work();
     });
   }
 
   // The scopes' rows, in order; with the last lock the newest event's time, which the write's clock check reads
   // first thing (coord/context.ts): one round trip for both.
-  private lockScopes(keys: readonly string[]): void {
-    keys.forEach((key, at) => {
-      if (at < keys.length - 1) return this.pg.lockScope(key);
-      const [newest] = this.pg.lockScopeAnd<{ created_at: number }>(key, NEWEST_EVENT_SQL);
+  private async lockScopes(keys: readonly string[]): Promise<void> {
+    for (const [at, key] of keys.entries()) {
+      if (at < keys.length - 1) {
+        await this.pg.lockScope(key);
+        continue;
+      }
+      const [newest] = await this.pg.lockScopeAnd<{ created_at: number }>(key, NEWEST_EVENT_SQL);
       this.newestEvent = newest ? newest.created_at : null;
-    });
+    }
   }
 
   newestEventRead(): number | null | undefined {
@@ -92,8 +96,9 @@ export class PgConnection implements Connection {
 
   // One snapshot for the whole read (REPEATABLE READ); READ ONLY, so a read that tried to write would fail
   // loudly instead of writing without its scope's lock. Inside a write it is part of that write.
-  read<T>(work: () => Promise<T>): Promise<T> {
+  async read<T>(work: () => Promise<T>): Promise<T> {
     if (this.depth > 0) return work();
+    await this.pg.ready();
     this.pg.execLater('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Its COMMIT goes out at once (no snapshot stays open) but is not waited for: a read-only transaction's
     // commit has nothing to confirm, and a hook's three or four reads each save a round trip.
@@ -131,15 +136,15 @@ export class PgConnection implements Connection {
     return Math.max(1, this.lockWaitMs);
   }
 
-  private async inTransaction<T>(work: () => Promise<T>, commit: () => void = () => this.pg.exec('COMMIT')): Promise<T> {
+  private async inTransaction<T>(work: () => Promise<T>, commit: () => Promise<void> | void = () => this.pg.exec('COMMIT')): Promise<T> {
     this.depth = 1;
     this.newestEvent = undefined;
     try {
       const result = await work();
-      commit();
+      await commit();
       return result;
     } catch (error) {
-      this.pg.rollbackQuietly();
+      await this.pg.rollbackQuietly();
       throw error;
     } finally {
       this.depth = 0;
@@ -159,7 +164,7 @@ export class PgConnection implements Connection {
       return result;
     } catch (error) {
       try {
-        this.pg.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+        await this.pg.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
       } catch {
         // the original error is the one to report (the outer transaction rolls back)
       }
@@ -173,20 +178,20 @@ export class PgConnection implements Connection {
   // first may take the time read with the lock, never a later reader after the write's own events.
   private statementFor(text: string): Statement {
     const pg = this.pg;
-    const rows = (params: SqlParameter[]): Record<string, unknown>[] => {
+    const rows = async (params: SqlParameter[]): Promise<Record<string, unknown>[]> => {
       this.newestEvent = undefined;
       return pg.takePrefetched(text, params) ?? pg.all(text, params);
     };
     return {
-      get: async (...params: unknown[]) => rows(params as SqlParameter[])[0],
-      all: async (...params: unknown[]) => rows(params as SqlParameter[]),
+      get: async (...params: unknown[]) => (await rows(params as SqlParameter[]))[0],
+      all: (...params: unknown[]) => rows(params as SqlParameter[]),
       runLater: (...params: unknown[]): void => {
         this.newestEvent = undefined;
         pg.runLater(text, params as SqlParameter[]);
       },
       run: async (...params: unknown[]): Promise<RunResult> => {
         this.newestEvent = undefined;
-        const { rows, changes } = pg.query(text, params as SqlParameter[]);
+        const { rows, changes } = await pg.query(text, params as SqlParameter[]);
         const first = rows[0];
         const id = first === undefined ? 0 : Object.values(first)[0];
         return { changes, lastInsertRowid: typeof id === 'number' || typeof id === 'bigint' ? id : Number(id ?? 0) };

@@ -1,6 +1,7 @@
-// The part of node-postgres (`pg`) that ic's driver worker uses (pg-worker/worker.ts).
+// The part of node-postgres (`pg`) that ic's driver uses (session.ts).
 declare module 'pg' {
   import type { EventEmitter } from 'node:events';
+  import type { Duplex } from 'node:stream';
   export interface ClientConfig {
     host?: string;
     port?: number;
@@ -36,6 +37,6 @@ declare module 'pg' {
     connect(): Promise<void>;
     query(config: QueryConfig): Promise<QueryResult | QueryResult[]>;
     end(): Promise<void>;
-    readonly connection: EventEmitter & { stream: EventEmitter & { destroy(error?: Error): void } };
+    readonly connection: EventEmitter & { stream: Duplex & { unref?(): void } };
   }
 }
