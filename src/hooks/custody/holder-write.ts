@@ -40,27 +40,17 @@ export async function recordHolderWrite(owner: string, paths: readonly string[],
           rows.push({ path: rel, owner, source: 'write', recorded_at: now, ...state, blob, stat: blob === state.blob ? state.stat : '' });
         }
         for (const row of rows) await recordLatest(ctx.db, ctx.scope, row);
-        await clearEdits(
-          ctx.db,
-          ctx.scope,
-          rows.map((row) => row.path),
-        ); // the edit is over: its write is the record now
+        const recordedPaths = rows.map((row) => row.path);
+        await clearEdits(ctx.db, ctx.scope, recordedPaths); // the edit is over: its write is the record now
         return { rows, now };
       });
       // The holder's contents, kept through `git gc --prune=now` while a restore may need them (after the
       // write lock: in-process ref files, src/store/git/keep.ts).
-      if (recorded)
-        pinBlobs(
-          repo,
-          recorded.rows.map((row) => row.blob),
-          recorded.now,
-        );
-      if (recorded)
-        await shareBlobs(
-          ctx,
-          repo,
-          recorded.rows.map((row) => row.blob),
-        ); // for restores in other clones on a server
+      if (recorded) {
+        const blobs = recorded.rows.map((row) => row.blob);
+        pinBlobs(repo, blobs, recorded.now);
+        await shareBlobs(ctx, repo, blobs); // for restores in other clones on a server
+      }
     } finally {
       ctx.db.close();
     }

@@ -69,11 +69,8 @@ export async function watchLateWrites(ctx: CoordContext, repo: Repo, others: Cov
     const state = fileState(repo, path, [latest.get(path)], true); // stored: the holder's content stays recoverable
     return [path, others.files.get(path)!.holder, state.blob, state.mode, state.stat];
   });
-  pinBlobs(
-    repo,
-    rows.map((row) => row[2]),
-    watch.since,
-  );
+  const blobs = rows.map((row) => row[2]);
+  pinBlobs(repo, blobs, watch.since);
   await writeTransaction(ctx, EVERYTHING, async () => {
     const file = readLate(ctx.dbLocation.path);
     file.watches = file.watches.filter((w) => !(w.scope === ctx.scope && w.writer === watch.writer && w.call_id === watch.call_id));

@@ -89,19 +89,11 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
     const pending = plans.filter((plan) => editInFlight(plan, marks.get(plan.path), view.now));
     if (pending.length > 0) await awaitRecords(ctx, view.scope, pending, deadline);
 
-    await fetchSharedBlobs(
-      ctx,
-      repo,
-      plans.map((plan) => plan.expected.blob),
-      deadline,
-    ); // on a server, what another clone recorded
+    const ownBlobs = ownWrites.map((row) => row.blob);
+    const putBack = plans.map((plan) => plan.expected.blob);
+    await fetchSharedBlobs(ctx, repo, putBack, deadline); // on a server, what another clone recorded
     const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/store/git/keep.ts)
-    pinBlobs(
-      repo,
-      ownWrites.map((row) => row.blob),
-      view.now,
-      deadline,
-    ); // the writer's new latest contents, kept while they may be put back
+    pinBlobs(repo, ownBlobs, view.now, deadline); // the writer's new latest contents, kept while they may be put back
     const moved = displacedDir(repo, view.now);
     const indexBack: { path: string; entry: IndexEntry | undefined }[] = []; // index entries to put back with their files
     await writeTransaction(ctx, inScopes(view.scope), async (now) => {
@@ -180,11 +172,7 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
       await clearEditsBy(ctx.db, view.scope, request.owner); // the writer's own command is over: its writes are recorded above
     });
     rowLeft = false;
-    await shareBlobs(
-      ctx,
-      repo,
-      ownWrites.map((row) => row.blob),
-    ); // on a server, for restores in other clones
+    await shareBlobs(ctx, repo, ownBlobs); // on a server, for restores in other clones
     if (indexBack.length > 0) restoreIndexEntries(repo, indexBack, report, deadline);
     return report;
   } finally {

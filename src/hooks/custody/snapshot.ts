@@ -1,6 +1,6 @@
 import { writeTransaction } from '../../coord/context';
 import { inScopes } from '../../store/connection';
-import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, startCommand, type FileState, type LatestRow, type SnapshotRow } from '../../store/custody';
+import { latestFor, purgeCommands, purgeEdits, purgeLatest, recordLatest, runningWriters, sameContent, startCommand, type FileState, type LatestRow, type SnapshotRow } from '../../store/custody';
 import { ABSENT, existenceProbe, fileState, statMatchesIndex } from '../../store/git/files';
 import type { ShellRequest } from './types';
 import { openView } from './view';
@@ -50,11 +50,8 @@ export async function snapshotBeforeShell(request: ShellRequest, env: NodeJS.Pro
     }
     keepIndexBefore(repo, view.scope, request.owner, request.callId ?? ''); // a command may change the index too
     // Kept through `git gc --prune=now` while the command runs and its after hook may put them back.
-    pinBlobs(
-      repo,
-      [...rows, ...seen].map((row) => row.blob),
-      view.now,
-    );
+    const blobs = [...rows, ...seen].map((row) => row.blob);
+    pinBlobs(repo, blobs, view.now);
     await writeTransaction(ctx, inScopes(view.scope), async (now) => {
       const busy = await runningWriters(ctx.db, view.scope, now - DAY_MS);
       for (const writer of markedWriters(ctx.dbLocation.path, view.scope, now - DAY_MS)) busy.add(writer); // commands the fast path let run
@@ -72,20 +69,13 @@ export async function snapshotBeforeShell(request: ShellRequest, env: NodeJS.Pro
       await purgeEdits(ctx.db, now - DAY_MS);
       purgeMarkers(ctx.dbLocation.path, now - DAY_MS);
     });
-    await shareBlobs(
-      ctx,
-      repo,
-      seen.map((row) => row.blob),
-    ); // on a server, for restores in other clones
+    const seenBlobs = seen.map((row) => row.blob);
+    await shareBlobs(ctx, repo, seenBlobs); // on a server, for restores in other clones
     purgeIndexBefore(repo, Date.now() - DAY_MS);
   } finally {
     await refreshDigest(ctx); // so the next command of any session may take the fast path (src/hooks/fast/)
     ctx.db.close();
   }
-}
-
-function sameContent(record: FileState, state: FileState): boolean {
-  return record.blob === state.blob && (record.blob === null || record.mode === state.mode);
 }
 
 // The file changed after the holder's record. A record read from the file has its stat, and any other stat
