@@ -125,22 +125,6 @@ describe('custody after a shell command (claude-post-tool)', () => {
     expect(read(repo, 'held.txt')).toBe('person editor work');
   });
 
-  it('a person’s save after the holder’s record is the holder’s, even when file times read earlier than the record', async () => {
-    seed(repo, { 'held.txt': 'committed\n' });
-    // A's write, recorded by a hook whose clock is ahead of the file system's: file times come from a coarse
-    // clock (a tick behind the system clock), so a save a few ms after a record can carry an older mtime.
-    const toolInput = { file_path: join(repo.dir, 'held.txt'), content: 'A wrote\n' };
-    const edit = { tool_name: 'Write', tool_input: toolInput, tool_use_id: 'w-held' };
-    expect((await ic(repo, ['coord', 'hook', 'claude-pre-edit'], { input: payload(repo, A, { hook_event_name: 'PreToolUse', ...edit }) })).stdout).toBe('');
-    write(repo, 'held.txt', 'A wrote\n');
-    const ahead = { IC_TEST_CLOCK: '1', IC_NOW: String(Date.now() + 30_000) };
-    expect((await ic(repo, ['coord', 'hook', 'claude-post-tool'], { input: payload(repo, A, { hook_event_name: 'PostToolUse', ...edit, tool_response: {} }), env: ahead })).exitCode).toBe(0);
-    write(repo, 'held.txt', 'the person saves in an editor\n'); // no hook; its mtime is before the record's time
-    // B's command overwrites it: put back to the person's save (the holder's newest), never to A's older write.
-    await shellCall(repo, B, 'save-1', 'echo B > held.txt');
-    expect(read(repo, 'held.txt')).toBe('the person saves in an editor\n');
-  });
-
   it('a held file the command did not touch is left as it is, even when it differs from every record', async () => {
     seed(repo, { 'held.txt': 'committed\n' });
     expect((await coord(repo, ['reserve', 'held.txt'], { env: { IC_OWNER: 'person' } })).exitCode).toBe(0);

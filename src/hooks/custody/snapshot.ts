@@ -78,13 +78,15 @@ export async function snapshotBeforeShell(request: ShellRequest, env: NodeJS.Pro
   }
 }
 
-// The file changed after the holder's record. A record read from the file has its stat, and any other stat
-// is a later write: no clock is compared, as file times lag the system clock by up to a tick (a save a few
-// ms after the record looked older, and was undone). A record without a stat (content the tool said it
-// wrote, or absence) is judged by the file's mtime or ctime against the record's time. Absent: changed.
+// File times come from a coarse clock, up to a tick behind the system clock that dates records: a save a
+// few ms after a record can carry an earlier time (and was undone). A record read from a file (it has a stat)
+// gets this much doubt; one of content a tool said it wrote (no stat: the file held something else) none.
+const FILE_CLOCK_LAG_MS = 50;
+
+// The file changed after the holder's record, by its mtime or ctime against the record's time (a record made
+// in another clone of a server project has that clone's stat, so stats alone cannot tell). Absent: changed.
 function changedSinceRecord(state: FileState, record: LatestRow): boolean {
   if (state.blob === null) return true;
-  if (record.stat !== '') return record.stat !== state.stat;
   const [, mtime, ctime] = state.stat.split(':').map(Number);
-  return Math.max(mtime ?? Infinity, ctime ?? Infinity) > record.recorded_at;
+  return Math.max(mtime ?? Infinity, ctime ?? Infinity) > record.recorded_at - (record.stat === '' ? 0 : FILE_CLOCK_LAG_MS);
 }
