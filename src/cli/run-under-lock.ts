@@ -51,12 +51,21 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       lost = why;
       process.stderr.write(`ic: lost lock ${escapeForDisplay(lock.pattern)} (${why}) while the command runs; it keeps running, and ic will exit non-zero\n`);
     };
+    let settled = false;
+    // The store's calls one after another: a renewal due while the run is recorded or the lease ends waits for
+    // it (on a server, two transactions on one connection would interleave their statements).
+    let storeCalls: Promise<unknown> = Promise.resolve();
+    const inTurn = <T>(call: () => Promise<T>): Promise<T> => {
+      const turn = storeCalls.then(call, call);
+      storeCalls = turn.catch(() => undefined);
+      return turn;
+    };
     const renewTimer = setInterval(
       async () => {
-        if (lost !== undefined) return;
+        if (lost !== undefined || settled) return;
         try {
-          const state = await renewLease(ctx, lock, leaseMs);
-          if (!state.held) noteLost(state.why);
+          const state = await inTurn(async () => (settled ? undefined : renewLease(ctx, lock, leaseMs))); // none after the lease ends
+          if (state && !state.held) noteLost(state.why);
         } catch (error) {
           process.stderr.write(`ic: could not renew lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
         }
@@ -64,14 +73,13 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
       Math.max(100, Math.floor(leaseMs / 3)),
     );
 
-    let settled = false;
     const finish = async (code: number) => {
       if (settled) return;
       settled = true;
       clearInterval(renewTimer);
       for (const [signal, handler] of handlers) process.off(signal, handler);
       try {
-        const state = await endLease(ctx, lock, 'command ended');
+        const state = await inTurn(() => endLease(ctx, lock, 'command ended'));
         if (!state.held) noteLost(state.why);
       } catch (error) {
         process.stderr.write(`ic: could not release lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
@@ -94,7 +102,7 @@ export function runUnderLock(ctx: CoordContext, lock: Lock, leaseMs: number, com
     child.on('exit', (code, signal) => ended(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
     if (child.pid !== undefined) {
       try {
-        await recordRun(ctx, lock, child.pid);
+        await inTurn(() => recordRun(ctx, lock, child!.pid!));
       } catch (error) {
         process.stderr.write(`ic: could not record the command with lock ${escapeForDisplay(lock.pattern)}: ${(error as Error).message}\n`);
       }
