@@ -116,28 +116,45 @@ async function follow(options: EventsOptions, input: EventsInput): Promise<void>
   let position: FollowPosition = { cursor: LOG_START, floorId: (fromNow ? await lastEventId(ctx) : input.afterId) ?? 0 };
   let sinceMs = input.sinceMs;
   if (asTable) process.stdout.write(`${paint(followLine(EVENT_HEADERS), 'bold')}\n`);
-  return new Promise<void>(async (resolve) => {
+  // One poll at a time; an interrupt during a poll ends the follow when that poll is over (the connection is
+  // closed only then), and a failed poll ends it with the error.
+  return new Promise<void>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    const stop = () => {
-      if (timer) clearTimeout(timer);
+    let polling = false;
+    let stopped = false;
+    const end = (error?: unknown) => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       ctx.db.close();
-      resolve();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const stop = () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (!polling) end();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     const poll = async () => {
+      polling = true;
       let events: EventView[];
-      if (input.consumer !== undefined) events = await readEvents(ctx, { ...input, sinceMs });
-      else ({ events, position } = await followEvents(ctx, { ...input, sinceMs }, position));
+      try {
+        if (input.consumer !== undefined) events = await readEvents(ctx, { ...input, sinceMs });
+        else ({ events, position } = await followEvents(ctx, { ...input, sinceMs }, position));
+      } catch (error) {
+        polling = false;
+        return end(stopped ? undefined : error);
+      }
+      polling = false;
       for (const event of events) {
         const line = asTable ? paint(followLine(eventRow(event).map(escapeControls)), EVENT_STYLE[event.type]) : JSON.stringify(event);
         process.stdout.write(`${line}\n`);
       }
       sinceMs = undefined;
-      timer = setTimeout(poll, events.length < input.limit ? pollMs : 0);
+      if (stopped) return end();
+      timer = setTimeout(() => void poll(), events.length < input.limit ? pollMs : 0);
     };
-    await poll();
+    void poll();
   });
 }
