@@ -1,5 +1,6 @@
 import { tallyEvents, type ConflictGroup } from '../store/stats';
 import { readTransaction, type CoordContext } from './context';
+import { serverProject } from './events';
 
 export interface Stats {
   since: number | null;
@@ -27,7 +28,7 @@ const TOP = 10;
 export async function stats(ctx: CoordContext, sinceMs?: number): Promise<Stats> {
   return readTransaction(ctx, async (now) => {
     const since = sinceMs === undefined ? 0 : now - sinceMs;
-    const tally = await tallyEvents(ctx.db, since);
+    const tally = await tallyEvents(ctx.db, since, serverProject(ctx));
     const count = (type: string) => tally.byType.get(type) ?? 0;
     const [grants, renewals, denied, waits] = [count('reserved'), count('renewed'), tally.deniedTries, count('waited')];
     const tries = grants + renewals + denied;

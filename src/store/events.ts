@@ -1,4 +1,4 @@
-import { dialect, type Connection } from './connection';
+import { dialect, type Connection, type DialectSql } from './connection';
 import { runWithoutResult } from './statements';
 
 // Every kind of event ic records (docs/reference.md lists what each means).
@@ -120,8 +120,25 @@ const QUERY_EVENTS = dialect({
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type FROM events WHERE id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY id LIMIT ?',
 });
 
-export async function queryEvents(db: Connection, q: { afterId?: number; since?: number; limit: number }): Promise<StoredEvent[]> {
-  return (await db.prepare(QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit)) as StoredEvent[];
+const QUERY_PROJECT_EVENTS = ofProject(QUERY_EVENTS);
+
+export async function queryEvents(db: Connection, q: { afterId?: number; since?: number; limit: number; project?: string }): Promise<StoredEvent[]> {
+  if (q.project === undefined) return (await db.prepare(QUERY_EVENTS).all(q.afterId ?? 0, q.since ?? 0, q.limit)) as StoredEvent[];
+  return (await db.prepare(QUERY_PROJECT_EVENTS).all(q.afterId ?? 0, q.since ?? 0, ...projectParams(q.project), q.limit)) as StoredEvent[];
+}
+
+/**
+ * A server holds many projects' events, and a project reads only its own: those of its scope (the project key)
+ * and of the scopes under it (`KEY/dir`, from --scope). A SQLite file is one repository's: it reads them all.
+ * The statement with the filter before its ORDER BY or GROUP BY; it takes projectParams(key) there.
+ */
+export function ofProject(sql: DialectSql): DialectSql {
+  const filter = (text: string) => text.replace(/ (ORDER|GROUP) BY /, ' AND (scope = ? OR substr(scope, 1, length(?)) = ?) $1 BY ');
+  return dialect({ sqlite: filter(sql.sqlite), postgres: filter(sql.postgres) });
+}
+
+export function projectParams(key: string): string[] {
+  return [key, `${key}/`, `${key}/`];
 }
 
 /**
@@ -149,8 +166,12 @@ const EVENTS_AFTER_CURSOR = dialect({
 });
 
 /** The events after `cursor` that no later commit can precede, in reading order; none with an id at or below `floorId`. */
-export async function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number }): Promise<PositionedEvent[]> {
-  return (await db.prepare(EVENTS_AFTER_CURSOR).all(cursor.xact, cursor.id, q.floorId, q.since ?? 0, q.limit)) as PositionedEvent[];
+const PROJECT_EVENTS_AFTER_CURSOR = ofProject(EVENTS_AFTER_CURSOR);
+
+export async function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number; project?: string }): Promise<PositionedEvent[]> {
+  const at = [cursor.xact, cursor.id, q.floorId, q.since ?? 0];
+  if (q.project === undefined) return (await db.prepare(EVENTS_AFTER_CURSOR).all(...at, q.limit)) as PositionedEvent[];
+  return (await db.prepare(PROJECT_EVENTS_AFTER_CURSOR).all(...at, ...projectParams(q.project), q.limit)) as PositionedEvent[];
 }
 
 /** The cursor after `event` (the last one a reader took). */

@@ -1,4 +1,5 @@
 import { dialect, type Connection } from './connection';
+import { ofProject, projectParams } from './events';
 
 // One group of conflict events: who was refused, because of whose lock on which pattern.
 export interface ConflictGroup {
@@ -31,8 +32,12 @@ const CONFLICTS = dialect({
 });
 
 // The events table has no index on type or time, so each statement scans it once: two scans in all.
-export async function tallyEvents(db: Connection, since: number): Promise<EventTally> {
-  const counts = (await db.prepare(COUNTS).all(since)) as { type: string; n: number; tries: number }[];
-  const conflicts = (await db.prepare(CONFLICTS).all(since)) as ConflictGroup[];
+const [PROJECT_COUNTS, PROJECT_CONFLICTS] = [ofProject(COUNTS), ofProject(CONFLICTS)];
+
+// `project`: a server project's key (its events only: store/events.ts, ofProject).
+export async function tallyEvents(db: Connection, since: number, project?: string): Promise<EventTally> {
+  const only = project === undefined ? [] : projectParams(project);
+  const counts = (await db.prepare(project === undefined ? COUNTS : PROJECT_COUNTS).all(since, ...only)) as { type: string; n: number; tries: number }[];
+  const conflicts = (await db.prepare(project === undefined ? CONFLICTS : PROJECT_CONFLICTS).all(since, ...only)) as ConflictGroup[];
   return { byType: new Map(counts.map((row) => [row.type, row.n])), deniedTries: counts.find((row) => row.type === 'conflict')?.tries ?? 0, conflicts };
 }

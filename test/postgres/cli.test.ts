@@ -212,11 +212,13 @@ describe('events across hosts, a transaction that started first and took its id 
     const url = freshDatabaseUrl();
     const env = { IC_DB: url };
     expect((await coord(repo, ['reserve', 'a.txt', '--owner', 'alice'], { env })).exitCode).toBe(0);
-    expect((await coord(repo, ['events', '--consumer', 'c1'], { env })).json.events).toHaveLength(1);
+    const read = (await coord(repo, ['events', '--consumer', 'c1'], { env })).json.events;
+    expect(read).toHaveLength(1);
     const older = connect(url);
     const younger = connect(url);
+    // Two other hosts' events of the same project (a project reads its own: its scope).
     const heartbeat = async (db: ReturnType<typeof connect>, owner: string) =>
-      (await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', 'elsewhere', ?, 0) RETURNING id", [owner]))!.id;
+      (await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, ?, 0) RETURNING id", [read[0].scope, owner]))!.id;
     try {
       await older.exec('BEGIN');
       await older.get('SELECT pg_current_xact_id() AS x');

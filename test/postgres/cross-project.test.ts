@@ -92,3 +92,38 @@ describe('two projects on one server', () => {
     expect(await heartbeats('claude-a1')).toBe(1);
   });
 });
+
+describe('each project reads its own events on a server', () => {
+  const coord = (dir: string, owner: string, ...args: string[]) => runBin(COORD_BIN, args, { cwd: dir, env: { IC_DB: database.url, IC_OWNER: owner } });
+
+  it('events, a consumer and stats in one project never show another project’s (a key that prefixes another’s included)', async () => {
+    const mine = project('team');
+    const theirs = project('team-2');
+    expect((await coord(mine, 'alice', 'reserve', 'a.txt', '--reason', 'mine')).exitCode).toBe(0);
+    expect((await coord(theirs, 'carol', 'reserve', 'secret.txt', '--reason', 'theirs')).exitCode).toBe(0);
+    expect((await coord(theirs, 'dave', 'reserve', 'secret.txt')).exitCode).toBe(1); // a conflict event in theirs
+    expect((await coord(mine, 'bob', 'reserve', 'b.txt')).exitCode).toBe(0);
+
+    const listed = await coord(mine, 'alice', 'events');
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(listed.json.events.map((e: { owner: string; pattern: string }) => [e.owner, e.pattern])).toEqual([
+      ['alice', 'a.txt'],
+      ['bob', 'b.txt'],
+    ]);
+    // A consumer reads its project's events only, and its cursor moves past them: nothing is left after.
+    const first = await coord(mine, 'alice', 'events', '--consumer', 'ci', '--limit', '1');
+    const rest = await coord(mine, 'alice', 'events', '--consumer', 'ci');
+    expect([...first.json.events, ...rest.json.events].map((e: { owner: string }) => e.owner)).toEqual(['alice', 'bob']);
+    expect((await coord(mine, 'alice', 'events', '--consumer', 'ci')).json.events).toEqual([]);
+    const stats = await coord(mine, 'alice', 'stats');
+    expect(stats.exitCode, stats.stderr).toBe(0);
+    expect([stats.json.grants, stats.json.conflicts, stats.json.most_blocked_owners]).toEqual([2, 0, []]);
+    // The other project sees its own, as before.
+    const other = await coord(theirs, 'carol', 'events');
+    expect(other.json.events.map((e: { owner: string; type: string }) => [e.owner, e.type])).toEqual([
+      ['carol', 'reserved'],
+      ['dave', 'conflict'],
+    ]);
+    expect((await coord(theirs, 'carol', 'stats')).json.most_blocked_owners).toEqual([{ owner: 'dave', conflicts: 1 }]);
+  });
+});

@@ -143,17 +143,18 @@ describe('consumers of two projects on one server', () => {
     const y = await projectContext(url, 'project-y', '5s');
     await grant(x, 'alice', ['x1', 'x2']);
     await grant(y, 'bob', ['y1']);
-    // One shared cursor: x's first read took x1, y's then took x2 and y1, and x never got x2.
+    // One shared cursor: x's first read took x1, y's then took x2 and y1, and x never got x2. Each reads its
+    // own project's events, at its own pace.
     expect(patterns(await readEvents(x, { limit: 1, consumer: 'ci' }))).toEqual(['x1']);
-    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['x1', 'x2', 'y1']);
-    expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['x2', 'y1']);
+    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['y1']);
+    expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['x2']);
     await grant(x, 'alice', ['x3']);
-    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['x3']);
+    expect(await readEvents(y, { limit: 10, consumer: 'ci' })).toEqual([]);
     expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['x3']);
     expect(await readEvents(x, { limit: 10, consumer: 'ci' })).toEqual([]);
   });
 
-  it("a cursor saved before schema 5 is where every project's reader of that name starts", async () => {
+  it("a cursor saved before schema 5 is where every project's reader of that name starts (each reading its own events)", async () => {
     const { url, schema } = freshSchemaUrl();
     created.push(schema);
     await withConnection(url, async (db) => {
@@ -164,8 +165,12 @@ describe('consumers of two projects on one server', () => {
         await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [migration.version, migration.name, 0]);
       }
       const ids: number[] = [];
-      for (const pattern of ['old1', 'old2'])
-        ids.push((await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, pattern, created_at) VALUES ('heartbeat', 'project-x', 'o', ?, 0) RETURNING id", [pattern]))!.id);
+      for (const [scope, pattern] of [
+        ['project-x', 'old1'],
+        ['project-x', 'old2'],
+        ['project-y', 'old3'],
+      ])
+        ids.push((await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, pattern, created_at) VALUES ('heartbeat', ?, 'o', ?, 0) RETURNING id", [scope, pattern]))!.id);
       await db.run('INSERT INTO consumers (name, last_event, updated_at, last_xact) SELECT ?, id, 0, xact FROM events WHERE id = ?', ['ci', ids[0]!]);
       expect(await migratePostgres(db, 0)).toEqual([5]);
       expect(await db.all('SELECT project, name FROM consumers')).toEqual([{ project: '', name: 'ci' }]);
@@ -173,7 +178,7 @@ describe('consumers of two projects on one server', () => {
     const x = await projectContext(url, 'project-x', '5s');
     const y = await projectContext(url, 'project-y', '5s');
     expect(patterns(await readEvents(x, { limit: 10, consumer: 'ci' }))).toEqual(['old2']);
-    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['old2']);
+    expect(patterns(await readEvents(y, { limit: 10, consumer: 'ci' }))).toEqual(['old3']);
     expect(await readEvents(x, { limit: 10, consumer: 'ci' })).toEqual([]);
   });
 });
