@@ -65,10 +65,10 @@ function readUntil(fd: number, cap: number, giveUpAt: number): StdinText {
 // modules (a measurable share of a hook's start-up), so:
 // - a pipe or FIFO is opened again through /proc/self/fd/0 with O_NONBLOCK: a descriptor of our own, the
 //   shared one untouched (Linux);
-// - a socket (what Node- and Bun-based agents give a hook: a socketpair) cannot be opened again; libuv's
-//   pipe handle switches fd 0 itself to non-blocking (uv_pipe_open), and Node puts fd 0's flags back as it
-//   found them when the process exits. ic's one Node internal: net.Socket costs a hook ~3 ms, and a read
-//   left blocked in libuv's thread pool keeps process.exit() from returning (docs/performance.md);
+// - a socket (what Node- and Bun-based agents give a hook: a socketpair) cannot be opened again: a
+//   net.Socket that never reads wraps it, and libuv switches fd 0 to non-blocking (Node puts its flags back at
+//   exit). It loads node:net (~3 ms); Node's own pipe handle did it for less, but that is a Node internal, and
+//   a read left blocked in libuv's thread pool would keep process.exit() from returning (docs/performance.md);
 // - anything else (a regular file never blocks) is read as it is, as is every case where the above fails.
 function nonBlockingStdin(stat: Stats): { fd: number; done(): void } {
   if (stat.isFIFO()) {
@@ -76,27 +76,17 @@ function nonBlockingStdin(stat: Stats): { fd: number; done(): void } {
       const fd = openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);
       return { fd, done: () => closeSync(fd) };
     } catch {
-      // no /proc (not Linux): the pipe handle below
+      // no /proc (not Linux): the socket's way below
     }
   }
-  if (stat.isFIFO() || stat.isSocket()) openStdinPipeHandle();
-  return { fd: 0, done: () => {} };
-}
-
-// Node's own native pipe handle (the binding, not the net module: nothing is loaded). open() puts the
-// descriptor in non-blocking mode; the handle never reads, so it keeps no event loop alive.
-function openStdinPipeHandle(): void {
-  try {
-    const binding = (process as unknown as { binding(name: string): { Pipe: new (type: number) => { open(fd: number): number }; constants: { SOCKET: number } } }).binding('pipe_wrap');
-    new binding.Pipe(binding.constants.SOCKET).open(0);
-  } catch {
-    // a Node without it: the public way, a net.Socket that never reads (~3 ms more), so a later Node cannot bring back the hang
+  if (stat.isFIFO() || stat.isSocket()) {
     try {
       new (require('node:net') as typeof import('node:net')).Socket({ fd: 0, readable: false, writable: false });
     } catch {
       // a descriptor Node will not wrap: stdin is read as it is
     }
   }
+  return { fd: 0, done: () => {} };
 }
 
 // fstat, once, rather than process.stdin.isTTY: touching process.stdin loads Node's net and tty modules,
