@@ -137,6 +137,7 @@ export function ofProject(sql: DialectSql): DialectSql {
   return dialect({ sqlite: filter(sql.sqlite), postgres: filter(sql.postgres) });
 }
 
+/** The parameters ofProject's filter takes, for the project `key`. */
 export function projectParams(key: string): string[] {
   return [key, `${key}/`, `${key}/`];
 }
@@ -165,9 +166,9 @@ const EVENTS_AFTER_CURSOR = dialect({
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type, xact::text AS xact FROM events WHERE (xact, id) > (?::xid8, ?) AND id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xact, id LIMIT ?',
 });
 
-/** The events after `cursor` that no later commit can precede, in reading order; none with an id at or below `floorId`. */
 const PROJECT_EVENTS_AFTER_CURSOR = ofProject(EVENTS_AFTER_CURSOR);
 
+/** The events after `cursor` that no later commit can precede, in reading order; none with an id at or below `floorId`; with `project`, that project's only. */
 export async function eventsAfterCursor(db: Connection, cursor: EventCursor, q: { floorId: number; since?: number; limit: number; project?: string }): Promise<PositionedEvent[]> {
   const at = [cursor.xact, cursor.id, q.floorId, q.since ?? 0];
   if (q.project === undefined) return (await db.prepare(EVENTS_AFTER_CURSOR).all(...at, q.limit)) as PositionedEvent[];
