@@ -33,21 +33,17 @@ export function ownerOption(): Option {
 }
 
 export async function resolveOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<string> {
-  return validateOwner(options.owner ?? (await sessionOwner(options, env)));
+  return validateOwner((await explainOwner(options, env)).owner);
 }
 
 export async function optionalOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const owner = options.owner ?? (await sessionOwner(options, env));
+  const owner = (await explainOwner(options, env)).owner;
   return owner === undefined || owner === '' ? undefined : validateOwner(owner);
 }
 
-// Without --owner: the live agent session this command runs in (found through its parent processes), else
-// $IC_OWNER (docs/sessions.md, "Identity"). A database that cannot be read leaves it to $IC_OWNER.
-async function sessionOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  return (await explainOwner({ ...options, owner: undefined }, env)).owner;
-}
-
-// Who this process acts as and why (`ic whoami`): --owner, else what sessionOwner finds.
+// Who this process acts as and why (`ic whoami`): --owner, else the live agent session this command runs in
+// (found through its parent processes), else $IC_OWNER (docs/sessions.md, "Identity"). A database that
+// cannot be read leaves it to $IC_OWNER.
 export async function explainOwner(options: CommonOptions, env: NodeJS.ProcessEnv): Promise<ActingOwner | { owner: string; source: 'flag' }> {
   if (options.owner !== undefined) return { owner: options.owner, source: 'flag' };
   try {

@@ -100,10 +100,8 @@ function what(lock: LockView): string {
   return lock.type === 'file' ? lock.pattern : `${lock.type === 'claim' ? 'claim' : 'lock'}:${lock.pattern}`;
 }
 
-export type LockState = 'active' | 'delay' | 'lapsed' | 'released' | 'expired' | 'force_released' | 'transferred' | string;
-
 // active, delay (lapsed but still binding others for the lock-delay), lapsed, or why it was released.
-export function lockState(lock: LockView, now: number, lockDelayMs: number): LockState {
+export function lockState(lock: LockView, now: number, lockDelayMs: number): string {
   if (lock.command_pid !== undefined) return 'active'; // a run whose lease lapsed while its command runs on: it holds
   if (lock.released_at !== null) {
     if (lock.release_reason === 'expired' && Date.parse(lock.expires_at) > now - lockDelayMs) return 'delay';
@@ -137,6 +135,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
     if (state === 'active' && isRunLock(lock)) return RUN_LEASE_TEXT; // renewed while its command runs: the lease says nothing
     return whenText(lock.expires_at, now);
   };
+  const style = (i: number) => STATE_STYLE[states[i]!] ?? 'dim';
   if (options.wide) {
     return table(
       ['ID', 'TOKEN', 'TYPE', 'MODE', 'OWNER', 'STATE', 'PATTERN', 'REASON', 'SINCE', 'UNTIL', 'SCOPE'],
@@ -153,7 +152,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
         until(lock, states[i]!),
         lock.scope,
       ]),
-      (i) => STATE_STYLE[states[i]!] ?? 'dim',
+      style,
     );
   }
   return table(
@@ -167,6 +166,6 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
       relativeTime(lock.created_at, now),
       until(lock, states[i]!),
     ]),
-    (i) => STATE_STYLE[states[i]!] ?? 'dim',
+    style,
   );
 }

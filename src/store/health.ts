@@ -46,7 +46,7 @@ export interface HealthReport {
 
 // SQLite's doctor: the file, its header, integrity and journal mode are SQLite's own (another engine has its own checks).
 // Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
-export async function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null = null): Promise<HealthReport> {
+export async function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null): Promise<HealthReport> {
   const path = location.path;
   const checks: HealthCheck[] = [];
   const exists = existsSync(path);
@@ -214,10 +214,9 @@ async function runChecks(db: Database.Database, path: string, now: number, repor
       detail: `schema version ${version} is newer than this ic supports (${LATEST_VERSION})`,
       fix: 'upgrade ic to the version the other agents use',
     });
-  } else if (version < LATEST_VERSION) {
-    checks.push({ name: 'schema', ok: true, detail: `schema version ${version}; the next write migrates it to ${LATEST_VERSION}` });
   } else {
-    checks.push({ name: 'schema', ok: true, detail: `schema version ${version} (latest)` });
+    const next = version < LATEST_VERSION ? `; the next write migrates it to ${LATEST_VERSION}` : ' (latest)';
+    checks.push({ name: 'schema', ok: true, detail: `schema version ${version}${next}` });
   }
   const mode = String(db.pragma('journal_mode', { simple: true }));
   report.journal_mode = mode;

@@ -76,13 +76,11 @@ export async function deleteSession(db: Connection, owner: string): Promise<void
 }
 
 // Every active lock of an owner and of its subagents (`owner/…`), all scopes: what a dead client leaves.
-export async function lineageLockIds(db: Connection, owner: string, now: number): Promise<{ id: string; owner: string; scope: string }[]> {
-  return (await db.prepare(`SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner))) as {
-    id: string;
-    owner: string;
-    scope: string;
-  }[];
+export async function lineageLockIds(db: Connection, owner: string, now: number): Promise<LockRef[]> {
+  return (await db.prepare(`SELECT id, owner, scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND ${LINEAGE} ORDER BY token`).all(now, ...lineageOf(owner))) as LockRef[];
 }
+
+type LockRef = { id: string; owner: string; scope: string };
 
 // The scopes of the active locks of the sessions named `base` (`base`, `base~<pid>`) and their subagents: what
 // a renewal of the session's lineage must hold (a lock's expiry is decided on under its scope's lock).

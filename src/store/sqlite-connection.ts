@@ -27,12 +27,7 @@ export class SqliteConnection implements Connection {
   // result, as a settled promise.
   prepare(sql: Sql): Statement {
     const text = typeof sql === 'string' ? sql : sql.sqlite;
-    let prepared = this.statements.get(text);
-    if (prepared === undefined) {
-      prepared = promised(this.sqlite.prepare(text));
-      this.statements.set(text, prepared);
-    }
-    return prepared;
+    return cached(this.statements, text, () => promised(this.sqlite.prepare(text)));
   }
 
   // BEGIN IMMEDIATE takes the one write lock of the whole file, so the scope needs no lock of its own.
@@ -85,12 +80,7 @@ export class SqliteConnection implements Connection {
   }
 
   private sqliteStatement(text: string): Database.Statement {
-    let prepared = this.sqliteStatements.get(text);
-    if (prepared === undefined) {
-      prepared = this.sqlite.prepare(text);
-      this.sqliteStatements.set(text, prepared);
-    }
-    return prepared;
+    return cached(this.sqliteStatements, text, () => this.sqlite.prepare(text));
   }
 
   setLockWait(ms: number): void {
@@ -129,6 +119,12 @@ export class SqliteConnection implements Connection {
       this.sqlite.prepare(`PRAGMA busy_timeout = ${waitMs}`).get();
     }
   }
+}
+
+function cached<T>(map: Map<string, T>, text: string, make: () => T): T {
+  let value = map.get(text);
+  if (value === undefined) map.set(text, (value = make()));
+  return value;
 }
 
 // better-sqlite3's statement behind the store's Statement: its synchronous results as settled promises (a

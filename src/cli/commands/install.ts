@@ -15,15 +15,8 @@ import { openContext, commonCommand, type CommonOptions } from '../common';
 import { success, type Reply } from '../reply';
 import { digestDir, runningDir } from '../../store/custody-digest';
 
-interface InstallOptions extends CommonOptions {
-  claude?: boolean;
-  codex?: boolean;
-  git?: boolean;
-  gemini?: boolean;
-  copilot?: boolean;
-  opencode?: boolean;
-  pi?: boolean;
-  cline?: boolean;
+// One flag per target (--claude, --git, …), and the rest.
+interface InstallOptions extends CommonOptions, Partial<Record<Target, boolean>> {
   dryRun?: boolean;
   shared?: boolean;
   trust?: boolean;

@@ -197,7 +197,7 @@ function isUnderAny(bases: readonly string[]): (path: string) => boolean {
 function untrackedUnder(repo: Repo, base: string, tracked: Map<string, IndexEntry>): string[] {
   const found: string[] = [];
   const start = base === '' ? repo.root : join(repo.root, base);
-  let st: Stats | null = lstatOrNull(start);
+  const st = lstatOrNull(start);
   if (st === null) return found;
   if (!st.isDirectory()) return tracked.has(base) ? [] : [base];
   const walk = (dir: string, rel: string): void => {
@@ -217,7 +217,6 @@ function untrackedUnder(repo: Repo, base: string, tracked: Map<string, IndexEntr
     }
   };
   walk(start, base);
-  st = null;
   return found;
 }
 

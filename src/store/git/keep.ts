@@ -175,14 +175,7 @@ export function dropPins(repo: Pick<KeepRepo, 'commonDir'>, pins: readonly Pin[]
 
 // Before a restore puts `expected` back at the path (null: moves the file aside): whether git still has the
 // holder's content, and what is there now, kept (detail.saved, detail.saved_mode) so it can be put back.
-export function keepBeforeRestore(
-  repo: KeepRepo,
-  path: string,
-  expected: string | null,
-  now: number,
-  deadline: Deadline,
-  ahead: Ahead = { saved: new Map(), present: new Set() },
-): { missing: boolean; detail: Record<string, unknown> } {
+export function keepBeforeRestore(repo: KeepRepo, path: string, expected: string | null, now: number, deadline: Deadline, ahead: Ahead): { missing: boolean; detail: Record<string, unknown> } {
   if (expected !== null && !ahead.present.has(expected)) {
     if (!blobPresent(repo, expected, deadline)) return { missing: true, detail: {} };
     pinBlobs(repo, [expected], now, deadline); // the content put back stays kept while its record lives
