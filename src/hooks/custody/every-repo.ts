@@ -1,9 +1,9 @@
-import { lstatSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { commandReach } from '../../core/shell/reach';
 import { findGitInfo } from '../../store/discover';
-import type { Deadline } from '../../store/deadline';
-import { NO_DEADLINE } from '../../store/deadline';
+import { lstatOrNull } from '../../store/git/files';
+import { NO_DEADLINE, type Deadline } from '../../store/deadline';
 import { nearestExistingDir } from '../edit';
 import { restoreAfterShell } from './restore';
 import { snapshotBeforeShell } from './snapshot';
@@ -73,7 +73,7 @@ function repositoriesBelow(dir: string): string[] {
   for (const name of names) {
     if (name.startsWith('.') || name === 'node_modules') continue;
     const child = join(dir, name);
-    if (exists(join(child, '.git')) && isDirectory(child)) found.push(child);
+    if (lstatOrNull(join(child, '.git')) !== null && lstatOrNull(child)?.isDirectory()) found.push(child);
   }
   return found;
 }
@@ -93,27 +93,10 @@ function workTreesOf(commonDir: string): string[] {
     try {
       const dotGit = readFileSync(join(commonDir, 'worktrees', name, 'gitdir'), 'utf8').trim();
       const root = dirname(dotGit);
-      if (isDirectory(root)) roots.push(findGitInfo(root)?.root ?? root);
+      if (lstatOrNull(root)?.isDirectory()) roots.push(findGitInfo(root)?.root ?? root);
     } catch {
       // a worktree being added or pruned
     }
   }
   return roots;
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

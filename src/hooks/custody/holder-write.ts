@@ -1,11 +1,10 @@
-import { ownScope, writeTransaction } from '../../coord/context';
+import { createContext, ownScope, writeTransaction } from '../../coord/context';
 import { listLocks } from '../../store/locks';
 import { clearEdits, recordLatest, type LatestRow } from '../../store/custody';
 import { isLiteral, matchPath, unescapeLiteral } from '../../core/glob';
 import { groupByProject } from '../edit';
 import { projectRelative } from '../../coord/paths';
 import { sameLineage } from '../../core/owner';
-import { createContext } from '../../coord/context';
 import { fileState, repoAt } from '../../store/git/files';
 import { writeBlob } from '../../store/git/git-objects';
 import { pinBlobs } from '../../store/git/keep';

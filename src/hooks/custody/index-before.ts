@@ -56,13 +56,14 @@ export function indexBefore(repo: Repo, scope: string, writer: string, callId: s
   return found;
 }
 
-// Whether the command changed the index entry of any of `paths` (the index replaced, and an entry differs).
-export function indexEntriesChanged(repo: Repo, scope: string, writer: string, callId: string, paths: ReadonlySet<string>): boolean {
+// Those of `paths` whose index entry the command changed (the index replaced, and the entry differs), with
+// their entries before it (undefined: none).
+export function indexChanges(repo: Repo, scope: string, writer: string, callId: string, paths: ReadonlySet<string>): Map<string, IndexEntry | undefined> {
   const old = indexBefore(repo, scope, writer, callId, paths);
-  if (old.size === 0) return false;
+  if (old.size === 0) return old;
   const now = new Map(readIndex(join(repo.gitDir, 'index'), (path) => old.has(path)).map((entry) => [entry.path, entry]));
-  for (const [path, entry] of old) if (entry?.blob !== now.get(path)?.blob || entry?.mode !== now.get(path)?.mode) return true;
-  return false;
+  for (const [path, entry] of old) if (entry?.blob === now.get(path)?.blob && entry?.mode === now.get(path)?.mode) old.delete(path);
+  return old;
 }
 
 export function dropIndexBefore(repo: Repo, scope: string, writer: string, callId: string): void {

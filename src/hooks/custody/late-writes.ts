@@ -117,16 +117,9 @@ async function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: 
   if (repo === undefined) return;
   const changed = watch.rows.filter(([path, , blob, mode, stat]) => !inState(lstatOrNull(join(repo.root, path)), { blob, mode, stat }));
   if (changed.length === 0) return;
-  const latest = await latestFor(
-    ctx.db,
-    watch.scope,
-    changed.map((row) => row[0]),
-  );
-  const editing = await editsFor(
-    ctx.db,
-    watch.scope,
-    changed.map((row) => row[0]),
-  );
+  const paths = changed.map((row) => row[0]);
+  const latest = await latestFor(ctx.db, watch.scope, paths);
+  const editing = await editsFor(ctx.db, watch.scope, paths);
   const running = await runningWriters(ctx.db, watch.scope, now - DAY_MS);
   for (const writer of markedWriters(ctx.dbLocation.path, watch.scope, now - DAY_MS)) running.add(writer);
   for (const row of changed) {

@@ -21,16 +21,15 @@ import { insertEvent, type EventType } from '../../store/events';
 import { sameLineage } from '../../core/owner';
 import { ABSENT, fileState, indexState, statMatchesIndex, type Covered, type HeldPattern, type Repo } from '../../store/git/files';
 import { NO_DEADLINE, type Deadline } from '../../store/deadline';
-import { readIndex } from '../../store/git/index-file';
+import { readIndex, type IndexEntry } from '../../store/git/index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView, type CustodyView } from './view';
 import { LATE_WATCH_MS, watchLateWrites } from './late-writes';
 import { commandForEvent } from './pre-shell';
 import { markedWriters, readMarker, removeMarker } from '../../store/markers';
 import { refreshDigest } from './digest-refresh';
-import { dropIndexBefore, indexBefore } from './index-before';
+import { dropIndexBefore, indexChanges } from './index-before';
 import { runGit } from '../../store/git/git-process';
-import type { IndexEntry } from '../../store/git/index-file';
 import { moveAside, refusalText, writeContent, writtenState, type Refusal } from './safe-write';
 import { keepAhead, keepBeforeRestore, pinBlobs } from '../../store/git/keep';
 import { fetchSharedBlobs, shareBlobs } from './shared-blobs';
@@ -195,17 +194,8 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
 // before it (undefined: none), to put back with the files. A glob's file that matched the index has no
 // snapshot row: its state before is that old entry (absent when there was none), put into the snapshot.
 function indexChangesOfHeld(repo: Repo, view: { scope: string; others: Covered }, writer: string, callId: string, snapshot: Map<string, SnapshotRow>): Map<string, IndexEntry | undefined> {
-  const old = indexBefore(repo, view.scope, writer, callId, new Set(view.others.files.keys()));
-  if (old.size === 0) return old;
-  const now = readIndex(join(repo.gitDir, 'index'), (path) => old.has(path)); // literal files' entries too (the view has only globs')
-  const current = new Map(now.map((entry) => [entry.path, entry]));
-  const changed = new Map<string, IndexEntry | undefined>();
-  for (const [path, entry] of old) {
-    const after = current.get(path);
-    if (entry?.blob === after?.blob && entry?.mode === after?.mode) continue;
-    changed.set(path, entry);
-    if (!snapshot.has(path)) snapshot.set(path, { path, holder: view.others.files.get(path)!.holder, ...(entry ? indexState(entry) : ABSENT) });
-  }
+  const changed = indexChanges(repo, view.scope, writer, callId, new Set(view.others.files.keys()));
+  for (const [path, entry] of changed) if (!snapshot.has(path)) snapshot.set(path, { path, holder: view.others.files.get(path)!.holder, ...(entry ? indexState(entry) : ABSENT) });
   return changed;
 }
 

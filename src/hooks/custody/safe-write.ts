@@ -3,8 +3,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import type { FileState } from '../../store/custody';
 import type { Deadline } from '../../store/deadline';
 import { copyBlobTo, readBlob } from '../../store/git/git-objects';
-import type { Repo } from '../../store/git/files';
-import { ABSENT, gitMode, isContent, lstatOrNull, signature } from '../../store/git/files';
+import { ABSENT, gitMode, isContent, lstatOrNull, signature, type Repo } from '../../store/git/files';
 
 // The only place custody writes or moves a user's file, and the checks that keep it where it belongs. Node
 // has no openat, so every path component from the repository root is checked with lstat (never following a

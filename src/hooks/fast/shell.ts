@@ -20,7 +20,7 @@ import { realClientOf } from '../real-client';
 import { privateIndexDir } from '../../coord/private-index-dir';
 import { readDigest, type Digest, type DigestScope } from './digest';
 import { readMarker, removeMarker, writeMarker } from '../../store/markers';
-import { dropIndexBefore, indexEntriesChanged, keepIndexBefore } from '../custody/index-before';
+import { dropIndexBefore, indexChanges, keepIndexBefore } from '../custody/index-before';
 import { clientBackgrounded, hasLinkedWorktrees, lateWorkPending, mayLeaveJob, mayLeaveWorkTree } from './reach';
 
 // The shell hooks' fast path (issue #19: a command that writes nothing held must cost about a process
@@ -242,7 +242,7 @@ function after(call: ShellCall): string | undefined {
   const marker = readMarker(place.dbPath, standing.scope.key, standing.writer, call.callId);
   if (marker === undefined) return undefined;
   const { others, own, records } = heldFiles(place, standing);
-  if (indexEntriesChanged(place.repo, standing.scope.key, standing.writer, call.callId, new Set(others.files.keys()))) return undefined; // the command changed a held file's index entry: the full hook puts it back
+  if (indexChanges(place.repo, standing.scope.key, standing.writer, call.callId, new Set(others.files.keys())).size > 0) return undefined; // the command changed a held file's index entry: the full hook puts it back
   const lstatOf = (path: string) => lstatOrNull(`${place.repo.root}/${path}`);
   const snapshot = new Map(marker.rows.map((row) => [row.path, row]));
   for (const path of others.files.keys()) {
