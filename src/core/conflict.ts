@@ -46,24 +46,6 @@ export function conflictWith(request: LockRequest, held: Lock, now: number, lock
   return example === null ? null : { pattern: request.pattern, held, example, state };
 }
 
-// Every held lock that blocks any of the requested patterns, each once, in a stable order.
-export function findConflicts(requests: readonly LockRequest[], candidates: readonly Lock[], now: number, lockDelayMs: number): Conflict[] {
-  const seen = new Set<string>();
-  const conflicts: Conflict[] = [];
-  const ordered = [...candidates].sort((x, y) => x.token - y.token);
-  for (const held of ordered) {
-    for (const request of requests) {
-      if (seen.has(held.id)) break;
-      const conflict = conflictWith(request, held, now, lockDelayMs);
-      if (conflict) {
-        seen.add(held.id);
-        conflicts.push(conflict);
-      }
-    }
-  }
-  return conflicts;
-}
-
 // One request with the stored locks its candidate query found. The query is complete (every lock that can
 // bind the request is in it), so a request never needs comparing with another request's candidates: that
 // cross product is what made a call with thousands of patterns quadratic.
@@ -79,8 +61,8 @@ export function countComparisons(groups: readonly CandidateGroup[]): number {
   return pairs;
 }
 
-// findConflicts over grouped candidates, with the same answer: each held lock once, paired with the first
-// request (in request order) it blocks, ordered by token. A lock missing from a request's group cannot
+// Every held lock that blocks a request, each once, paired with the first request (in request order) it
+// blocks, ordered by token. A lock missing from a request's group cannot
 // bind that request, so skipping the pair changes nothing.
 export function findGroupConflicts(groups: readonly CandidateGroup[], now: number, lockDelayMs: number): Conflict[] {
   const byHeld = new Map<string, Conflict>();

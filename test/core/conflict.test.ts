@@ -1,6 +1,6 @@
 // The conflict rule (core/conflict.ts) case by case: who binds whom, when, and with what example.
 import { describe, expect, it } from 'vitest';
-import { bindingState, commonTarget, conflictWith, findConflicts, recheckConflict, type LockRequest } from '../../src/core/conflict';
+import { bindingState, commonTarget, conflictWith, findGroupConflicts, recheckConflict, type LockRequest } from '../../src/core/conflict';
 import type { Lock } from '../../src/core/lock';
 import { runOwner } from '../../src/core/owner';
 
@@ -77,11 +77,15 @@ describe('commonTarget', () => {
   });
 });
 
-describe('findConflicts', () => {
+describe('findGroupConflicts', () => {
   it('lists each blocking lock once, in token order, with the first request it blocks', () => {
     const late = lock({ id: 'late0001', token: 9, pattern: 'src/a.ts' });
     const early = lock({ id: 'early001', token: 3, pattern: 'src/**', owner: 'carol' });
-    const conflicts = findConflicts([request({ pattern: 'src/a.ts' }), request({ pattern: 'src/**' })], [late, early], NOW, DELAY);
+    const conflicts = findGroupConflicts(
+      [request({ pattern: 'src/a.ts' }), request({ pattern: 'src/**' })].map((r) => ({ request: r, candidates: [late, early] })),
+      NOW,
+      DELAY,
+    );
     expect(conflicts.map((c) => [c.held.id, c.pattern])).toEqual([
       ['early001', 'src/a.ts'],
       ['late0001', 'src/a.ts'],

@@ -11,7 +11,7 @@ import { release } from '../../src/coord/release';
 import { sweep } from '../../src/coord/sweep';
 import { transfer } from '../../src/coord/transfer';
 import { listLocks } from '../../src/store/locks';
-import { findConflicts } from '../../src/core/conflict';
+import { findGroupConflicts } from '../../src/core/conflict';
 import { testDatabase } from '../support/store';
 
 let dir: string;
@@ -53,7 +53,8 @@ async function expectNoDoubleGrant(): Promise<void> {
   const active = await listLocks(mine.db, { activeAt: now });
   for (const lock of active) {
     const others = active.filter((o) => o.id !== lock.id);
-    expect(findConflicts([{ type: lock.type, scope: lock.scope, pattern: lock.pattern, owner: lock.owner, mode: lock.mode }], others, now, 0)).toEqual([]);
+    const request = { type: lock.type, scope: lock.scope, pattern: lock.pattern, owner: lock.owner, mode: lock.mode };
+    expect(findGroupConflicts([{ request, candidates: others }], now, 0)).toEqual([]);
   }
 }
 
