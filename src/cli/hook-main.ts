@@ -18,7 +18,7 @@ export async function run(argv: string[]): Promise<void> {
 
 // Everything is written (synchronously) and nothing is left to do: exit without Node's environment teardown,
 // which cost a hook on a PostgreSQL server ~4.5 ms and one on SQLite ~1 ms, measured. SQLite connections are
-// closed first where they must be (see closeSharedConnections); 'exit' listeners still run (the loader's code cache). Only
+// closed first (see closeSharedConnections); 'exit' listeners still run (the loader's code cache). Only
 // where a hook is the whole process: the build's warm-up runs several hooks in one (runWithInput).
 export function exitAfterHook(): never {
   closeSharedConnections();

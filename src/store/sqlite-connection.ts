@@ -2,7 +2,6 @@ import type Database from 'better-sqlite3';
 import type { Connection, Sql, Statement, WriteScope } from './connection';
 import { isBusyError } from './errors';
 import { monotonicMs } from './clock';
-import { classifyDbFile } from './db-file';
 
 const WRITE_LOCK_POLL_MS = 1;
 const pollSleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -178,18 +177,16 @@ export function keepShared(path: string, write: boolean, connection: SqliteConne
   return connection;
 }
 
-// Before a hook process exits without Node's teardown (so without better-sqlite3 closing anything): closes
-// only a connection whose database file is still blank (created by this hook, its schema all in the WAL), so
-// that the file carries its schema. The others are left as an exit leaves them, with their WAL for the next
-// opener: the last connection's close checkpoints the WAL into the file, two fsyncs, and the next hook's first
-// commit recreates the WAL, two more (measured in docs/performance.md). synchronous=NORMAL already lets a
-// power loss take the last commits; SQLite recovers a WAL left by an exit as it does one left by kill -9.
+// Closes the kept SQLite connections, before a hook process exits without Node's teardown (which is where
+// better-sqlite3 would close them): the last connection's close checkpoints the WAL into the database file,
+// whose header is how ic tells a database from an empty file (store/db-file.ts). A server's connection
+// needs nothing: the exit closes its socket, as a natural exit does.
 export function closeSharedConnections(): void {
   for (const connection of connections.values()) {
     try {
-      if (connection.sqlite.open && classifyDbFile(connection.sqlite.name).kind === 'blank') connection.sqlite.close();
+      if (connection.sqlite.open) connection.sqlite.close();
     } catch {
-      // best effort: the WAL stays valid and the next connection recovers it
+      // closing is best effort: the WAL stays valid and the next connection recovers it
     }
   }
   connections.clear();
