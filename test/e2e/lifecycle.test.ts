@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COORD_BIN, cleanEnv, coord, makeTempRepo, runBin, type TempRepo } from '../support/cli';
-import { onPostgres } from '../support/engine';
+import { onPostgres, postgresOnly } from '../support/engine';
+import { PostgresConnection } from '../../src/store/postgres/connection';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -339,6 +340,27 @@ describe('events', () => {
     const all = (await coord(repo, ['events', '--limit', '10000'])).json.events.map((e: any) => e.id);
     expect(all).toHaveLength(scopes.length * 3 * 2);
     expect([...seen].sort((x, y) => x - y)).toEqual(all); // each once: none skipped, none twice
+  });
+
+  postgresOnly.it('never moves a consumer past an event whose transaction is still open (a smaller id that commits later)', async () => {
+    expect((await coord(repo, ['reserve', 'a'], as('alice'))).exitCode).toBe(0);
+    const slow = PostgresConnection.open(repo.db);
+    try {
+      // Another scope's writer, slow: it takes its event id, and commits only after `reserve b` has.
+      await slow.exec('BEGIN');
+      const held = (await slow.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, 'slow', 0) RETURNING id", [`${repo.scope}:slow`]))!.id;
+      const b = await coord(repo, ['reserve', 'b'], as('alice'));
+      expect(b.exitCode).toBe(0);
+      expect(b.json.locks[0].token).toBeGreaterThan(held); // its grant's event id
+      const first = await coord(repo, ['events', '--consumer', 'ci']);
+      // b is committed, but a cursor past b would never see the smaller id still open: the read stops before both.
+      expect(first.json.events.map((e: any) => e.pattern)).toEqual(['a']);
+      await slow.exec('COMMIT');
+      const next = await coord(repo, ['events', '--consumer', 'ci']);
+      expect(next.json.events.map((e: any) => e.id)).toEqual([held, b.json.locks[0].token]);
+    } finally {
+      slow.close();
+    }
   });
 
   it('follows new events as JSON lines until SIGINT', async () => {
