@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -360,6 +361,24 @@ describe('events', () => {
       expect(next.json.events.map((e: any) => e.id)).toEqual([held, b.json.locks[0].token]);
     } finally {
       slow.close();
+    }
+  });
+
+  postgresOnly.it("keeps another project's events out though its key starts with this one's and a slash", async () => {
+    // A key may hold '/', never ':': this project's scopes are KEY and KEY:dir, and KEY/x is another project.
+    const other = realpathSync(mkdtempSync(join(tmpdir(), 'ic-other-')));
+    const inOther = (owner: string) => ({ cwd: other, env: { IC_OWNER: owner, IC_DB: repo.db } });
+    try {
+      execFileSync('git', ['init', '-q', other]);
+      execFileSync('git', ['-C', other, 'config', 'ic.project', `${repo.scope}/x`]);
+      expect((await coord(repo, ['reserve', 'mine'], as('alice'))).exitCode).toBe(0);
+      const theirs = await coord(repo, ['reserve', 'theirs'], inOther('bob'));
+      expect(theirs.exitCode, theirs.stderr).toBe(0);
+      expect((await coord(repo, ['events'])).json.events.map((e: any) => e.pattern)).toEqual(['mine']);
+      expect((await coord(repo, ['events', '--consumer', 'ci'])).json.events.map((e: any) => e.pattern)).toEqual(['mine']);
+      expect((await coord(repo, ['events'], inOther('bob'))).json.events.map((e: any) => e.pattern)).toEqual(['theirs']);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
     }
   });
 
