@@ -129,7 +129,7 @@ export async function queryEvents(db: Connection, q: { afterId?: number; since?:
 
 /**
  * A server holds many projects' events, and a project reads only its own: those of its scope (the project key)
- * and of the scopes under it (`KEY/dir`, from --scope). A SQLite file is one repository's: it reads them all.
+ * and of the scopes under it (`KEY:dir`, from --scope; a key has no ':'). A SQLite file is one repository's: it reads them all.
  * The statement with the filter before its ORDER BY or GROUP BY; it takes projectParams(key) there.
  */
 export function ofProject(sql: DialectSql): DialectSql {
@@ -139,7 +139,7 @@ export function ofProject(sql: DialectSql): DialectSql {
 
 /** The parameters ofProject's filter takes, for the project `key`. */
 export function projectParams(key: string): string[] {
-  return [key, `${key}/`, `${key}/`];
+  return [key, `${key}:`, `${key}:`];
 }
 
 /**

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COORD_BIN, cleanEnv, coord, makeTempRepo, runBin, type TempRepo } from '../support/cli';
-import { onPostgres } from '../support/engine';
+import { onPostgres, postgresOnly } from '../support/engine';
+import { PostgresConnection } from '../../src/store/postgres/connection';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -309,6 +311,75 @@ describe('events', () => {
     const ids = [...readers.flatMap((r) => r.json.events.map((e: any) => e.id)), ...more.json.events.map((e: any) => e.id)];
     expect(ids).toHaveLength(20);
     expect(new Set(ids).size).toBe(20);
+  });
+
+  it('hands a consumer every event exactly once while writers of three scopes commit at once', async () => {
+    // On PostgreSQL writers of different scopes run in parallel and take event ids from one sequence, so ids
+    // commit out of order; a cursor that passed an id still being committed would skip it (store/events.ts).
+    const scopes = ['s0', 's1', 's2'].map((name) => join(repo.dir, name));
+    for (const scope of scopes) mkdirSync(scope);
+    const seen: number[] = [];
+    const consume = async () => {
+      const read = await coord(repo, ['events', '--consumer', 'audit', '--limit', '4']);
+      expect(read.exitCode, read.stderr).toBe(0);
+      seen.push(...read.json.events.map((e: any) => e.id));
+      return read.json.events.length;
+    };
+    let writing = true;
+    const writers = Promise.all(
+      scopes.map(async (scope, w) => {
+        for (let i = 0; i < 2; i++) {
+          const held = await coord(repo, ['reserve', `f${w}-${i}`, '--scope', scope], as(`w${w}`));
+          expect(held.exitCode, held.stderr).toBe(0);
+          expect((await coord(repo, ['release', held.json.locks[0].id, '--scope', scope], as(`w${w}`))).exitCode).toBe(0);
+        }
+      }),
+    ).finally(() => (writing = false));
+    while (writing) await consume();
+    await writers;
+    while ((await consume()) > 0);
+    const all = (await coord(repo, ['events', '--limit', '10000'])).json.events.map((e: any) => e.id);
+    expect(all).toHaveLength(scopes.length * 2 * 2);
+    expect([...seen].sort((x, y) => x - y)).toEqual(all); // each once: none skipped, none twice
+  });
+
+  postgresOnly.it('never moves a consumer past an event whose transaction is still open (a smaller id that commits later)', async () => {
+    expect((await coord(repo, ['reserve', 'a'], as('alice'))).exitCode).toBe(0);
+    const slow = PostgresConnection.open(repo.db);
+    try {
+      // Another scope's writer, slow: it takes its event id, and commits only after `reserve b` has.
+      await slow.exec('BEGIN');
+      const held = (await slow.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, 'slow', 0) RETURNING id", [`${repo.scope}:slow`]))!.id;
+      const b = await coord(repo, ['reserve', 'b'], as('alice'));
+      expect(b.exitCode).toBe(0);
+      expect(b.json.locks[0].token).toBeGreaterThan(held); // its grant's event id
+      const first = await coord(repo, ['events', '--consumer', 'ci']);
+      // b is committed, but a cursor past b would never see the smaller id still open: the read stops before both.
+      expect(first.json.events.map((e: any) => e.pattern)).toEqual(['a']);
+      await slow.exec('COMMIT');
+      const next = await coord(repo, ['events', '--consumer', 'ci']);
+      expect(next.json.events.map((e: any) => e.id)).toEqual([held, b.json.locks[0].token]);
+    } finally {
+      slow.close();
+    }
+  });
+
+  postgresOnly.it("keeps another project's events out though its key starts with this one's and a slash", async () => {
+    // A key may hold '/', never ':': this project's scopes are KEY and KEY:dir, and KEY/x is another project.
+    const other = realpathSync(mkdtempSync(join(tmpdir(), 'ic-other-')));
+    const inOther = (owner: string) => ({ cwd: other, env: { IC_OWNER: owner, IC_DB: repo.db } });
+    try {
+      execFileSync('git', ['init', '-q', other]);
+      execFileSync('git', ['-C', other, 'config', 'ic.project', `${repo.scope}/x`]);
+      expect((await coord(repo, ['reserve', 'mine'], as('alice'))).exitCode).toBe(0);
+      const theirs = await coord(repo, ['reserve', 'theirs'], inOther('bob'));
+      expect(theirs.exitCode, theirs.stderr).toBe(0);
+      expect((await coord(repo, ['events'])).json.events.map((e: any) => e.pattern)).toEqual(['mine']);
+      expect((await coord(repo, ['events', '--consumer', 'ci'])).json.events.map((e: any) => e.pattern)).toEqual(['mine']);
+      expect((await coord(repo, ['events'], inOther('bob'))).json.events.map((e: any) => e.pattern)).toEqual(['theirs']);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('follows new events as JSON lines until SIGINT', async () => {

@@ -69,13 +69,7 @@ export interface KnownFailure {
 
 // Tests that fail on PostgreSQL today, each with the reason (the failing statement where it is SQL). The suite
 // skips them, so `npm run test:postgres` stays green while they are listed; remove an entry once it passes.
-export const KNOWN_FAILURES: readonly KnownFailure[] = [
-  {
-    name: 'events filters by id and duration, limits, and advances a consumer cursor',
-    file: 'test/e2e/lifecycle.test.ts',
-    why: "in the whole suite (twice, 27 Nov 2026; never alone, nor in 24 runs beside concurrent writers, consumer reads, xid-holding transactions and server restarts) a new consumer's first read of three sequential reserves returned b and c, not a and b, as if its cursor already stood at a. Cause not found; the test now checks every exit code and the listing's patterns, so a recurrence names its cause when run by hand. Not the shared-cursor bug of issue #38 (cursors per name on a server, now per project): every conformance repository has a schema of its own, so its consumers table is the test's alone (test/support/engine.ts), and the listing just before showed only the test's own events. Passed 11 times in lifecycle.test.ts alone after that fix (28 Nov), none in the whole suite yet",
-  },
-];
+export const KNOWN_FAILURES: readonly KnownFailure[] = [];
 
 export const KNOWN_FAILING_FILES: readonly { file: string; why: string }[] = [];
 
