@@ -1,4 +1,5 @@
 import type { Connection } from './connection';
+import type { LatestRow } from './custody';
 import { readdirSync, unlinkSync } from 'node:fs';
 
 // The files beside a database that the shell hooks' fast path reads instead of opening it
@@ -41,7 +42,7 @@ export async function digestGeneration(db: Connection): Promise<number | undefin
 
 // Called inside the write transaction that moved the generation, before it commits: every scope's digest
 // goes (a failure to delete one aborts the write, since a digest left behind would say less than the
-// database). unlink, not rmSync, which loads Node's rimraf.
+// database).
 export function dropDigest(dbPath: string): void {
   let names: string[];
   try {
@@ -50,12 +51,15 @@ export function dropDigest(dbPath: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  for (const name of names) {
-    try {
-      unlinkSync(`${digestDir(dbPath)}/${name}`);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+  for (const name of names) unlinkQuietly(`${digestDir(dbPath)}/${name}`);
+}
+
+// unlink, a missing file being no error: rmSync would load Node's rimraf for one file.
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 
@@ -65,16 +69,6 @@ export interface DigestLockRow {
   pattern: string;
   created_at: number;
   expires_at: number;
-}
-
-export interface DigestRecordRow {
-  path: string;
-  owner: string;
-  blob: string | null;
-  mode: number;
-  stat: string;
-  source: 'write' | 'seen';
-  recorded_at: number;
 }
 
 export interface DigestSessionRow {
@@ -94,8 +88,8 @@ export async function unreleasedFileLocks(db: Connection, scope: string): Promis
   return (await db.prepare("SELECT id, owner, pattern, created_at, expires_at FROM locks WHERE scope = ? AND type = 'file' AND released_at IS NULL ORDER BY token").all(scope)) as DigestLockRow[];
 }
 
-export async function scopeRecords(db: Connection, scope: string): Promise<DigestRecordRow[]> {
-  return (await db.prepare('SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope)) as DigestRecordRow[];
+export async function scopeRecords(db: Connection, scope: string): Promise<LatestRow[]> {
+  return (await db.prepare('SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope)) as LatestRow[];
 }
 
 export async function ownersEditing(db: Connection, scope: string): Promise<string[]> {

@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { removeStale } from './stale-files';
 import { join } from 'node:path';
 import type { SnapshotRow } from './custody';
-import { fnv64, runningDir } from './custody-digest';
+import { fnv64, runningDir, unlinkQuietly } from './custody-digest';
 import { readRegularFile } from './regular-file';
 import { isPostgresUrl } from './postgres/url';
 
@@ -46,15 +46,6 @@ export function readMarker(dbPath: string, scope: string, writer: string, callId
 export function removeMarker(dbPath: string, scope: string, writer: string, callId: string): void {
   if (isPostgresUrl(dbPath)) return;
   unlinkQuietly(markerFile(dbPath, scope, writer, callId));
-}
-
-// unlink, a missing file being no error: rmSync would load Node's rimraf for one file.
-export function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
 }
 
 // The writers of the scope's commands that started at or after `since` and have not ended.
