@@ -1,5 +1,7 @@
 import type { Connection } from './connection';
 import type { LatestRow } from './custody';
+import type { Lock } from '../core/lock';
+import type { SessionRow } from './sessions';
 import { readdirSync, unlinkSync } from 'node:fs';
 
 // The files beside a database that the shell hooks' fast path reads instead of opening it
@@ -63,24 +65,8 @@ export function unlinkQuietly(path: string): void {
   }
 }
 
-export interface DigestLockRow {
-  id: string;
-  owner: string;
-  pattern: string;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface DigestSessionRow {
-  owner: string;
-  base: string;
-  host: string;
-  boot: string;
-  pid: number;
-  start: string;
-  last_seen: number;
-  told_until: number | null;
-}
+type DigestLockRow = Pick<Lock, 'id' | 'owner' | 'pattern' | 'created_at' | 'expires_at'>;
+type DigestSessionRow = Omit<SessionRow, 'agent' | 'created_at' | 'told_until'> & { told_until: number | null };
 
 // Unreleased file locks of a scope, expired ones too: a lock past its expiry may still be renewed by its
 // owner without any trigger firing, so the digest counts it as held.
