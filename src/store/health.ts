@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './driver';
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { lstatOrNull } from './git/files';
 import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
 import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
@@ -264,12 +265,7 @@ function companionFilesCheck(path: string): HealthCheck | null {
 // A symlink whose target is gone looks like "no database yet", but the first write would create the
 // target somewhere else than intended (or fail).
 function danglingLinkCheck(path: string, exists: boolean): HealthCheck | null {
-  if (exists) return null;
-  try {
-    if (!lstatSync(path).isSymbolicLink()) return null;
-  } catch {
-    return null;
-  }
+  if (exists || !lstatOrNull(path)?.isSymbolicLink()) return null;
   return failed('location', `${path} is a symlink to ${readlinkSync(path)}, which does not exist`, `restore the target, or remove the link (rm ${shellQuote(path)}) so ic creates a plain file`);
 }
 

@@ -36,11 +36,7 @@ export async function runCommandUnderLock(name: string, command: string[], optio
   const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
   const conflictExitCode = parseExitCode(options.conflictExitCode);
   const lockName = validateName(name, 'lock name');
-  const reason =
-    options.reason ??
-    Array.from(escapeForDisplay(command.join(' ')))
-      .slice(0, 200)
-      .join(''); // whole characters
+  const reason = options.reason ?? [...escapeForDisplay(command.join(' '))].slice(0, 200).join(''); // whole characters
   const ctx = await openContext(options, true);
   let waited: { outcome: ReserveOutcome; timedOut: boolean };
   try {

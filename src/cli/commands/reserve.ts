@@ -73,13 +73,7 @@ function grantedText(locks: LockView[]): string {
     return `granted: ${what} to ${shortOwner(lock.owner)}${lock.mode === 'shared' ? ' (shared)' : ''} until ${whenText(lock.expires_at)}  [id ${lock.id}, token ${lock.token}]`;
   });
   const first = locks[0]!;
-  const release =
-    first.type === 'claim'
-      ? `coord unclaim ${shellQuote(first.pattern)}`
-      : first.type === 'named'
-        ? `coord unlock ${shellQuote(first.pattern)}`
-        : locks.length === 1
-          ? `coord release ${first.id}`
-          : 'coord release --all';
+  const byName = `coord ${first.type === 'claim' ? 'unclaim' : 'unlock'} ${shellQuote(first.pattern)}`;
+  const release = first.type !== 'file' ? byName : locks.length === 1 ? `coord release ${first.id}` : 'coord release --all';
   return [...lines, `give it back with: ${release}${first.owner === process.env.IC_OWNER ? '' : ` --owner ${shellQuote(first.owner)}`}`].join('\n');
 }
