@@ -60,9 +60,8 @@ export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Rep
   }
   const conflicts = outcome.conflicts.map(viewConflict);
   const lines = outcome.conflicts.map((conflict) => describeConflict(conflict, outcome.now));
-  const error = timedOut
-    ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) })
-    : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });
+  const said = `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`;
+  const error = timedOut ? new IcError('TIMEOUT', `gave up waiting: ${said}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) }) : new IcError('CONFLICT', said, { conflicts });
   return failure(error, {}, () => `${timedOut ? 'timed out waiting' : 'not granted'}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
 }
 
