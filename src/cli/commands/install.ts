@@ -160,14 +160,11 @@ function confirmedOnTerminal(question: string): boolean {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
   process.stderr.write(question);
   const buffer = Buffer.alloc(256);
-  let answer = '';
   try {
-    const read = readSync(0, buffer, 0, buffer.length, null);
-    answer = buffer.subarray(0, read).toString('utf8');
+    return /^\s*y(es)?\s*$/i.test(buffer.subarray(0, readSync(0, buffer, 0, buffer.length, null)).toString('utf8'));
   } catch {
     return false;
   }
-  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 function applyPlan(changes: Change[], dryRun: boolean, verb: string, nextSteps: string[] = []): Reply {
