@@ -90,15 +90,11 @@ function completionCommand(program: Command): Command {
   return new Command('completion')
     .description(`print a tab-completion script for ${SHELLS.join(', ')}`)
     .argument('<shell>', SHELLS.join(' | '))
-    .action((shell: string) => {
-      process.stdout.write(completionScript(program, shell));
-    });
+    .action((shell: string) => void process.stdout.write(completionScript(program, shell)));
 }
 
 function manCommand(program: Command): Command {
-  return new Command('man').description('print the manual page (roff); scripts/man.mjs writes man/ic.1').action(() => {
-    process.stdout.write(manPage(program, VERSION));
-  });
+  return new Command('man').description('print the manual page (roff); scripts/man.mjs writes man/ic.1').action(() => void process.stdout.write(manPage(program, VERSION)));
 }
 
 // addCommand (unlike .command) does not inherit settings: give each command (and ic itself) the same error handling.

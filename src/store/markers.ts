@@ -69,10 +69,7 @@ export function listMarkers(dbPath: string): CommandMarker[] {
   } catch {
     return [];
   }
-  return names.flatMap((name) => {
-    const marker = name.endsWith('.json') ? parseMarker(join(dir, name)) : undefined;
-    return marker ? [marker] : [];
-  });
+  return names.flatMap((name) => (name.endsWith('.json') ? (parseMarker(join(dir, name)) ?? []) : []));
 }
 
 function parseMarker(file: string): CommandMarker | undefined {
