@@ -1,19 +1,14 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { IcError } from '../core/errors';
 import { checkText, escapeForDisplay } from '../core/names';
-
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 // Every argument ic reads follows the text rule of core/names.ts (names, patterns, reasons, consumers,
 // paths alike). The command after `--` in `lock NAME -- CMD` is passed on as given, so only its bytes
 // are checked: a script may hold newlines, but a string Node has already mangled cannot be passed on.
 export function checkArguments(argv: readonly string[], rawArgs: readonly Buffer[] | undefined = readRawArgs()): void {
-  const passThrough = commandStart(argv);
-  argv.forEach((arg, i) => {
-    if (i < passThrough) checkText(arg, 'an argument');
-  });
-  const userArgs = process.argv.slice(2);
-  userArgs.forEach((arg, i) => {
+  for (const arg of argv.slice(0, commandStart(argv))) checkText(arg, 'an argument');
+  process.argv.slice(2).forEach((arg, i) => {
     const raw = rawArgs?.[i];
     const invalid = raw !== undefined ? !isUtf8(raw) : arg.includes('\ufffd');
     if (invalid) throw new IcError('INVALID_INPUT', `argument "${escapeForDisplay(arg)}" is not valid UTF-8 (invalid bytes show as U+FFFD); ic takes only UTF-8 text`);
@@ -42,13 +37,4 @@ function readRawArgs(): Buffer[] | undefined {
   const userCount = process.argv.length - 2;
   // cmdline is node, its own flags, the script, then the user's arguments: those are the last ones.
   return parts.length >= userCount + 2 ? parts.slice(parts.length - userCount).map((part) => Buffer.from(part, 'latin1')) : undefined;
-}
-
-function isUtf8(bytes: Buffer): boolean {
-  try {
-    STRICT_UTF8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
 }

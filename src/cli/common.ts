@@ -69,17 +69,10 @@ export async function openContext(options: CommonOptions, write: boolean | 'init
   const workspace = project && 'cwd' in project ? project : resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope }, project);
   const ctx = await createContext({ workspace, env: process.env, write: write !== false, init: write === 'init', readsNeedProject: true });
   noticeLocation(ctx);
-  if (write) await releaseDeadClientsQuietly(ctx);
+  // A killed agent's locks go at the next call, not at their TTL; a failure here must not fail the command
+  // (the TTL remains the backstop).
+  if (write) await releaseDeadClients(ctx).catch(() => undefined);
   return ctx;
-}
-
-// A killed agent's locks go at the next call, not at their TTL; a failure here must not fail the command.
-async function releaseDeadClientsQuietly(ctx: CoordContext): Promise<void> {
-  try {
-    await releaseDeadClients(ctx);
-  } catch {
-    // the TTL remains the backstop
-  }
 }
 
 // Said on stderr, so that JSON on stdout stays one document: where the answer came from when it may surprise.

@@ -34,12 +34,7 @@ export const VERSION: string = version;
 
 // The command tree. Commander must never exit by itself: its usage errors become USAGE (64), never 2.
 export function buildProgram(emit: (reply: Reply) => void): Command {
-  const program = new Command('ic')
-    .description('coordination kernel for AI coding agents sharing one git worktree')
-    .version(VERSION, '-v, --version') // -V too: help/args.ts spells it --version
-    .exitOverride()
-    .configureOutput({ outputError: () => {} })
-    .showSuggestionAfterError(true);
+  const program = configure(new Command('ic').description('coordination kernel for AI coding agents sharing one git worktree').version(VERSION, '-v, --version')); // -V too: help/args.ts spells it --version
 
   const coordination = program.command('coordination').alias('coord').description('reservations, locks and claims (also installed as `coord`)');
   acceptBeforeSubcommand(coordination, ['db', 'scope']);
@@ -68,13 +63,8 @@ export function buildProgram(emit: (reply: Reply) => void): Command {
     uninstallCommand,
     statuslineCommand,
   ];
-  for (const make of commands) {
-    coordination.addCommand(configure(make(emit)));
-  }
-  program.addCommand(configure(initCommand(emit)));
-  program.addCommand(configure(doctorCommand(emit)));
-  program.addCommand(configure(configCommand(emit)));
-  program.addCommand(configure(whoamiCommand(emit)));
+  for (const make of commands) coordination.addCommand(configure(make(emit)));
+  for (const make of [initCommand, doctorCommand, configCommand, whoamiCommand]) program.addCommand(configure(make(emit)));
   program.addCommand(configure(completionCommand(program)));
   program.addCommand(configure(manCommand(program)), { hidden: true });
   // `ic --help` and `coord --help` list every command, grouped; one command's help ends with its examples.
@@ -100,18 +90,14 @@ function completionCommand(program: Command): Command {
   return new Command('completion')
     .description(`print a tab-completion script for ${SHELLS.join(', ')}`)
     .argument('<shell>', SHELLS.join(' | '))
-    .action((shell: string) => {
-      process.stdout.write(completionScript(program, shell));
-    });
+    .action((shell: string) => void process.stdout.write(completionScript(program, shell)));
 }
 
 function manCommand(program: Command): Command {
-  return new Command('man').description('print the manual page (roff); scripts/man.mjs writes man/ic.1').action(() => {
-    process.stdout.write(manPage(program, VERSION));
-  });
+  return new Command('man').description('print the manual page (roff); scripts/man.mjs writes man/ic.1').action(() => void process.stdout.write(manPage(program, VERSION)));
 }
 
-// addCommand (unlike .command) does not inherit settings: give each command the same error handling.
+// addCommand (unlike .command) does not inherit settings: give each command (and ic itself) the same error handling.
 function configure(command: Command): Command {
   return command
     .exitOverride()

@@ -4,10 +4,9 @@ import { spanText } from '../core/time';
 import { runStarter } from '../core/owner';
 import { isRunLock, RUN_LEASE_TEXT } from './run-lease-text';
 
-// Human output as a whole: stored text never reaches a terminal raw (the text rule of core/names.ts);
-// only the line breaks the output itself is made of survive.
-// Line breaks stay; a tab (which server messages such as libpq's indent with) is a space, not `\u{9}`;
-// every other control or invisible character is shown escaped.
+// Human output as a whole: stored text never reaches a terminal raw (the text rule of core/names.ts). Line
+// breaks stay; a tab (server messages such as libpq's indent with it) is a space; every other control or
+// invisible character is shown escaped.
 export function escapeControls(text: string): string {
   return text
     .split('\n')
@@ -87,8 +86,10 @@ const LONG_ID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0
 // Claude Code owners are `claude-<uuid>` (`claude-<uuid>/<agent id>` for a subagent): eight hex digits tell
 // sessions apart in a table; --wide shows the whole owner.
 export function shortOwner(owner: string): string {
-  const short = owner.replace(LONG_ID, (id) => id.slice(0, 8));
-  return clip(short, 32);
+  return clip(
+    owner.replace(LONG_ID, (id) => id.slice(0, 8)),
+    32,
+  );
 }
 
 function clip(text: string, max: number): string {

@@ -1,4 +1,7 @@
 import type { Connection } from './connection';
+import type { LatestRow } from './custody';
+import type { Lock } from '../core/lock';
+import type { SessionRow } from './sessions';
 import { readdirSync, unlinkSync } from 'node:fs';
 
 // The files beside a database that the shell hooks' fast path reads instead of opening it
@@ -41,7 +44,7 @@ export async function digestGeneration(db: Connection): Promise<number | undefin
 
 // Called inside the write transaction that moved the generation, before it commits: every scope's digest
 // goes (a failure to delete one aborts the write, since a digest left behind would say less than the
-// database). unlink, not rmSync, which loads Node's rimraf.
+// database).
 export function dropDigest(dbPath: string): void {
   let names: string[];
   try {
@@ -50,43 +53,20 @@ export function dropDigest(dbPath: string): void {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
   }
-  for (const name of names) {
-    try {
-      unlinkSync(`${digestDir(dbPath)}/${name}`);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
+  for (const name of names) unlinkQuietly(`${digestDir(dbPath)}/${name}`);
+}
+
+// unlink, a missing file being no error: rmSync would load Node's rimraf for one file.
+export function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
 
-export interface DigestLockRow {
-  id: string;
-  owner: string;
-  pattern: string;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface DigestRecordRow {
-  path: string;
-  owner: string;
-  blob: string | null;
-  mode: number;
-  stat: string;
-  source: 'write' | 'seen';
-  recorded_at: number;
-}
-
-export interface DigestSessionRow {
-  owner: string;
-  base: string;
-  host: string;
-  boot: string;
-  pid: number;
-  start: string;
-  last_seen: number;
-  told_until: number | null;
-}
+type DigestLockRow = Pick<Lock, 'id' | 'owner' | 'pattern' | 'created_at' | 'expires_at'>;
+type DigestSessionRow = Omit<SessionRow, 'agent' | 'created_at' | 'told_until'> & { told_until: number | null };
 
 // Unreleased file locks of a scope, expired ones too: a lock past its expiry may still be renewed by its
 // owner without any trigger firing, so the digest counts it as held.
@@ -94,8 +74,8 @@ export async function unreleasedFileLocks(db: Connection, scope: string): Promis
   return (await db.prepare("SELECT id, owner, pattern, created_at, expires_at FROM locks WHERE scope = ? AND type = 'file' AND released_at IS NULL ORDER BY token").all(scope)) as DigestLockRow[];
 }
 
-export async function scopeRecords(db: Connection, scope: string): Promise<DigestRecordRow[]> {
-  return (await db.prepare('SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope)) as DigestRecordRow[];
+export async function scopeRecords(db: Connection, scope: string): Promise<LatestRow[]> {
+  return (await db.prepare('SELECT path, owner, blob, mode, stat, source, recorded_at FROM custody_latest WHERE scope = ?').all(scope)) as LatestRow[];
 }
 
 export async function ownersEditing(db: Connection, scope: string): Promise<string[]> {

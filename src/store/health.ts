@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './driver';
-import { accessSync, constants, existsSync, lstatSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readlinkSync, statfsSync, statSync } from 'node:fs';
+import { lstatOrNull } from './git/files';
 import { dirname } from 'node:path';
 import type { DbLocation } from './discover';
 import { detectFileSystem, networkFsAllowed, type FileSystemInfo } from './filesystem';
@@ -94,13 +95,16 @@ function fileSystemCheck(fs: FileSystemInfo, env: NodeJS.ProcessEnv): HealthChec
   if (!fs.network) return { name: 'filesystem', ok: true, detail: `${where}${fs.type === 'unknown' ? ': mount table not available, assumed local' : ', local'}` };
   if (networkFsAllowed(env))
     return { name: 'filesystem', ok: true, detail: `${where} is a network file system; allowed by IC_ALLOW_NETWORK_FS=1 (safe only if every process using it runs on this host)` };
-  return {
-    name: 'filesystem',
-    ok: false,
-    severity: 'error',
-    detail: `${where} is a network file system: SQLite's WAL mode needs shared memory and reliable locks that it does not provide, so ic refuses to write there`,
-    fix: 'put the database on a local disk (IC_DB=/path/on/local/disk/ic.db or --db), or set IC_ALLOW_NETWORK_FS=1 if every process using it runs on this one host',
-  };
+  return failed(
+    'filesystem',
+    `${where} is a network file system: SQLite's WAL mode needs shared memory and reliable locks that it does not provide, so ic refuses to write there`,
+    'put the database on a local disk (IC_DB=/path/on/local/disk/ic.db or --db), or set IC_ALLOW_NETWORK_FS=1 if every process using it runs on this one host',
+  );
+}
+
+// A check that failed, with what to do (an error unless said otherwise).
+export function failed(name: string, detail: string, fix: string, severity: 'error' | 'warning' = 'error'): HealthCheck {
+  return { name, ok: false, severity, detail, fix };
 }
 
 // Writers need the directory (for -wal and -shm) and the file writable; checks the nearest existing ancestor
@@ -116,13 +120,8 @@ function writableCheck(path: string, exists: boolean): HealthCheck {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
       const why =
         code === 'EROFS' ? 'is on a read-only file system' : code === 'EPERM' ? 'refuses writes (immutable?)' : code === 'EACCES' ? 'is not writable by this user' : `is not writable (${code})`;
-      return {
-        name: 'writable',
-        ok: false,
-        severity: 'error',
-        detail: `${target} ${why}: every write command will fail`,
-        fix: code === 'EACCES' ? `make ${target} writable (chmod/chown), or set IC_DB to a writable path` : 'set IC_DB (or --db) to a path on a writable local disk',
-      };
+      const fix = code === 'EACCES' ? `make ${target} writable (chmod/chown), or set IC_DB to a writable path` : 'set IC_DB (or --db) to a path on a writable local disk';
+      return failed('writable', `${target} ${why}: every write command will fail`, fix);
     }
   }
   return { name: 'writable', ok: true, detail: `${targets.join(', ')} writable` };
@@ -137,26 +136,20 @@ async function inspect(path: string, now: number, report: HealthReport): Promise
   try {
     kind = classifyDbFile(path); // never blocks: a FIFO in place of the database would hang a plain read
     if (kind.kind === 'not_regular') {
-      checks.push({
-        name: 'format',
-        ok: false,
-        severity: 'error',
-        detail: `${path} is ${kind.what}, not a database file`,
-        fix: `remove or rename ${path} (nothing of ic's is in it), or point --db/IC_DB at a file`,
-      });
+      checks.push(failed('format', `${path} is ${kind.what}, not a database file`, `remove or rename ${path} (nothing of ic's is in it), or point --db/IC_DB at a file`));
       return;
     }
   } catch (error) {
-    checks.push({ name: 'readable', ok: false, severity: 'error', detail: `cannot read ${path}: ${(error as Error).message}`, fix: `make ${path} readable by this user` });
+    checks.push(failed('readable', `cannot read ${path}: ${(error as Error).message}`, `make ${path} readable by this user`));
     return;
   }
   if (kind.kind === 'not_sqlite') {
-    checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is not a SQLite database (it starts with ${JSON.stringify(kind.start)})`, fix: moveAside });
+    checks.push(failed('format', `${path} is not a SQLite database (it starts with ${JSON.stringify(kind.start)})`, moveAside));
     return;
   }
   if (kind.kind === 'foreign') {
     const fix = `point --db/IC_DB at another file and leave this one alone; if it is a database of ic 0.1, import its live locks: ic init --import ${shellQuote(path)}`;
-    checks.push({ name: 'format', ok: false, severity: 'error', detail: `${path} is a SQLite database that ic did not create (application_id ${kind.applicationId})`, fix });
+    checks.push(failed('format', `${path} is a SQLite database that ic did not create (application_id ${kind.applicationId})`, fix));
     return;
   }
   let db: Database.Database;
@@ -165,7 +158,7 @@ async function inspect(path: string, now: number, report: HealthReport): Promise
     // may be a foreign database living in its -wal, only read-only, which never checkpoints or deletes that WAL.
     db = openSqlite(path, { fileMustExist: true, timeout: 2_000, readonly: kind.kind !== 'ic' });
   } catch (error) {
-    checks.push({ name: 'open', ok: false, severity: 'error', detail: `SQLite cannot open ${path}: ${(error as Error).message}`, fix: `check the permissions of ${path} and ${dirname(path)}` });
+    checks.push(failed('open', `SQLite cannot open ${path}: ${(error as Error).message}`, `check the permissions of ${path} and ${dirname(path)}`));
     return;
   }
   try {
@@ -173,19 +166,9 @@ async function inspect(path: string, now: number, report: HealthReport): Promise
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     const corrupt = code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
-    checks.push({
-      name: corrupt ? 'integrity' : 'open',
-      ok: false,
-      severity: 'error',
-      detail: `reading ${path} failed: ${(error as Error).message} (${code || 'error'})`,
-      fix: corrupt
-        ? recoverAdvice(path)
-        : code.startsWith('SQLITE_BUSY')
-          ? 'another process holds the database; run `ic doctor` again'
-          : isDiskFull(code)
-            ? DISK_FULL_ADVICE
-            : `check ${path} and its directory, or ${moveAside}`,
-    });
+    const busy = code.startsWith('SQLITE_BUSY') ? 'another process holds the database; run `ic doctor` again' : undefined;
+    const fix = corrupt ? recoverAdvice(path) : (busy ?? (isDiskFull(code) ? DISK_FULL_ADVICE : `check ${path} and its directory, or ${moveAside}`));
+    checks.push(failed(corrupt ? 'integrity' : 'open', `reading ${path} failed: ${(error as Error).message} (${code || 'error'})`, fix));
   } finally {
     db.close();
   }
@@ -202,18 +185,12 @@ async function runChecks(db: Database.Database, path: string, now: number, repor
   const integrity = (db.pragma('integrity_check(20)') as { integrity_check: string }[]).map((row) => row.integrity_check);
   report.integrity = integrity.join('; ');
   if (integrity.length !== 1 || integrity[0] !== 'ok') {
-    checks.push({ name: 'integrity', ok: false, severity: 'error', detail: `integrity_check found problems: ${report.integrity.slice(0, 500)}`, fix: recoverAdvice(path) });
+    checks.push(failed('integrity', `integrity_check found problems: ${report.integrity.slice(0, 500)}`, recoverAdvice(path)));
     return;
   }
   checks.push({ name: 'integrity', ok: true, detail: 'integrity_check: ok' });
   if (version > LATEST_VERSION) {
-    checks.push({
-      name: 'schema',
-      ok: false,
-      severity: 'error',
-      detail: `schema version ${version} is newer than this ic supports (${LATEST_VERSION})`,
-      fix: 'upgrade ic to the version the other agents use',
-    });
+    checks.push(failed('schema', `schema version ${version} is newer than this ic supports (${LATEST_VERSION})`, 'upgrade ic to the version the other agents use'));
   } else {
     const next = version < LATEST_VERSION ? `; the next write migrates it to ${LATEST_VERSION}` : ' (latest)';
     checks.push({ name: 'schema', ok: true, detail: `schema version ${version}${next}` });
@@ -223,11 +200,11 @@ async function runChecks(db: Database.Database, path: string, now: number, repor
   checks.push(
     mode === 'wal'
       ? { name: 'journal_mode', ok: true, detail: 'wal' }
-      : { name: 'journal_mode', ok: false, severity: 'warning', detail: `${mode}: readers and the writer block each other`, fix: 'run `ic init` (any write switches the database to WAL)' },
+      : failed('journal_mode', `${mode}: readers and the writer block each other`, 'run `ic init` (any write switches the database to WAL)', 'warning'),
   );
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((row) => row.name));
   if (version >= 1 && (!tables.has('locks') || !tables.has('events'))) {
-    checks.push({ name: 'tables', ok: false, severity: 'error', detail: `schema version ${version} but the locks or events table is missing`, fix: moveAside });
+    checks.push(failed('tables', `schema version ${version} but the locks or events table is missing`, moveAside));
     return;
   }
   if (!tables.has('locks')) return;
@@ -250,13 +227,12 @@ async function runChecks(db: Database.Database, path: string, now: number, repor
 async function clockCheck(db: Database.Database, now: number): Promise<HealthCheck> {
   const future = await futureTimes(new SqliteConnection(db, db.name), now + CLOCK_TOLERANCE_MS);
   if (future.events === 0 && future.locks === 0) return { name: 'clock', ok: true, detail: 'no event or lock is dated in the future' };
-  return {
-    name: 'clock',
-    ok: false,
-    severity: 'warning',
-    detail: `${future.events} events and ${future.locks} locks are dated in the future (newest ${new Date(future.newest).toISOString()}, now ${new Date(now).toISOString()}): a write with a wrong clock stamped them, and writes are refused until they are repaired`,
-    fix: 'ic doctor --repair-clock (dates them now, keeping their order and each lock its TTL)',
-  };
+  return failed(
+    'clock',
+    `${future.events} events and ${future.locks} locks are dated in the future (newest ${new Date(future.newest).toISOString()}, now ${new Date(now).toISOString()}): a write with a wrong clock stamped them, and writes are refused until they are repaired`,
+    'ic doctor --repair-clock (dates them now, keeping their order and each lock its TTL)',
+    'warning',
+  );
 }
 
 // SQLite needs room for the WAL and its shared-memory index; a full disk shows up as odd I/O errors.
@@ -274,7 +250,7 @@ function diskSpaceCheck(path: string): HealthCheck {
     return { name: 'disk_space', ok: true, detail: 'free space unknown (statfs not available)' };
   }
   if (free >= LOW_SPACE_BYTES) return { name: 'disk_space', ok: true, detail: `${Math.floor(free / 1024 / 1024)} MiB free` };
-  return { name: 'disk_space', ok: false, severity: 'error', detail: `the disk holding ${dir} is full (${free} bytes free): writes fail`, fix: DISK_FULL_ADVICE };
+  return failed('disk_space', `the disk holding ${dir} is full (${free} bytes free): writes fail`, DISK_FULL_ADVICE);
 }
 
 // SQLite keeps -wal and -shm beside the database; anything but a plain file there makes every call fail
@@ -282,31 +258,15 @@ function diskSpaceCheck(path: string): HealthCheck {
 function companionFilesCheck(path: string): HealthCheck | null {
   const odd = oddSidecar(path);
   if (odd === undefined) return null;
-  return {
-    name: 'companion_files',
-    ok: false,
-    severity: 'error',
-    detail: `${odd.path} is not a plain file (SQLite keeps its ${odd.path.slice(path.length + 1)} there)`,
-    fix: `remove ${odd.path} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again`,
-  };
+  const fix = `remove ${odd.path} (it is not ic's data: a real one is a plain file), then run \`ic doctor\` again`;
+  return failed('companion_files', `${odd.path} is not a plain file (SQLite keeps its ${odd.path.slice(path.length + 1)} there)`, fix);
 }
 
 // A symlink whose target is gone looks like "no database yet", but the first write would create the
 // target somewhere else than intended (or fail).
 function danglingLinkCheck(path: string, exists: boolean): HealthCheck | null {
-  if (exists) return null;
-  try {
-    if (!lstatSync(path).isSymbolicLink()) return null;
-  } catch {
-    return null;
-  }
-  return {
-    name: 'location',
-    ok: false,
-    severity: 'error',
-    detail: `${path} is a symlink to ${readlinkSync(path)}, which does not exist`,
-    fix: `restore the target, or remove the link (rm ${shellQuote(path)}) so ic creates a plain file`,
-  };
+  if (exists || !lstatOrNull(path)?.isSymbolicLink()) return null;
+  return failed('location', `${path} is a symlink to ${readlinkSync(path)}, which does not exist`, `restore the target, or remove the link (rm ${shellQuote(path)}) so ic creates a plain file`);
 }
 
 // ic 0.1 kept the database in the work tree, where git clean or stash could delete it. Its live locks
@@ -324,5 +284,5 @@ function legacyCheck(legacyDb: string, now: number): HealthCheck {
   } catch {
     // unreadable or not ic's: still reported, with an unknown count
   }
-  return { name: 'old_location', ok: false, severity: 'warning', detail: `${legacyDb} is an ic 0.1 database in the work tree, no longer used; it holds ${live} live locks`, fix };
+  return failed('old_location', `${legacyDb} is an ic 0.1 database in the work tree, no longer used; it holds ${live} live locks`, fix, 'warning');
 }

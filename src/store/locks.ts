@@ -40,11 +40,9 @@ export async function getLockBySeq(db: Connection, seq: number): Promise<StoredL
 
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.
 export function basePrefixes(base: string): string[] {
-  const prefixes = [''];
-  if (base === '') return prefixes;
+  if (base === '') return [''];
   const segments = base.split('/');
-  for (let i = 1; i <= segments.length; i++) prefixes.push(segments.slice(0, i).join('/'));
-  return prefixes;
+  return ['', ...segments.map((_, i) => segments.slice(0, i + 1).join('/'))];
 }
 
 // Locks that may bind a request in (scope, type) with this literal base: those whose base is a prefix of

@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { removeStale } from './stale-files';
 import { join } from 'node:path';
 import type { SnapshotRow } from './custody';
-import { fnv64, runningDir } from './custody-digest';
+import { fnv64, runningDir, unlinkQuietly } from './custody-digest';
 import { readRegularFile } from './regular-file';
 import { isPostgresUrl } from './postgres/url';
 
@@ -48,15 +48,6 @@ export function removeMarker(dbPath: string, scope: string, writer: string, call
   unlinkQuietly(markerFile(dbPath, scope, writer, callId));
 }
 
-// unlink, a missing file being no error: rmSync would load Node's rimraf for one file.
-export function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
-
 // The writers of the scope's commands that started at or after `since` and have not ended.
 export function markedWriters(dbPath: string, scope: string, since: number): string[] {
   return listMarkers(dbPath)
@@ -78,10 +69,7 @@ export function listMarkers(dbPath: string): CommandMarker[] {
   } catch {
     return [];
   }
-  return names.flatMap((name) => {
-    const marker = name.endsWith('.json') ? parseMarker(join(dir, name)) : undefined;
-    return marker ? [marker] : [];
-  });
+  return names.flatMap((name) => (name.endsWith('.json') ? (parseMarker(join(dir, name)) ?? []) : []));
 }
 
 function parseMarker(file: string): CommandMarker | undefined {

@@ -8,7 +8,7 @@ import { shellQuote } from '../../core/shell';
 import { canonicalDir, DB_DIR, isServerDb } from '../../store/discover';
 import { diagnosePostgres } from '../../store/postgres/health';
 import { projectBindingCheck } from '../../coord/project-binding';
-import { diagnose, type HealthReport } from '../../store/health';
+import { diagnose, failed, type HealthReport } from '../../store/health';
 import { hookChecks } from '../../hooks/install/doctor-checks';
 import { commonCommand, withContext, type CommonOptions } from '../common';
 import { repairClock } from '../../coord/clock';
@@ -61,10 +61,8 @@ async function runDoctor(options: CommonOptions): Promise<Reply> {
 function noProjectHere(report: HealthReport, dir: string): void {
   const location = report.checks.find((check) => check.name === 'location');
   if (!location) return;
-  location.ok = false;
-  location.severity = 'warning';
-  location.detail = `${dir} is not in a git repository or below an \`ic init\` directory: hooks coordinate nothing here and commands exit 69`;
-  location.fix = "run `git init` (or `ic init` in the project's root directory), or name a database with --db PATH or IC_DB";
+  const detail = `${dir} is not in a git repository or below an \`ic init\` directory: hooks coordinate nothing here and commands exit 69`;
+  Object.assign(location, failed('location', detail, "run `git init` (or `ic init` in the project's root directory), or name a database with --db PATH or IC_DB", 'warning'));
   if (report.status === 'healthy') report.status = 'problems';
 }
 
@@ -73,14 +71,14 @@ function noProjectHere(report: HealthReport, dir: string): void {
 export function strayRootChecks(root: string, home: string): HealthReport['checks'] {
   if (root !== '/' && root !== home) return [];
   const dir = join(root, DB_DIR);
+  const what = root === '/' ? 'every directory outside git' : `every directory outside git below ${root}`;
   return [
-    {
-      name: 'broad_root',
-      ok: false,
-      severity: 'warning',
-      detail: `${dir} makes ${root === '/' ? 'every directory outside git' : `every directory outside git below ${root}`} one project (ic 0.2 created such a directory for any run there)`,
-      fix: `if nobody ran \`ic init\` in ${root} on purpose, remove it: rm -r ${shellQuote(dir)}`,
-    },
+    failed(
+      'broad_root',
+      `${dir} makes ${what} one project (ic 0.2 created such a directory for any run there)`,
+      `if nobody ran \`ic init\` in ${root} on purpose, remove it: rm -r ${shellQuote(dir)}`,
+      'warning',
+    ),
   ];
 }
 

@@ -40,14 +40,11 @@ function withTargetOptions(command: Command): Command {
     .option('--dry-run', 'print what would change, write nothing');
 }
 
-function chosenTargets(options: InstallOptions): Target[] {
-  return [...ALL_TARGETS, ...AGENT_TARGETS].filter((target) => options[target]);
-}
-
-// Uninstall with no flag: every target (it only takes out what is ours).
-function targetsOf(options: InstallOptions): Target[] {
-  const chosen = chosenTargets(options);
-  return chosen.length > 0 ? chosen : [...ALL_TARGETS, ...AGENT_TARGETS];
+// `orAll`: uninstall with no flag takes every target (it only takes out what is ours).
+function chosenTargets(options: InstallOptions, orAll = false): Target[] {
+  const all = [...ALL_TARGETS, ...AGENT_TARGETS];
+  const chosen = all.filter((target) => options[target]);
+  return chosen.length === 0 && orAll ? all : chosen;
 }
 
 export function installCommand(emit: (reply: Reply) => void): Command {
@@ -103,7 +100,7 @@ export function uninstallCommand(emit: (reply: Reply) => void): Command {
     .option('--force', 'with --purge: delete the database even though it holds live locks (they are listed on stderr)')
     .action(async (options: InstallOptions) => {
       const dryRun = Boolean(options.dryRun);
-      const changes = planUninstall({ cwd: process.cwd(), targets: targetsOf(options) });
+      const changes = planUninstall({ cwd: process.cwd(), targets: chosenTargets(options, true) });
       const workspace = options.purge ? resolveWorkspace(process.cwd(), { env: process.env, dbFlag: options.db, scopeFlag: options.scope }) : undefined;
       const server = workspace ? serverOf(workspace) : undefined;
       if (server) changes.push(...server.changes);
@@ -163,14 +160,11 @@ function confirmedOnTerminal(question: string): boolean {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
   process.stderr.write(question);
   const buffer = Buffer.alloc(256);
-  let answer = '';
   try {
-    const read = readSync(0, buffer, 0, buffer.length, null);
-    answer = buffer.subarray(0, read).toString('utf8');
+    return /^\s*y(es)?\s*$/i.test(buffer.subarray(0, readSync(0, buffer, 0, buffer.length, null)).toString('utf8'));
   } catch {
     return false;
   }
-  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 function applyPlan(changes: Change[], dryRun: boolean, verb: string, nextSteps: string[] = []): Reply {

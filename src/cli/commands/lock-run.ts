@@ -36,39 +36,24 @@ export async function runCommandUnderLock(name: string, command: string[], optio
   const waitMs = options.wait === false ? 0 : options.wait !== undefined ? parseNonNegativeDuration(options.wait, '--wait', 86_400_000) : Infinity;
   const conflictExitCode = parseExitCode(options.conflictExitCode);
   const lockName = validateName(name, 'lock name');
-  const reason =
-    options.reason ??
-    Array.from(escapeForDisplay(command.join(' ')))
-      .slice(0, 200)
-      .join(''); // whole characters
+  const reason = options.reason ?? [...escapeForDisplay(command.join(' '))].slice(0, 200).join(''); // whole characters
   const ctx = await openContext(options, true);
-  let waited: { outcome: ReserveOutcome; timedOut: boolean };
+  let received: NodeJS.Signals | undefined;
   try {
-    waited = await waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
-  } catch (error) {
-    ctx.db.close();
-    throw error;
-  }
-  if (!waited.outcome.granted) {
-    ctx.db.close();
-    return emit({ ...replyForOutcome(waited.outcome, waited.timedOut), exitCode: conflictExitCode });
-  }
-  return runUnderLock(ctx, waited.outcome.locks[0]!, leaseMs, command)
-    .then(({ code, lost, signal }) => {
-      if (lost !== undefined) {
-        process.stderr.write(`ic: the command exited ${code}, but it did not hold lock ${escapeForDisplay(lockName)} throughout (${lost}); exiting ${conflictExitCode}\n`);
-      }
+    const waited = await waitForLock(ctx, { name: lockName, owner: runOwner(owner, randomId()), ttlMs: leaseMs, reason }, waitMs);
+    if (!waited.outcome.granted) return emit({ ...replyForOutcome(waited.outcome, waited.timedOut), exitCode: conflictExitCode });
+    try {
+      const { code, lost, signal } = await runUnderLock(ctx, waited.outcome.locks[0]!, leaseMs, command);
+      if (lost !== undefined) process.stderr.write(`ic: the command exited ${code}, but it did not hold lock ${escapeForDisplay(lockName)} throughout (${lost}); exiting ${conflictExitCode}\n`);
       process.exitCode = lost !== undefined ? conflictExitCode : code;
-      return signal;
-    })
-    .catch((error: unknown) => {
+      received = signal;
+    } catch (error) {
       emit(failure(toIcError(error)));
-      return undefined;
-    })
-    .finally(() => ctx.db.close())
-    .then((signal) => {
-      if (signal !== undefined) reraise(signal);
-    });
+    }
+  } finally {
+    ctx.db.close();
+  }
+  if (received !== undefined) reraise(received);
 }
 
 // Retries until granted or the wait runs out. Quiet: one line on stderr when it starts waiting, and one

@@ -60,9 +60,8 @@ export function replyForOutcome(outcome: ReserveOutcome, timedOut: boolean): Rep
   }
   const conflicts = outcome.conflicts.map(viewConflict);
   const lines = outcome.conflicts.map((conflict) => describeConflict(conflict, outcome.now));
-  const error = timedOut
-    ? new IcError('TIMEOUT', `gave up waiting: ${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) })
-    : new IcError('CONFLICT', `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`, { conflicts });
+  const said = `${lines[0]}${lines.length > 1 ? ` (and ${lines.length - 1} more)` : ''}`;
+  const error = timedOut ? new IcError('TIMEOUT', `gave up waiting: ${said}`, { conflicts, ...(outcome.busy ? { busy: true } : {}) }) : new IcError('CONFLICT', said, { conflicts });
   return failure(error, {}, () => `${timedOut ? 'timed out waiting' : 'not granted'}:\n${lines.map((line) => `  ${line}`).join('\n')}`);
 }
 
@@ -73,13 +72,7 @@ function grantedText(locks: LockView[]): string {
     return `granted: ${what} to ${shortOwner(lock.owner)}${lock.mode === 'shared' ? ' (shared)' : ''} until ${whenText(lock.expires_at)}  [id ${lock.id}, token ${lock.token}]`;
   });
   const first = locks[0]!;
-  const release =
-    first.type === 'claim'
-      ? `coord unclaim ${shellQuote(first.pattern)}`
-      : first.type === 'named'
-        ? `coord unlock ${shellQuote(first.pattern)}`
-        : locks.length === 1
-          ? `coord release ${first.id}`
-          : 'coord release --all';
+  const byName = `coord ${first.type === 'claim' ? 'unclaim' : 'unlock'} ${shellQuote(first.pattern)}`;
+  const release = first.type !== 'file' ? byName : locks.length === 1 ? `coord release ${first.id}` : 'coord release --all';
   return [...lines, `give it back with: ${release}${first.owner === process.env.IC_OWNER ? '' : ` --owner ${shellQuote(first.owner)}`}`].join('\n');
 }

@@ -17,7 +17,7 @@ export function statuslineCommand(_emit?: (reply: Reply) => void): Command {
       counts = await projectStatus(cwd, env, me);
       line = formatStatus(counts, me);
     } catch {
-      line = 'ic: ?';
+      // the line stays 'ic: ?'
     }
     process.stdout.write(options.json ? `${JSON.stringify({ ok: true, line, ...(counts ?? {}) })}\n` : `${line}\n`);
     process.exitCode = 0;

@@ -14,14 +14,7 @@ interface Tree {
 function treeOf(program: Command): Tree {
   const byName = commandsByName(program);
   const options = new Map<string, string[]>();
-  for (const [name, command] of byName)
-    options.set(name, [
-      ...command.options
-        .filter((o) => !o.hidden)
-        .map((o) => o.long!)
-        .filter(Boolean),
-      '--help',
-    ]);
+  for (const [name, command] of byName) options.set(name, [...command.options.flatMap((o) => (!o.hidden && o.long ? [o.long] : [])), '--help']);
   // Only what `coord` really has (the hidden `ic man` is not one of them).
   const coordination = program.commands.find((command) => command.name() === 'coordination');
   const coordCommands = (coordination?.commands ?? []).map((command) => command.name()).sort();

@@ -9,7 +9,7 @@ import { findGitInfo, isServerDb } from '../../store/discover';
 import { insertEvent } from '../../store/events';
 import { sameLineage } from '../../core/owner';
 import { readRegularFile } from '../../store/regular-file';
-import { unlinkQuietly } from '../../store/markers';
+import { unlinkQuietly } from '../../store/custody-digest';
 import { lateFile } from '../fast/reach';
 import { fileState, inState, lstatOrNull, repoAt, type Covered, type Repo } from '../../store/git/files';
 import { gitModeText, pinBlobs } from '../../store/git/keep';

@@ -58,9 +58,5 @@ function killGroup(pid: number | undefined): void {
 
 // The error execFileSync gave (its first line names the command; the callers show that line).
 function commandFailed(args: string[], status: number | null, signal: NodeJS.Signals | null, stderr: Buffer): Error {
-  const error = new Error(`Command failed: git ${args.join(' ')}\n${stderr.toString('utf8')}`) as Error & { status: number | null; signal: NodeJS.Signals | null; stderr: Buffer };
-  error.status = status;
-  error.signal = signal;
-  error.stderr = stderr;
-  return error;
+  return Object.assign(new Error(`Command failed: git ${args.join(' ')}\n${stderr.toString('utf8')}`), { status, signal, stderr });
 }

@@ -47,16 +47,9 @@ export function pinBlobs(repo: Pick<KeepRepo, 'commonDir' | 'objectsDir'>, ids: 
     runGit(['--git-dir', repo.commonDir, 'update-ref', '--stdin'], { input: lines }, deadline);
     return;
   }
-  let dirMade = false;
-  for (const id of wanted) {
-    const file = join(repo.commonDir, pinRef(id, now));
-    if (existsSync(file)) continue;
-    if (!dirMade) {
-      mkdirSync(dirname(file), { recursive: true });
-      dirMade = true;
-    }
-    writeLooseRef(file, id);
-  }
+  const missing = wanted.map((id) => ({ id, file: join(repo.commonDir, pinRef(id, now)) })).filter(({ file }) => !existsSync(file));
+  if (missing.length > 0) mkdirSync(dirname(missing[0]!.file), { recursive: true }); // one directory: today's
+  for (const { id, file } of missing) writeLooseRef(file, id);
 }
 
 // As git writes a loose ref: <ref>.lock created exclusively, then renamed over the ref. A lock held by

@@ -17,10 +17,9 @@ export function putBack(root: string, path: string, content: Buffer, mode: numbe
       mkdirSync(dir);
       continue;
     }
-    if (st.isSymbolicLink())
-      throw new IcError('INVALID_INPUT', `${JSON.stringify(path)} cannot be put back: ${JSON.stringify(parts.slice(0, parts.indexOf(part) + 1).join('/'))} is a symlink now`, { path });
+    const what = st.isSymbolicLink() ? 'a symlink' : 'not a directory'; // lstat: a symlink is never a directory
     if (!st.isDirectory())
-      throw new IcError('INVALID_INPUT', `${JSON.stringify(path)} cannot be put back: ${JSON.stringify(parts.slice(0, parts.indexOf(part) + 1).join('/'))} is not a directory now`, { path });
+      throw new IcError('INVALID_INPUT', `${JSON.stringify(path)} cannot be put back: ${JSON.stringify(parts.slice(0, parts.indexOf(part) + 1).join('/'))} is ${what} now`, { path });
   }
   const target = join(root, path);
   try {
