@@ -185,6 +185,10 @@ export class Session {
         this.state = STATES[message.status ?? ''] ?? this.state;
       });
       const connecting = candidate.connect();
+      // Where TLS is required: node:tls loaded and the certificates read while the server answers the TLS request
+      // (pg sent it on this event, before this listener), not after; pg hands these options to tls.connect then.
+      const ssl = attempt.ssl;
+      if (ssl && plan.tls === 'only') candidate.connection.once('connect', () => secureContextInto(ssl));
       // pg's parser has its listener on the stream now (plain), or gets it on the TLS stream at 'sslconnect'.
       if (attempt.ssl === false) guardReplies(candidate.connection.stream);
       candidate.connection.once('sslconnect', () => guardReplies(candidate.connection.stream));
@@ -253,6 +257,14 @@ function loadPg(): typeof import('pg') {
   const bundle = join(__dirname, 'pg.cjs');
   if (!existsSync(bundle)) return require(PG) as typeof import('pg');
   return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(file: string): typeof import('pg') }).loadBundle(bundle);
+}
+
+function secureContextInto(ssl: import('node:tls').ConnectionOptions): void {
+  try {
+    ssl.secureContext ??= (require('node:tls') as typeof import('node:tls')).createSecureContext(ssl);
+  } catch {
+    // a certificate or key that is not one: pg makes the context again and reports it
+  }
 }
 
 function resultOf(result: QueryResult | QueryResult[]): ResultSet {
