@@ -282,8 +282,6 @@ function formatMs(ms: number): string {
 
 // "15.14 (Debian 15.14-0+deb12u1)" → 150014, as libpq's PQserverVersion counts (major × 10000 + minor).
 function versionNumber(text: string): number {
-  const match = /^(\d+)(?:\.(\d+))?/.exec(text);
-  if (!match) return 0;
-  const major = Number(match[1]);
-  return major >= 10 ? major * 10_000 + Number(match[2] ?? 0) : major * 10_000 + Number(match[2] ?? 0) * 100;
+  const [, major = '0', minor = '0'] = /^(\d+)(?:\.(\d+))?/.exec(text) ?? [];
+  return Number(major) * 10_000 + Number(minor) * (Number(major) >= 10 ? 1 : 100);
 }
