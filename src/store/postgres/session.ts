@@ -59,7 +59,8 @@ export class Session {
   private client: Client | undefined;
   // The connection being made (a candidate of connect()'s attempts): what a bound that runs out destroys.
   private current: Client | undefined;
-  private readonly connected: Promise<void>;
+  // Resolves once logged in (a failed login rejects).
+  readonly connected: Promise<void>;
   private queued: Query[] = [];
   // Exchanges sent without waiting (sendAhead): their outcome is read before the next exchange's.
   private ahead: Promise<PromiseSettledResult<unknown>[]>[] = [];
@@ -86,11 +87,6 @@ export class Session {
       throw new SessionError((error as Error).message, (error as SessionError).sqlstate, true, 'CONNECT');
     });
     void this.connected.catch(() => undefined); // a connection never used reports nothing
-  }
-
-  /** Resolves once logged in (a failed login rejects). */
-  ready(): Promise<void> {
-    return this.connected;
   }
 
   exec(sql: string): Promise<void> {
@@ -176,7 +172,8 @@ export class Session {
       this.current = candidate;
       // After the login: the connection broke (a failed attempt's own error is connect()'s, below).
       candidate.on('error', (error: unknown) => {
-        if (this.client === candidate) this.dead ??= this.sessionError(error, true);
+        const failure = this.client === candidate ? this.sessionError(error, true) : undefined; // may set dead itself (FATAL)
+        this.dead ??= failure;
       });
       candidate.connection.on('parameterStatus', (message: { parameterName?: string; parameterValue?: string }) => {
         if (message.parameterName === 'server_version' && message.parameterValue) this.version = versionNumber(message.parameterValue);
@@ -244,6 +241,9 @@ export class Session {
       this.dead = new SessionError(`the server's reply is not PostgreSQL's protocol (${message})`, undefined, true, 'EPROTO');
       return this.dead;
     }
+    // The server closes the connection after a FATAL error (57P01: ended by an administrator or a restart): the
+    // next statement finds it lost, even before the socket's close has been read.
+    if ((error as { severity?: unknown }).severity === 'FATAL') this.dead ??= new SessionError(`the server ended the session (${message})`, undefined, true);
     const systemCode = typeof code === 'string' && sqlstate === undefined ? code : undefined;
     return new SessionError(message, sqlstate, lost || sqlstate === undefined, systemCode);
   }
