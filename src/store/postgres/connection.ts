@@ -110,7 +110,7 @@ export class PostgresConnection {
 
   /** Resolves once logged in (and past openWith's work). */
   async ready(): Promise<void> {
-    await this.guard(() => this.session.ready());
+    await this.guard(() => this.session.connected);
   }
 
   // Whether the connection is encrypted (TLS): `ic doctor` says (after ready()).

@@ -16,48 +16,40 @@ export function numberPlaceholders(sql: string): { sql: string; count: number } 
 function rewrite(sql: string): { sql: string; count: number } {
   let out = '';
   let count = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const ch = sql[i]!;
-    const next = sql[i + 1];
-    if (ch === '?') {
-      out += `$${++count}`;
-      i += 1;
-    } else if (ch === "'") {
-      const escapes = i > 0 && /[eE]/.test(sql[i - 1]!) && !/[\w$]/.test(sql[i - 2] ?? ' ');
-      const end = endOfQuoted(sql, i, "'", escapes);
-      out += sql.slice(i, end);
-      i = end;
-    } else if (ch === '"') {
-      const end = endOfQuoted(sql, i, '"', false);
-      out += sql.slice(i, end);
-      i = end;
-    } else if (ch === '-' && next === '-') {
-      const newline = sql.indexOf('\n', i);
-      const end = newline === -1 ? sql.length : newline;
-      out += sql.slice(i, end);
-      i = end;
-    } else if (ch === '/' && next === '*') {
-      const end = endOfBlockComment(sql, i);
-      out += sql.slice(i, end);
-      i = end;
-    } else if (ch === '$' && !/[\w$]/.test(sql[i - 1] ?? ' ')) {
-      const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i));
-      if (tag) {
-        const close = sql.indexOf(tag[0], i + tag[0].length);
-        const end = close === -1 ? sql.length : close + tag[0].length;
-        out += sql.slice(i, end);
-        i = end;
-      } else {
-        out += ch;
-        i += 1;
-      }
-    } else {
-      out += ch;
-      i += 1;
+  let from = 0; // the text from here up to the next placeholder is copied as one piece
+  for (let i = 0; i < sql.length;) {
+    if (sql[i] !== '?') i = endOfText(sql, i);
+    else {
+      out += `${sql.slice(from, i)}$${++count}`;
+      from = ++i;
     }
   }
-  return { sql: out, count };
+  return { sql: out + sql.slice(from), count };
+}
+
+const DOLLAR_TAG = /\$([A-Za-z_][A-Za-z0-9_]*)?\$/y;
+
+// The index just past what starts at `i` when that is text a `?` inside of is no placeholder (a quoted run, a
+// comment, a dollar-quoted body), else just past the character at `i`.
+function endOfText(sql: string, i: number): number {
+  const ch = sql[i];
+  const next = sql[i + 1];
+  if (ch === "'") return endOfQuoted(sql, i, "'", i > 0 && /[eE]/.test(sql[i - 1]!) && !/[\w$]/.test(sql[i - 2] ?? ' '));
+  if (ch === '"') return endOfQuoted(sql, i, '"', false);
+  if (ch === '-' && next === '-') {
+    const newline = sql.indexOf('\n', i);
+    return newline === -1 ? sql.length : newline;
+  }
+  if (ch === '/' && next === '*') return endOfBlockComment(sql, i);
+  if (ch === '$' && !/[\w$]/.test(sql[i - 1] ?? ' ')) {
+    DOLLAR_TAG.lastIndex = i;
+    const tag = DOLLAR_TAG.exec(sql);
+    if (tag) {
+      const close = sql.indexOf(tag[0], i + tag[0].length);
+      return close === -1 ? sql.length : close + tag[0].length;
+    }
+  }
+  return i + 1;
 }
 
 // The index just past a quoted run that starts at `start` (a doubled quote is an escaped quote; in E'…' a

@@ -59,7 +59,8 @@ export class Session {
   private client: Client | undefined;
   // The connection being made (a candidate of connect()'s attempts): what a bound that runs out destroys.
   private current: Client | undefined;
-  private readonly connected: Promise<void>;
+  // Resolves once logged in (a failed login rejects).
+  readonly connected: Promise<void>;
   private queued: Query[] = [];
   // Exchanges sent without waiting (sendAhead): their outcome is read before the next exchange's.
   private ahead: Promise<PromiseSettledResult<unknown>[]>[] = [];
@@ -86,11 +87,6 @@ export class Session {
       throw new SessionError((error as Error).message, (error as SessionError).sqlstate, true, 'CONNECT');
     });
     void this.connected.catch(() => undefined); // a connection never used reports nothing
-  }
-
-  /** Resolves once logged in (a failed login rejects). */
-  ready(): Promise<void> {
-    return this.connected;
   }
 
   exec(sql: string): Promise<void> {
@@ -176,7 +172,8 @@ export class Session {
       this.current = candidate;
       // After the login: the connection broke (a failed attempt's own error is connect()'s, below).
       candidate.on('error', (error: unknown) => {
-        if (this.client === candidate) this.dead ??= this.sessionError(error, true);
+        const failure = this.client === candidate ? this.sessionError(error, true) : undefined; // may set dead itself (FATAL)
+        this.dead ??= failure;
       });
       candidate.connection.on('parameterStatus', (message: { parameterName?: string; parameterValue?: string }) => {
         if (message.parameterName === 'server_version' && message.parameterValue) this.version = versionNumber(message.parameterValue);
@@ -185,6 +182,10 @@ export class Session {
         this.state = STATES[message.status ?? ''] ?? this.state;
       });
       const connecting = candidate.connect();
+      // Where TLS is required: node:tls loaded and the certificates read while the server answers the TLS request
+      // (pg sent it on this event, before this listener), not after; pg hands these options to tls.connect then.
+      const ssl = attempt.ssl;
+      if (ssl && plan.tls === 'only') candidate.connection.once('connect', () => secureContextInto(ssl));
       // pg's parser has its listener on the stream now (plain), or gets it on the TLS stream at 'sslconnect'.
       if (attempt.ssl === false) guardReplies(candidate.connection.stream);
       candidate.connection.once('sslconnect', () => guardReplies(candidate.connection.stream));
@@ -240,6 +241,9 @@ export class Session {
       this.dead = new SessionError(`the server's reply is not PostgreSQL's protocol (${message})`, undefined, true, 'EPROTO');
       return this.dead;
     }
+    // The server closes the connection after a FATAL error (57P01: ended by an administrator or a restart): the
+    // next statement finds it lost, even before the socket's close has been read.
+    if ((error as { severity?: unknown }).severity === 'FATAL') this.dead ??= new SessionError(`the server ended the session (${message})`, undefined, true);
     const systemCode = typeof code === 'string' && sqlstate === undefined ? code : undefined;
     return new SessionError(message, sqlstate, lost || sqlstate === undefined, systemCode);
   }
@@ -253,6 +257,14 @@ function loadPg(): typeof import('pg') {
   const bundle = join(__dirname, 'pg.cjs');
   if (!existsSync(bundle)) return require(PG) as typeof import('pg');
   return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle(file: string): typeof import('pg') }).loadBundle(bundle);
+}
+
+function secureContextInto(ssl: import('node:tls').ConnectionOptions): void {
+  try {
+    ssl.secureContext ??= (require('node:tls') as typeof import('node:tls')).createSecureContext(ssl);
+  } catch {
+    // a certificate or key that is not one: pg makes the context again and reports it
+  }
 }
 
 function resultOf(result: QueryResult | QueryResult[]): ResultSet {
@@ -270,8 +282,6 @@ function formatMs(ms: number): string {
 
 // "15.14 (Debian 15.14-0+deb12u1)" → 150014, as libpq's PQserverVersion counts (major × 10000 + minor).
 function versionNumber(text: string): number {
-  const match = /^(\d+)(?:\.(\d+))?/.exec(text);
-  if (!match) return 0;
-  const major = Number(match[1]);
-  return major >= 10 ? major * 10_000 + Number(match[2] ?? 0) : major * 10_000 + Number(match[2] ?? 0) * 100;
+  const [, major = '0', minor = '0'] = /^(\d+)(?:\.(\d+))?/.exec(text) ?? [];
+  return Number(major) * 10_000 + Number(minor) * (Number(major) >= 10 ? 1 : 100);
 }
