@@ -1,5 +1,6 @@
 // Event ids from a sequence commit out of order across scopes; a follower bounded by finished transactions
-// (src/store/postgres/events.ts) still sees every event, where one that only compares ids misses one.
+// (queryEvents and eventsAfterCursor in src/store/events.ts) still sees every event, where one that only
+// compares ids misses one.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createContext, type CoordContext } from '../../src/coord/context';
 import { readEvents } from '../../src/coord/events';
-import { consumerPosition, cursorAfter, eventsAfterCursor, lockConsumer, LOG_START } from '../../src/store/events';
-import { finishedEventsAfter } from '../../src/store/postgres/events';
+import { consumerPosition, cursorAfter, eventsAfterCursor, lockConsumer, LOG_START, queryEvents } from '../../src/store/events';
 import { EVERYTHING_LOCK_KEY, PgConnection } from '../../src/store/postgres/pg-connection';
 import { grant, T0 } from '../support/store';
 import { POSTGRES_CLIENT_CLOCK } from '../support/engine';
@@ -25,6 +25,12 @@ afterEach(async () => {
     for (const schema of created.splice(0)) await db.exec(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   });
 });
+
+// The listing's read: events after `afterId` that no later commit can precede, in id order.
+function finishedEventsAfter(db: PostgresConnection, afterId: number): Promise<{ id: number }[]> {
+  const store = new PgConnection(db, { lockWaitMs: 1_000, clientClock: false });
+  return store.read(() => queryEvents(store, { afterId, limit: 100 }));
+}
 
 async function insertEvent(db: PostgresConnection, scope: string): Promise<number> {
   return (await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at) VALUES ('heartbeat', ?, 'o', 0) RETURNING id", [scope]))!.id;
@@ -47,12 +53,12 @@ describe('following events written by two scopes at once', () => {
             // While the slow transaction runs: the plain read already shows the later id …
             expect((await follower.all<{ id: number }>('SELECT id FROM events WHERE id > ? ORDER BY id', [0])).map((row) => row.id)).toEqual([later]);
             // … and the bounded read shows nothing yet: a smaller id may still commit.
-            expect(await finishedEventsAfter(follower, 0, 100)).toEqual([]);
+            expect(await finishedEventsAfter(follower, 0)).toEqual([]);
           });
           // The plain follower moved its cursor to `later` and never sees `earlier`.
           expect(await follower.all('SELECT id FROM events WHERE id > ?', [later])).toEqual([]);
           // The bounded follower, whose cursor never passed an unfinished id, sees both, in order.
-          expect((await finishedEventsAfter(follower, 0, 100)).map((event) => event.id)).toEqual([earlier, later]);
+          expect((await finishedEventsAfter(follower, 0)).map((event) => event.id)).toEqual([earlier, later]);
         }),
       ),
     );
@@ -75,12 +81,12 @@ describe('following events written by two scopes at once', () => {
           await older.exec('COMMIT');
           expect(larger).toBeGreaterThan(smaller);
           // The older transaction is finished and below the bound: both readers hand out `larger` now.
-          expect((await finishedEventsAfter(follower, 0, 100)).map((event) => event.id)).toEqual([larger]);
+          expect((await finishedEventsAfter(follower, 0)).map((event) => event.id)).toEqual([larger]);
           const first = await store.read(async () => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 100 }));
           expect(first.map((event) => event.id)).toEqual([larger]);
           await younger.exec('COMMIT');
           // An id cursor now stands at `larger` and never sees `smaller`; the (transaction, id) cursor does.
-          expect(await finishedEventsAfter(follower, larger, 100)).toEqual([]);
+          expect(await finishedEventsAfter(follower, larger)).toEqual([]);
           const next = await store.read(async () => eventsAfterCursor(store, cursorAfter(first[0]!), { floorId: 0, limit: 100 }));
           expect(next.map((event) => event.id)).toEqual([smaller]);
           expect(await store.read(async () => eventsAfterCursor(store, cursorAfter(next[0]!), { floorId: 0, limit: 100 }))).toEqual([]);
