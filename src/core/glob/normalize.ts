@@ -37,7 +37,7 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   let folded = stripRoot(path, rootNames, input, options.ignoreCase === true, resolved);
   if (absolute) checkBraceReadings(folded);
   if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
-  let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
+  let result = folded.length === 0 ? '**' : folded.map((segment) => formatAtoms(segment, false, true)).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
   // The stored form must be valid and match a path. A literal (an edit's usual case) is checked as text, as
   // overlaps would; any other pattern is compiled (validated, and cached for the overlap checks to come).
@@ -161,42 +161,23 @@ function checkBraceReadings(segments: readonly Atom[][]): void {
 
 const ALWAYS_ESCAPED = new Set(['\\', '*', '?', '[', ']', '{', '}']);
 const CLASS_ESCAPED = new Set(['\\', ']', '[', '-', '!', '^']);
+const WILDCARD_TEXT = { any: '?', star: '*', slash: '/' } as const;
 
 // Writes atoms back as canonical pattern text: needless escapes dropped, needed ones kept, so equal
-// patterns compare equal as strings (a renewal finds its own row).
-function formatAtoms(atoms: readonly Atom[]): string {
-  return formatSequence(atoms, false, true);
-}
-
-// Formats one sequence; `inBrace` makes `,` special, `atStart` makes a leading `!` special.
-function formatSequence(atoms: readonly Atom[], inBrace: boolean, atStart: boolean): string {
+// patterns compare equal as strings (a renewal finds its own row). `inBrace` makes `,` special, `atStart`
+// a leading `!`.
+function formatAtoms(atoms: readonly Atom[], inBrace: boolean, atStart: boolean): string {
   let out = '';
   let prev = '';
   for (const atom of atoms) {
     let text: string;
-    switch (atom.kind) {
-      case 'char': {
-        const ch = String.fromCodePoint(atom.cp);
-        const escape = ALWAYS_ESCAPED.has(ch) || (inBrace && ch === ',') || (atStart && out === '' && ch === '!') || (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
-        text = escape ? `\\${ch}` : ch;
-        break;
-      }
-      case 'any':
-        text = '?';
-        break;
-      case 'star':
-        text = '*';
-        break;
-      case 'slash':
-        text = '/';
-        break;
-      case 'class':
-        text = `[${atom.negated ? '!' : ''}${atom.ranges.map(formatRange).join('')}]`;
-        break;
-      case 'brace':
-        text = `{${atom.alternatives.map((alt) => formatSequence(alt, true, false)).join(',')}}`;
-        break;
-    }
+    if (atom.kind === 'char') {
+      const ch = String.fromCodePoint(atom.cp);
+      const escape = ALWAYS_ESCAPED.has(ch) || (inBrace && ch === ',') || (atStart && out === '' && ch === '!') || (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
+      text = escape ? `\\${ch}` : ch;
+    } else if (atom.kind === 'class') text = `[${atom.negated ? '!' : ''}${atom.ranges.map(formatRange).join('')}]`;
+    else if (atom.kind === 'brace') text = `{${atom.alternatives.map((alt) => formatAtoms(alt, true, false)).join(',')}}`;
+    else text = WILDCARD_TEXT[atom.kind];
     out += text;
     prev = text.length === 1 ? text : '';
   }

@@ -1,5 +1,5 @@
 import { isAbsolute } from 'node:path';
-import { has, parseArgs, value } from './args';
+import { type ArgSpec, has, parseArgs, value } from './args';
 import { gitWrites } from './git';
 import type { Word } from './lex';
 import { readInlineCode } from './inline-code';
@@ -27,6 +27,13 @@ const WRAPPERS: Record<string, { short?: string; long?: readonly string[]; skipO
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
 
+// Programs whose every operand is a file they write, with the options that take a value.
+const FILE_OPERANDS: Record<string, ArgSpec> = {
+  tee: { long: ['output-error'] },
+  truncate: { short: 'sr', long: ['size', 'reference'] },
+  touch: { short: 'drt', long: ['date', 'reference', 'time'] },
+};
+
 export function readVerb(argv: readonly Word[], context: VerbContext): void {
   const name = argv[0]?.value;
   if (name === undefined) {
@@ -42,6 +49,11 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     return;
   }
   const { sink, cwd, disk } = context;
+  const fileOperands = FILE_OPERANDS[program];
+  if (fileOperands) {
+    for (const word of parseArgs(args, fileOperands).operands) addWordTarget(sink, word, cwd, disk);
+    return;
+  }
   switch (program) {
     case 'eval':
       if (args.length > 0) sink.unreadable.push('eval');
@@ -50,10 +62,6 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     case 'parallel':
       if (args.some((word) => word.value !== undefined && WRITERS.has(word.value))) sink.unreadable.push(`${program} runs a writing command on arguments ic cannot see`);
       return;
-    case 'tee': {
-      for (const word of parseArgs(args, { long: ['output-error'] }).operands) addWordTarget(sink, word, cwd, disk);
-      return;
-    }
     case 'sed':
     case 'gsed': {
       const parsed = parseArgs(args, { short: 'efl', attached: 'i', long: ['expression', 'file', 'line-length'] });
@@ -126,16 +134,6 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     }
     case 'rmdir':
       return;
-    case 'truncate': {
-      const parsed = parseArgs(args, { short: 'sr', long: ['size', 'reference'] });
-      for (const word of parsed.operands) addWordTarget(sink, word, cwd, disk);
-      return;
-    }
-    case 'touch': {
-      const parsed = parseArgs(args, { short: 'drt', long: ['date', 'reference', 'time'] });
-      for (const word of parsed.operands) addWordTarget(sink, word, cwd, disk);
-      return;
-    }
     case 'dd':
       for (const word of args) {
         if (word.value?.startsWith('of=')) addPath(sink, word.value.slice(3), cwd, disk);
