@@ -43,15 +43,12 @@ const DEFAULT_LOCK_DELAY_MS = 60_000;
 const MAX_BUSY_TIMEOUT_MS = 10 * 60_000;
 
 export function lockDelayFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.IC_LOCK_DELAY;
-  if (raw === undefined || raw === '') return DEFAULT_LOCK_DELAY_MS;
-  return parseNonNegativeDuration(raw, 'IC_LOCK_DELAY', MAX_TTL_MS);
+  return env.IC_LOCK_DELAY ? parseNonNegativeDuration(env.IC_LOCK_DELAY, 'IC_LOCK_DELAY', MAX_TTL_MS) : DEFAULT_LOCK_DELAY_MS;
 }
 
+// Bounded: a wait beyond a few minutes is a hang, and a huge value overflows the timers below.
 export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.IC_BUSY_TIMEOUT;
-  // Bounded: a wait beyond a few minutes is a hang, and a huge value overflows the timers below.
-  return raw ? parseNonNegativeDuration(raw, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
+  return env.IC_BUSY_TIMEOUT ? parseNonNegativeDuration(env.IC_BUSY_TIMEOUT, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
 }
 
 export async function createContext(options: ContextOptions): Promise<CoordContext> {

@@ -202,13 +202,9 @@ export function checkCharacters(pattern: string): void {
     if (u < 0x20 || u === 0x7f) {
       throw invalid(`pattern contains the control character U+${hex(u)}`);
     }
-    if (u >= 0xd800 && u <= 0xdbff) {
-      const next = pattern.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-      else throw invalid(`pattern is not valid Unicode (unpaired surrogate U+${hex(u)})`);
-    } else if (u >= 0xdc00 && u <= 0xdfff) {
-      throw invalid(`pattern is not valid Unicode (unpaired surrogate U+${hex(u)})`);
-    }
+    const paired = u >= 0xd800 && u <= 0xdbff && pattern.charCodeAt(i + 1) >= 0xdc00 && pattern.charCodeAt(i + 1) <= 0xdfff;
+    if (paired) i++;
+    else if (u >= 0xd800 && u <= 0xdfff) throw invalid(`pattern is not valid Unicode (unpaired surrogate U+${hex(u)})`);
   }
 }
 
