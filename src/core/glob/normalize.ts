@@ -26,8 +26,13 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   validateComplexity(input);
   checkCharacters(input);
   const root = toNFC(options.root);
-  const { segments, absolute, directory } = splitTopLevel(parsePattern(toNFC(input)));
-  const { kept, climbs } = foldDots(segments, absolute);
+  const atoms = parsePattern(toNFC(input));
+  const absolute = atoms[0]?.kind === 'slash';
+  const directory = atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash';
+  const { kept, climbs } = foldDots(
+    splitAtSlashes(atoms).filter((s) => s.length > 0),
+    absolute,
+  );
   // A trailing `/` means the whole directory, and so does a relative pattern naming its base (`.`, `..`).
   if ((directory || (!absolute && kept.length === 0)) && !isGlobstar(kept[kept.length - 1])) kept.push(GLOBSTAR_ATOMS);
   if (!absolute) checkBraceReadings(kept); // on the text as typed, so the base directory cannot change the verdict
@@ -83,11 +88,6 @@ function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => 
   return { path: [...realNames.map(literalAtoms), ...segments.slice(names.length)], resolved: real };
 }
 
-// Cuts the top level at its slashes; notes a leading and a trailing slash.
-function splitTopLevel(atoms: readonly Atom[]): { segments: Atom[][]; absolute: boolean; directory: boolean } {
-  return { segments: splitAtSlashes(atoms).filter((s) => s.length > 0), absolute: atoms[0]?.kind === 'slash', directory: atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash' };
-}
-
 // The name a segment spells when it is all literal characters, else undefined.
 function literalName(segment: readonly Atom[]): string | undefined {
   let name = '';
@@ -98,7 +98,6 @@ function literalName(segment: readonly Atom[]): string | undefined {
   return name;
 }
 
-// Tells whether a segment is exactly `**`.
 function isGlobstar(segment: readonly Atom[] | undefined): boolean {
   return segment !== undefined && segment.length === 2 && segment.every((a) => a.kind === 'star');
 }

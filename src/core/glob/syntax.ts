@@ -170,7 +170,6 @@ export function validateComplexity(pattern: string): void {
   }
 }
 
-// Builds the TOO_COMPLEX error naming the limit, the measured value and the maximum.
 function tooComplex(limit: LimitName, value: number): IcError {
   const max = LIMITS[limit];
   const shown = value >= CAP ? `more than ${CAP}` : String(value);
@@ -318,12 +317,10 @@ function parseClass(cps: number[], start: number): [Atom, number] {
   return [{ kind: 'class', negated, ranges }, i];
 }
 
-// Formats a UTF-16 unit for messages.
 function hex(u: number): string {
   return u.toString(16).toUpperCase().padStart(4, '0');
 }
 
-// The one way this module reports bad syntax.
 export function invalid(message: string): IcError {
   return new IcError('INVALID_PATTERN', message);
 }
