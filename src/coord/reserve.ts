@@ -7,7 +7,7 @@ import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, set
 import { locksChangedSince, purgeCount, snapshotEventId } from '../store/changes';
 import type { Connection } from '../store/connection';
 import { busyTimeoutFromEnv, ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
-import { retryThroughBusy } from './wait';
+import { retryThroughBusy, type Attempt } from './wait';
 import { mapInOrder } from '../core/in-order';
 import { lockEvent, renewalDetail } from './renewal';
 
@@ -47,11 +47,6 @@ export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<Reserve
   const unique = [...new Set(input.patterns)];
   checkWorkLimit('patterns', unique.length);
   return unique.map((pattern) => ({ type: input.type, scope: ctx.scope, pattern, owner: input.owner, mode: input.mode }));
-}
-
-export interface Attempt {
-  first: boolean;
-  waitedMs: number;
 }
 
 // All patterns are granted (or renewed) or none is, and each blocker is reported once. A small call
