@@ -9,28 +9,9 @@ import type { ClientProcess } from '../store/sessions';
 // Processes that only pass a command on: the hook's `sh -c`, the agent's shell, git running a hook, the
 // hook script itself (named after its file), wrappers. The client is the first ancestor that is none of these.
 const PASS_THROUGH = new Set([
-  'sh',
-  'bash',
-  'dash',
-  'zsh',
-  'ksh',
-  'mksh',
-  'fish',
-  'busybox',
-  'env',
-  'timeout',
-  'nice',
-  'nohup',
-  'stdbuf',
-  'time',
-  'xargs',
-  'git',
-  'ic',
-  'coord',
-  'pre-commit',
-  'post-commit',
-  'commit-msg',
-  'reference-trans',
+  ...['sh', 'bash', 'dash', 'zsh', 'ksh', 'mksh', 'fish', 'busybox'], // shells
+  ...['env', 'timeout', 'nice', 'nohup', 'stdbuf', 'time', 'xargs'], // wrappers
+  ...['git', 'ic', 'coord', 'pre-commit', 'post-commit', 'commit-msg', 'reference-trans'], // git, and hook scripts by their file names
 ]);
 const MAX_DEPTH = 32;
 

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { IcError } from '../core/errors';
-import { checkClock, type Clock, MAX_TTL_MS, parseNonNegativeDuration } from '../core/time';
+import { checkClock, type Clock, formatTime, MAX_TTL_MS, parseNonNegativeDuration } from '../core/time';
 import { isServerDb, type DbLocation } from '../store/discover';
 import { projectIdentity, serverScopeKeys } from './project-key';
 import { checkProjectBinding } from './project-binding';
@@ -43,15 +43,12 @@ const DEFAULT_LOCK_DELAY_MS = 60_000;
 const MAX_BUSY_TIMEOUT_MS = 10 * 60_000;
 
 export function lockDelayFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.IC_LOCK_DELAY;
-  if (raw === undefined || raw === '') return DEFAULT_LOCK_DELAY_MS;
-  return parseNonNegativeDuration(raw, 'IC_LOCK_DELAY', MAX_TTL_MS);
+  return env.IC_LOCK_DELAY ? parseNonNegativeDuration(env.IC_LOCK_DELAY, 'IC_LOCK_DELAY', MAX_TTL_MS) : DEFAULT_LOCK_DELAY_MS;
 }
 
+// Bounded: a wait beyond a few minutes is a hang, and a huge value overflows the timers below.
 export function busyTimeoutFromEnv(env: NodeJS.ProcessEnv): number {
-  const raw = env.IC_BUSY_TIMEOUT;
-  // Bounded: a wait beyond a few minutes is a hang, and a huge value overflows the timers below.
-  return raw ? parseNonNegativeDuration(raw, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
+  return env.IC_BUSY_TIMEOUT ? parseNonNegativeDuration(env.IC_BUSY_TIMEOUT, 'IC_BUSY_TIMEOUT', MAX_BUSY_TIMEOUT_MS) : DEFAULT_BUSY_TIMEOUT_MS;
 }
 
 export async function createContext(options: ContextOptions): Promise<CoordContext> {
@@ -173,28 +170,23 @@ async function writeClock(ctx: CoordContext): Promise<number> {
   const now = checkClock(await ctx.db.now(ctx.clock), source);
   const newest = await newestEventTime(ctx.db);
   if (newest === null) return now;
+  const refuse = (message: string, hint: string) => new IcError('INVALID_INPUT', message, { source, clock: formatTime(now), newest_event: formatTime(newest), hint });
   if (now < newest - MAX_CLOCK_SKEW_MS) {
-    const poisoned = newest > Date.now() + MAX_CLOCK_SKEW_MS;
-    throw new IcError(
-      'INVALID_INPUT',
-      poisoned
-        ? `the database holds events dated ${new Date(newest).toISOString()}, in the future: a write with a wrong clock stamped them; refusing to date more writes after them`
-        : `${source} reads ${new Date(now).toISOString()}, more than ${MAX_CLOCK_SKEW_MS / 60_000}m before the newest event (${new Date(newest).toISOString()}); refusing to write with a clock that went back`,
-      {
-        source,
-        clock: new Date(now).toISOString(),
-        newest_event: new Date(newest).toISOString(),
-        hint: poisoned ? 'run `ic doctor`, then `ic doctor --repair-clock`' : 'fix the clock (or unset IC_NOW)',
-      },
+    if (newest > Date.now() + MAX_CLOCK_SKEW_MS)
+      throw refuse(
+        `the database holds events dated ${formatTime(newest)}, in the future: a write with a wrong clock stamped them; refusing to date more writes after them`,
+        'run `ic doctor`, then `ic doctor --repair-clock`',
+      );
+    throw refuse(
+      `${source} reads ${formatTime(now)}, more than ${MAX_CLOCK_SKEW_MS / 60_000}m before the newest event (${formatTime(newest)}); refusing to write with a clock that went back`,
+      'fix the clock (or unset IC_NOW)',
     );
   }
-  if (testClock && now > Math.max(newest, Date.now()) + MAX_CLOCK_LEAP_MS) {
-    throw new IcError(
-      'INVALID_INPUT',
-      `IC_NOW reads ${new Date(now).toISOString()}, more than a day ahead of the newest event (${new Date(newest).toISOString()}) and of the real time; refusing to date a write there`,
-      { source, clock: new Date(now).toISOString(), newest_event: new Date(newest).toISOString(), hint: 'step IC_NOW forward by less than a day at a time' },
+  if (testClock && now > Math.max(newest, Date.now()) + MAX_CLOCK_LEAP_MS)
+    throw refuse(
+      `IC_NOW reads ${formatTime(now)}, more than a day ahead of the newest event (${formatTime(newest)}) and of the real time; refusing to date a write there`,
+      'step IC_NOW forward by less than a day at a time',
     );
-  }
   return Math.max(now, newest);
 }
 

@@ -31,7 +31,6 @@ export interface EventsInput {
   consumer?: string;
 }
 
-// The earliest time a read takes, from --since DURATION.
 function sinceOf(input: EventsInput, now: number): number | undefined {
   return input.sinceMs !== undefined ? now - input.sinceMs : undefined;
 }

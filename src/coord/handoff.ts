@@ -3,12 +3,13 @@ import { stallAfterMs } from './config';
 import { IcError } from '../core/errors';
 import { viewLock, type Lock } from '../core/lock';
 import { lastActivity } from '../store/activity';
-import { insertEvent, nextEventId } from '../store/events';
+import { nextEventId } from '../store/events';
 import { handoffRequests } from '../store/handoffs';
 import { markTold, sessionByOwner } from '../store/sessions';
 import { listLocks, reassign, setExpiry, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
 import { claimWriteScope, readTransaction, writeTransaction, type CoordContext } from './context';
 import { mapInOrder } from '../core/in-order';
+import { lockEvent } from './renewal';
 
 // Claims that cannot be hoarded (README, "Stalled claims and hand-offs"). A claim is stalled when its
 // owner has shown no activity (any event of its own: edits, renewals, heartbeats, commits; or a heartbeat
@@ -133,7 +134,7 @@ export async function takeOver(ctx: CoordContext, input: { item: string; owner: 
     await reassign(ctx.db, claim.seq, input.owner, token);
     await setExpiry(ctx.db, claim.seq, now + input.ttlMs, input.ttlMs, claim.mode);
     const detail = { previous_owner: claim.owner, previous_token: claim.token, token, last_active: state.last_active, expires_at: now + input.ttlMs };
-    await insertEvent(ctx.db, { type: 'taken_over', lock_id: claim.id, scope: claim.scope, owner: input.owner, pattern: claim.pattern, reason: input.reason, created_at: now, detail }, token);
+    await lockEvent(ctx.db, 'taken_over', claim, now, { owner: input.owner, reason: input.reason, detail, token });
     return { claim: withoutBase({ ...claim, owner: input.owner, token, expires_at: now + input.ttlMs, ttl_ms: input.ttlMs }), previous_owner: claim.owner };
   });
 }
@@ -146,16 +147,7 @@ export async function askHandoff(ctx: CoordContext, input: { item: string; owner
     if (!claim || claim.owner === input.owner) return undefined;
     const mine = (await handoffRequests(ctx.db, [claim.id], claim.token)).filter((row) => row.owner === input.owner);
     if (mine.length > 0 && mine[mine.length - 1]!.reason === input.reason) return { ...(await stateOf(ctx, claim, now)), repeated: true }; // asked already, in these words
-    await insertEvent(ctx.db, {
-      type: 'handoff_requested',
-      lock_id: claim.id,
-      scope: claim.scope,
-      owner: input.owner,
-      pattern: claim.pattern,
-      reason: input.reason,
-      created_at: now,
-      detail: { holder: claim.owner },
-    });
+    await lockEvent(ctx.db, 'handoff_requested', claim, now, { owner: input.owner, reason: input.reason, detail: { holder: claim.owner } });
     return stateOf(ctx, claim, now);
   });
 }

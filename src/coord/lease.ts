@@ -1,11 +1,10 @@
 import type { Lock } from '../core/lock';
-import { insertEvent } from '../store/events';
 import { getLock, markReleased, type StoredLock } from '../store/locks';
 import { forgetRunProcess } from '../store/run-processes';
 import { writeTransaction, type CoordContext } from './context';
 import { inScopes } from '../store/connection';
 import { expireLock } from './reserve';
-import { extendLock } from './renewal';
+import { extendLock, lockEvent } from './renewal';
 
 // Why a lease is no longer ours: it ran out (ic was stopped or starved past its expiry), someone
 // released or transferred it, or the row is gone.
@@ -45,7 +44,7 @@ export async function endLease(ctx: CoordContext, lock: Lock, reason: string): P
     const state = await judge(ctx, lock, now);
     if (!state.held) return state;
     await markReleased(ctx.db, state.row.seq, now, 'released');
-    await insertEvent(ctx.db, { type: 'released', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason, created_at: now });
+    await lockEvent(ctx.db, 'released', lock, now, { reason });
     return { held: true, expiresAt: state.row.expires_at };
   });
 }

@@ -2,16 +2,13 @@ import { DEFAULT_TTL_MS } from '../core/lock';
 import { release, type ReleaseResult } from './release';
 import type { CoordContext } from './context';
 import { liveOrphanRun } from './run-process';
+import type { Attempt } from './wait';
 import { reserveOnce, type ReserveOutcome } from './reserve';
 
 export type NameType = 'named' | 'claim';
 
 // Named locks and claims are exclusive reservations of one name in their own namespace.
-export async function takeName(
-  ctx: CoordContext,
-  input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null },
-  attempt?: { first: boolean; waitedMs: number },
-): Promise<ReserveOutcome> {
+export async function takeName(ctx: CoordContext, input: { type: NameType; name: string; owner: string; ttlMs?: number; reason: string | null }, attempt?: Attempt): Promise<ReserveOutcome> {
   // A run's lock whose ic was killed is still held while its command lives (run-process.ts).
   const orphan = input.type === 'named' ? await liveOrphanRun(ctx, input.name) : undefined;
   if (orphan !== undefined && orphan.lock.owner !== input.owner)

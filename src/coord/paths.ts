@@ -40,16 +40,12 @@ export function canonicalFilePattern(ctx: PatternContext, input: string, base?: 
 // A pattern typed on the command line, read as git reads a pathspec: relative to the current directory when
 // that lies inside the scope, `:/PATTERN` from the scope root. Other pathspec magic is refused, not misread.
 export function commandLinePattern(ctx: PatternContext, cwd: string, input: string): string {
-  if (input.startsWith(':/')) {
-    const pattern = canonicalFilePattern(ctx, input.slice(2) === '' ? '.' : input.slice(2));
-    refuseAcrossRepository(ctx.scopeDir ?? ctx.scope, pattern);
-    return pattern;
-  }
   if (/^:[(!^]/.test(input)) {
     throw new IcError('INVALID_PATTERN', `pathspec magic "${input.slice(0, 2)}" is not supported (only ":/" is); write "./${input}" for a name starting with ":"`);
   }
   const root = ctx.scopeDir ?? ctx.scope;
-  const pattern = canonicalFilePattern(ctx, input, directoryInScope(root, cwd));
+  const fromRoot = input.startsWith(':/') ? input.slice(2) || '.' : undefined;
+  const pattern = fromRoot !== undefined ? canonicalFilePattern(ctx, fromRoot) : canonicalFilePattern(ctx, input, directoryInScope(root, cwd));
   refuseAcrossRepository(root, pattern);
   return pattern;
 }

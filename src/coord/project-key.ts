@@ -21,12 +21,8 @@ const rootsKnown = new Map<string, string[]>();
 
 function git(root: string, args: string[]): { ok: boolean; out: string } {
   try {
-    return {
-      ok: true,
-      out: childProcess()
-        .execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
-        .trim(),
-    };
+    const out = childProcess().execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return { ok: true, out: out.trim() };
   } catch {
     return { ok: false, out: '' };
   }
@@ -56,12 +52,7 @@ export function rootsOf(root: string): string[] {
   const cached = rootsKnown.get(root);
   if (cached !== undefined) return cached;
   const listed = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
-  const roots = listed.ok
-    ? listed.out
-        .split('\n')
-        .map((line) => line.trim())
-        .filter((line) => line !== '')
-    : [];
+  const roots = listed.ok ? listed.out.split(/\s+/).filter((id) => id !== '') : []; // one commit id a line
   rootsKnown.set(root, roots); // asked by the key and by its binding in one call: one walk of the history
   return roots;
 }

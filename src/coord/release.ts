@@ -2,12 +2,12 @@ import { mayChange } from '../core/authority';
 import { IcError } from '../core/errors';
 import { overlaps } from '../core/glob';
 import type { Lock, LockType } from '../core/lock';
-import { insertEvent } from '../store/events';
 import { getLock, getLockBySeq, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
 import { inChunks } from './chunks';
 import { locksInView } from './list';
 import { readTransaction, viewWriteScope, type CoordContext } from './context';
 import { EVERYTHING } from '../store/connection';
+import { lockEvent } from './renewal';
 
 export interface ReleaseInput {
   ids: string[];
@@ -105,16 +105,7 @@ async function releaseRow(ctx: CoordContext, input: ReleaseInput, owner: string,
   const forced = lock.owner !== owner;
   const why = forced ? 'force_released' : (input.releaseReason ?? 'released');
   if (!(await markReleased(ctx.db, lock.seq, now, why))) return undefined;
-  await insertEvent(ctx.db, {
-    type: forced ? 'force_released' : 'released',
-    lock_id: lock.id,
-    scope: lock.scope,
-    owner: lock.owner,
-    pattern: lock.pattern,
-    reason: input.reason,
-    created_at: now,
-    detail: forced ? { by: owner } : null,
-  });
+  await lockEvent(ctx.db, forced ? 'force_released' : 'released', lock, now, { reason: input.reason, detail: forced ? { by: owner } : null });
   return { lock: withoutBase({ ...lock, released_at: now, release_reason: why }) };
 }
 

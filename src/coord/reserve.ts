@@ -7,9 +7,9 @@ import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, set
 import { locksChangedSince, purgeCount, snapshotEventId } from '../store/changes';
 import type { Connection } from '../store/connection';
 import { busyTimeoutFromEnv, ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
-import { retryThroughBusy } from './wait';
+import { retryThroughBusy, type Attempt } from './wait';
 import { mapInOrder } from '../core/in-order';
-import { renewalDetail } from './renewal';
+import { lockEvent, renewalDetail } from './renewal';
 
 export interface ReserveInput {
   type: LockType;
@@ -47,11 +47,6 @@ export function toRequests(ctx: Pick<CoordContext, 'scope'>, input: Pick<Reserve
   const unique = [...new Set(input.patterns)];
   checkWorkLimit('patterns', unique.length);
   return unique.map((pattern) => ({ type: input.type, scope: ctx.scope, pattern, owner: input.owner, mode: input.mode }));
-}
-
-export interface Attempt {
-  first: boolean;
-  waitedMs: number;
 }
 
 // All patterns are granted (or renewed) or none is, and each blocker is reported once. A small call
@@ -256,7 +251,7 @@ async function grantOrRenew(ctx: CoordContext, request: LockRequest, input: Rese
     const renewedTo = input.neverShorten === true ? Math.max(expiresAt, own.expires_at) : expiresAt;
     await setExpiry(ctx.db, own.seq, renewedTo, input.ttlMs, request.mode);
     const detail = renewalDetail(renewedTo, request.mode, own.mode); // a re-reserve may switch the mode in place
-    await insertEvent(ctx.db, { type: 'renewed', lock_id: own.id, scope: own.scope, owner: own.owner, pattern: own.pattern, reason: input.reason, created_at: now, detail });
+    await lockEvent(ctx.db, 'renewed', own, now, { reason: input.reason, detail });
     return withoutBase({ ...own, expires_at: renewedTo, mode: request.mode });
   }
   if (own) await expireLock(ctx, own, now);
@@ -283,26 +278,18 @@ async function grantOrRenew(ctx: CoordContext, request: LockRequest, input: Rese
   await insertLock(ctx.db, lock);
   // The log alone replays a lock's life: what it was granted as, until when.
   const detail = { expires_at: expiresAt, mode: lock.mode };
-  await insertEvent(ctx.db, { type: 'reserved', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: lock.reason, created_at: now, detail }, token);
+  await lockEvent(ctx.db, 'reserved', lock, now, { reason: lock.reason, detail, token });
   return withoutBase(lock);
 }
 
 // Marks one lapsed lock as expired with its single `expired` event (a no-op if a sweep got there first).
 export async function expireLock(ctx: Pick<CoordContext, 'db'>, lock: StoredLock, now: number): Promise<boolean> {
   if (!(await markReleased(ctx.db, lock.seq, now, 'expired'))) return false;
-  await insertEvent(ctx.db, { type: 'expired', lock_id: lock.id, scope: lock.scope, owner: lock.owner, pattern: lock.pattern, reason: null, created_at: now, detail: { expired_at: lock.expires_at } });
+  await lockEvent(ctx.db, 'expired', lock, now, { detail: { expired_at: lock.expires_at } });
   return true;
 }
 
 export async function recordConflict(ctx: CoordContext, conflict: Conflict, owner: string, now: number, extra?: Record<string, unknown>): Promise<void> {
-  await insertEvent(ctx.db, {
-    type: 'conflict',
-    lock_id: conflict.held.id,
-    scope: conflict.held.scope,
-    owner,
-    pattern: conflict.pattern,
-    reason: null,
-    created_at: now,
-    detail: { held_owner: conflict.held.owner, held_pattern: conflict.held.pattern, state: conflict.state, ...extra },
-  });
+  const { held } = conflict;
+  await lockEvent(ctx.db, 'conflict', { ...held, pattern: conflict.pattern }, now, { owner, detail: { held_owner: held.owner, held_pattern: held.pattern, state: conflict.state, ...extra } });
 }

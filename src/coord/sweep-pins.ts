@@ -12,10 +12,12 @@ import { readTransaction, type CoordContext } from './context';
 const RECORD_LIFE_MS = 24 * 3_600_000;
 
 export interface PinSweep {
-  dropped: number;
-  kept: number;
-  /** Directories of files moved aside (<git common dir>/ic/displaced/<time>/) past the retention, deleted. */
-  displaced: number;
+  /** Custody's kept contents (refs/ic/custody/) past their 14 days and needed by no live record: deleted. */
+  dropped_pins: number;
+  /** Custody's kept contents still within their 14 days, or still needed. */
+  kept_pins: number;
+  /** Directories of files custody moved aside (<git common dir>/ic/displaced/<time>/) past the same 14 days, deleted. */
+  displaced_dirs: number;
 }
 
 // Custody's pins (refs/ic/custody/<day>/<blob>, src/store/git/keep.ts) of the repository sweep runs in:
@@ -26,16 +28,16 @@ export interface PinSweep {
 export async function sweepPins(ctx: CoordContext, dryRun: boolean): Promise<PinSweep> {
   // On a server, custody's shared copies (src/hooks/custody/shared-blobs.ts) go by the same retention.
   if (!dryRun && ctx.db.engine === 'postgres') await sweepServerBlobs((ctx.db as PgConnection).pg, (await ctx.db.now(ctx.clock)) - RETENTION_MS);
-  if (!ctx.git) return { dropped: 0, kept: 0, displaced: 0 };
+  if (!ctx.git) return { dropped_pins: 0, kept_pins: 0, displaced_dirs: 0 };
   const repo = { commonDir: ctx.git.commonDir };
   const { needed, now } = await readTransaction(ctx, async (now) => ({ needed: await recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));
   const displaced = removeStale(join(repo.commonDir, 'ic', 'displaced'), now - RETENTION_MS, { ageOf: (_, name) => displacedTime(name), dryRun });
   const pins = listPins(repo);
-  if (pins.length === 0) return { dropped: 0, kept: 0, displaced };
+  if (pins.length === 0) return { dropped_pins: 0, kept_pins: 0, displaced_dirs: displaced };
   if (!isServerDb(ctx.dbLocation)) for (const marker of listMarkers(ctx.dbLocation.path)) for (const row of marker.rows) if (row.blob !== null) needed.add(row.blob);
   const expired = expiredPins(pins, needed, now);
   if (!dryRun) dropPins(repo, expired);
-  return { dropped: expired.length, kept: pins.length - expired.length, displaced };
+  return { dropped_pins: expired.length, kept_pins: pins.length - expired.length, displaced_dirs: displaced };
 }
 
 // A displaced directory's name is the restore's time, ':' spelled '-' (restore.ts, displacedDir).

@@ -6,20 +6,14 @@ import { inChunks, repeatInChunks } from './chunks';
 import { expireLock } from './reserve';
 import { allLastActivity } from '../store/activity';
 import { indexDirOf, sweepIndexFiles } from './private-index';
-import { sweepPins } from './sweep-pins';
+import { sweepPins, type PinSweep } from './sweep-pins';
 
-export interface SweepResult {
+export interface SweepResult extends PinSweep {
   expired: number;
   purged_locks: number;
   purged_events: number;
   /** Private staging areas (git index files) of sessions idle for 24 h, deleted (README, "Private staging areas"). */
   index_files: number;
-  /** Custody's kept contents (refs/ic/custody/) past their 14 days and needed by no live record: deleted. */
-  dropped_pins: number;
-  /** Custody's kept contents still within their 14 days, or still needed. */
-  kept_pins: number;
-  /** Directories of files custody moved aside (<git common dir>/ic/displaced/<time>/) past the same 14 days, deleted. */
-  displaced_dirs: number;
   dry_run: boolean;
 }
 
@@ -43,7 +37,7 @@ export async function sweep(ctx: CoordContext, input: { olderThanMs?: number; dr
   const purgedEvents = olderThanMs === undefined ? 0 : await repeatInChunks(ctx, EVERYTHING, (now, rows) => purgeEvents(ctx.db, now - olderThanMs, rows));
   const indexFiles = await readTransaction(ctx, async (now) => sweepIndexes(ctx, now, false));
   const pins = await sweepPins(ctx, false);
-  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, dropped_pins: pins.dropped, kept_pins: pins.kept, displaced_dirs: pins.displaced, dry_run: false };
+  return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: indexFiles, ...pins, dry_run: false };
 }
 
 // What the real run would change, read from one snapshot. Expiring locks writes events, so with any to
@@ -59,16 +53,8 @@ async function dryRun(ctx: CoordContext, olderThanMs: number | undefined): Promi
       const newest = await newestEventId(ctx.db);
       if (expired > 0 && newest !== undefined && newest.created_at < cutoff) purgedEvents++;
     }
-    return {
-      expired,
-      purged_locks: cutoff === undefined ? 0 : await countReleasedBefore(ctx.db, cutoff),
-      purged_events: purgedEvents,
-      index_files: await sweepIndexes(ctx, now, true),
-      dropped_pins: pins.dropped,
-      kept_pins: pins.kept,
-      displaced_dirs: pins.displaced,
-      dry_run: true,
-    };
+    const purgedLocks = cutoff === undefined ? 0 : await countReleasedBefore(ctx.db, cutoff);
+    return { expired, purged_locks: purgedLocks, purged_events: purgedEvents, index_files: await sweepIndexes(ctx, now, true), ...pins, dry_run: true };
   });
 }
 

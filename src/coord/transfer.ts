@@ -1,11 +1,12 @@
 import { checkTransferAuthority } from '../core/authority';
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
-import { insertEvent, nextEventId } from '../store/events';
+import { nextEventId } from '../store/events';
 import { getLockBySeq, reassign, withoutBase } from '../store/locks';
 import { locksInView } from './list';
 import { inChunks } from './chunks';
 import { ownScope, readTransaction, viewWriteScope, type CoordContext } from './context';
+import { lockEvent } from './renewal';
 
 export interface TransferInput {
   from: string;
@@ -37,7 +38,7 @@ export async function transfer(ctx: CoordContext, input: TransferInput): Promise
     const token = (await nextEventId(ctx.db)).id; // the new token is the id of the event that records it
     await reassign(ctx.db, lock.seq, input.to, token);
     const detail = { from: input.from, by: input.by, forced, previous_token: lock.token, token };
-    await insertEvent(ctx.db, { type: 'transferred', lock_id: lock.id, scope: lock.scope, owner: input.to, pattern: lock.pattern, reason: null, created_at: now, detail }, token);
+    await lockEvent(ctx.db, 'transferred', lock, now, { owner: input.to, detail, token });
     return withoutBase({ ...lock, owner: input.to, token });
   });
   if (moved.length === 0) {

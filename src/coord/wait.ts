@@ -15,14 +15,17 @@ export interface RetryOptions {
   random?: () => number;
 }
 
+// One try of a waiting call: the first, or a retry after `waitedMs`.
+export interface Attempt {
+  first: boolean;
+  waitedMs: number;
+}
+
 // Retries `attempt` with exponential backoff and jitter until it yields a value or the wait runs out;
 // jitter keeps many waiters on one lock from retrying in lockstep.
 export type AttemptResult<T> = { done: boolean; value: T } | Promise<{ done: boolean; value: T }>;
 
-export async function retryWithBackoff<T>(
-  attempt: (info: { first: boolean; waitedMs: number }) => AttemptResult<T>,
-  options: RetryOptions,
-): Promise<{ value: T; waitedMs: number; timedOut: boolean }> {
+export async function retryWithBackoff<T>(attempt: (info: Attempt) => AttemptResult<T>, options: RetryOptions): Promise<{ value: T; waitedMs: number; timedOut: boolean }> {
   const sleep = options.sleep ?? blockingSleep;
   const random = options.random ?? Math.random;
   const startedAt = options.clock();
@@ -54,10 +57,7 @@ export const MIN_LOCK_WAIT_MS = 100;
 // retryWithBackoff that also waits out a busy database: an attempt that meets BUSY counts as "not yet",
 // and each attempt waits for the write lock only as long as the wait has left, so `--wait 30s` waits
 // 30 s in all, for holders and for the write lock alike. Reports whether the last attempt was busy.
-export async function retryThroughBusy<T>(
-  attempt: (info: { first: boolean; waitedMs: number }) => AttemptResult<T>,
-  options: BusyRetryOptions<T>,
-): Promise<{ value: T; waitedMs: number; timedOut: boolean; busy: boolean }> {
+export async function retryThroughBusy<T>(attempt: (info: Attempt) => AttemptResult<T>, options: BusyRetryOptions<T>): Promise<{ value: T; waitedMs: number; timedOut: boolean; busy: boolean }> {
   const startedAt = options.clock();
   let busy = false;
   const result = await retryWithBackoff(async (info) => {

@@ -74,9 +74,6 @@ export function parseNonNegativeDuration(input: string, what: string, maxMs = 36
 
 // The short form people write: 15000 → `15s`, 90000 → `90s`, 300000 → `5m`.
 export function formatDuration(ms: number): string {
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1_000 === 0) return `${ms / 1_000}s`;
-  return `${ms}ms`;
+  const unit = (['d', 'h', 'm', 's'] as const).find((name) => ms % UNIT_MS[name]! === 0) ?? 'ms';
+  return `${ms / UNIT_MS[unit]!}${unit}`;
 }

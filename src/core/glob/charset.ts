@@ -58,12 +58,10 @@ export function classSet(ranges: ReadonlyArray<readonly [number, number]>, negat
   return negated ? complement(positive) : positive;
 }
 
-// A one-character set, for literals.
 export function single(cp: number): CharSet {
   return intersect([[cp, cp]], UNIVERSE);
 }
 
-// Membership test used by the segment matcher.
 export function contains(set: CharSet, cp: number): boolean {
   let lo = 0;
   let hi = set.length - 1;

@@ -26,8 +26,13 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   validateComplexity(input);
   checkCharacters(input);
   const root = toNFC(options.root);
-  const { segments, absolute, directory } = splitTopLevel(parsePattern(toNFC(input)));
-  const { kept, climbs } = foldDots(segments, absolute);
+  const atoms = parsePattern(toNFC(input));
+  const absolute = atoms[0]?.kind === 'slash';
+  const directory = atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash';
+  const { kept, climbs } = foldDots(
+    splitAtSlashes(atoms).filter((s) => s.length > 0),
+    absolute,
+  );
   // A trailing `/` means the whole directory, and so does a relative pattern naming its base (`.`, `..`).
   if ((directory || (!absolute && kept.length === 0)) && !isGlobstar(kept[kept.length - 1])) kept.push(GLOBSTAR_ATOMS);
   if (!absolute) checkBraceReadings(kept); // on the text as typed, so the base directory cannot change the verdict
@@ -37,7 +42,7 @@ export function normalizePattern(input: string, options: NormalizeOptions): stri
   let folded = stripRoot(path, rootNames, input, options.ignoreCase === true, resolved);
   if (absolute) checkBraceReadings(folded);
   if (options.ignoreCase === true) folded = folded.map(foldCaseAtoms);
-  let result = folded.length === 0 ? '**' : folded.map(formatAtoms).join('/');
+  let result = folded.length === 0 ? '**' : folded.map((segment) => formatAtoms(segment, false, true)).join('/');
   if (isLiteral(result) && options.isDirectory?.(unescapeLiteral(result)) === true) result += '/**';
   // The stored form must be valid and match a path. A literal (an edit's usual case) is checked as text, as
   // overlaps would; any other pattern is compiled (validated, and cached for the overlap checks to come).
@@ -83,11 +88,6 @@ function resolveLiteralHead(segments: Atom[][], resolvePath: ((path: string) => 
   return { path: [...realNames.map(literalAtoms), ...segments.slice(names.length)], resolved: real };
 }
 
-// Cuts the top level at its slashes; notes a leading and a trailing slash.
-function splitTopLevel(atoms: readonly Atom[]): { segments: Atom[][]; absolute: boolean; directory: boolean } {
-  return { segments: splitAtSlashes(atoms).filter((s) => s.length > 0), absolute: atoms[0]?.kind === 'slash', directory: atoms.length > 0 && atoms[atoms.length - 1]!.kind === 'slash' };
-}
-
 // The name a segment spells when it is all literal characters, else undefined.
 function literalName(segment: readonly Atom[]): string | undefined {
   let name = '';
@@ -98,7 +98,6 @@ function literalName(segment: readonly Atom[]): string | undefined {
   return name;
 }
 
-// Tells whether a segment is exactly `**`.
 function isGlobstar(segment: readonly Atom[] | undefined): boolean {
   return segment !== undefined && segment.length === 2 && segment.every((a) => a.kind === 'star');
 }
@@ -161,42 +160,23 @@ function checkBraceReadings(segments: readonly Atom[][]): void {
 
 const ALWAYS_ESCAPED = new Set(['\\', '*', '?', '[', ']', '{', '}']);
 const CLASS_ESCAPED = new Set(['\\', ']', '[', '-', '!', '^']);
+const WILDCARD_TEXT = { any: '?', star: '*', slash: '/' } as const;
 
 // Writes atoms back as canonical pattern text: needless escapes dropped, needed ones kept, so equal
-// patterns compare equal as strings (a renewal finds its own row).
-function formatAtoms(atoms: readonly Atom[]): string {
-  return formatSequence(atoms, false, true);
-}
-
-// Formats one sequence; `inBrace` makes `,` special, `atStart` makes a leading `!` special.
-function formatSequence(atoms: readonly Atom[], inBrace: boolean, atStart: boolean): string {
+// patterns compare equal as strings (a renewal finds its own row). `inBrace` makes `,` special, `atStart`
+// a leading `!`.
+function formatAtoms(atoms: readonly Atom[], inBrace: boolean, atStart: boolean): string {
   let out = '';
   let prev = '';
   for (const atom of atoms) {
     let text: string;
-    switch (atom.kind) {
-      case 'char': {
-        const ch = String.fromCodePoint(atom.cp);
-        const escape = ALWAYS_ESCAPED.has(ch) || (inBrace && ch === ',') || (atStart && out === '' && ch === '!') || (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
-        text = escape ? `\\${ch}` : ch;
-        break;
-      }
-      case 'any':
-        text = '?';
-        break;
-      case 'star':
-        text = '*';
-        break;
-      case 'slash':
-        text = '/';
-        break;
-      case 'class':
-        text = `[${atom.negated ? '!' : ''}${atom.ranges.map(formatRange).join('')}]`;
-        break;
-      case 'brace':
-        text = `{${atom.alternatives.map((alt) => formatSequence(alt, true, false)).join(',')}}`;
-        break;
-    }
+    if (atom.kind === 'char') {
+      const ch = String.fromCodePoint(atom.cp);
+      const escape = ALWAYS_ESCAPED.has(ch) || (inBrace && ch === ',') || (atStart && out === '' && ch === '!') || (ch === '(' && '+@!*?'.includes(prev) && prev !== '');
+      text = escape ? `\\${ch}` : ch;
+    } else if (atom.kind === 'class') text = `[${atom.negated ? '!' : ''}${atom.ranges.map(formatRange).join('')}]`;
+    else if (atom.kind === 'brace') text = `{${atom.alternatives.map((alt) => formatAtoms(alt, true, false)).join(',')}}`;
+    else text = WILDCARD_TEXT[atom.kind];
     out += text;
     prev = text.length === 1 ? text : '';
   }

@@ -170,7 +170,6 @@ export function validateComplexity(pattern: string): void {
   }
 }
 
-// Builds the TOO_COMPLEX error naming the limit, the measured value and the maximum.
 function tooComplex(limit: LimitName, value: number): IcError {
   const max = LIMITS[limit];
   const shown = value >= CAP ? `more than ${CAP}` : String(value);
@@ -202,13 +201,9 @@ export function checkCharacters(pattern: string): void {
     if (u < 0x20 || u === 0x7f) {
       throw invalid(`pattern contains the control character U+${hex(u)}`);
     }
-    if (u >= 0xd800 && u <= 0xdbff) {
-      const next = pattern.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-      else throw invalid(`pattern is not valid Unicode (unpaired surrogate U+${hex(u)})`);
-    } else if (u >= 0xdc00 && u <= 0xdfff) {
-      throw invalid(`pattern is not valid Unicode (unpaired surrogate U+${hex(u)})`);
-    }
+    const paired = u >= 0xd800 && u <= 0xdbff && pattern.charCodeAt(i + 1) >= 0xdc00 && pattern.charCodeAt(i + 1) <= 0xdfff;
+    if (paired) i++;
+    else if (u >= 0xd800 && u <= 0xdfff) throw invalid(`pattern is not valid Unicode (unpaired surrogate U+${hex(u)})`);
   }
 }
 
@@ -322,12 +317,10 @@ function parseClass(cps: number[], start: number): [Atom, number] {
   return [{ kind: 'class', negated, ranges }, i];
 }
 
-// Formats a UTF-16 unit for messages.
 function hex(u: number): string {
   return u.toString(16).toUpperCase().padStart(4, '0');
 }
 
-// The one way this module reports bad syntax.
 export function invalid(message: string): IcError {
   return new IcError('INVALID_PATTERN', message);
 }

@@ -1,7 +1,7 @@
 import { has, parseArgs } from './args';
 import type { Word } from './lex';
 import { patchTargets } from './patch-files';
-import { addTree, addWordTarget, resolveDir, type VerbContext } from './targets';
+import { addTree, addWordTarget, resolveDir, unreadable, type VerbContext } from './targets';
 
 // git's verbs that write the work tree. A pathspec names its files (a directory, or `.`, every file under
 // it); a verb with no pathspec that rewrites the whole tree (`git stash`, `git reset --hard`, a branch
@@ -18,16 +18,10 @@ export function gitWrites(args: readonly Word[], context: VerbContext): void {
   let i = 0;
   for (; i < args.length; i++) {
     const text = args[i]!.value;
-    if (text === undefined) {
-      context.sink.unreadable.push('a git option ic cannot read before it runs');
-      return;
-    }
+    if (text === undefined) return unreadable(context.sink, 'a git option ic cannot read before it runs');
     if (!text.startsWith('-')) break;
     const name = text.includes('=') ? text.slice(0, text.indexOf('=')) : text;
-    if (name === '--work-tree' || name === '--git-dir') {
-      context.sink.unreadable.push(`git ${name}`);
-      return;
-    }
+    if (name === '--work-tree' || name === '--git-dir') return unreadable(context.sink, `git ${name}`);
     if (GLOBAL_WITH_VALUE.has(name) && !text.includes('=')) {
       const dir = args[++i]?.value;
       if (text === '-C') cwd = dir === undefined ? undefined : resolveDir(dir, cwd);
@@ -131,10 +125,7 @@ function apply(rest: readonly Word[], context: VerbContext): void {
 
 // Pathspecs: files, directories (every file under them), `.`, globs; magic (`:(…)`) is not read.
 function pathspecs(words: readonly Word[], context: VerbContext, fromFile: boolean): void {
-  if (fromFile) {
-    context.sink.unreadable.push('git --pathspec-from-file');
-    return;
-  }
+  if (fromFile) return unreadable(context.sink, 'git --pathspec-from-file');
   for (const word of words) {
     if (word.value?.startsWith(':')) {
       if (word.value === ':/' || word.value === ':') addTree(context.sink, context.cwd, true);

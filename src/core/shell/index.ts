@@ -1,6 +1,6 @@
 import { walkCommands } from './commands';
 import { lex } from './lex';
-import { addWordTarget, type Disk, type ShellTarget, type Sink } from './targets';
+import { addWordTarget, unreadable, type Disk, type ShellTarget, type Sink } from './targets';
 import { readVerb } from './verbs';
 
 export type { Disk, ShellTarget } from './targets';
@@ -31,19 +31,10 @@ export function shellWrites(command: string, options: ReadOptions): ShellWrites 
 }
 
 function readScript(script: string, cwd: string | undefined, options: ReadOptions, sink: Sink, depth: number): void {
-  if (depth > MAX_DEPTH) {
-    sink.unreadable.push(`shell scripts nested more than ${MAX_DEPTH} deep`);
-    return;
-  }
+  if (depth > MAX_DEPTH) return unreadable(sink, `shell scripts nested more than ${MAX_DEPTH} deep`);
   const lexed = lex(script, options.home);
-  if (!lexed.ok) {
-    sink.unreadable.push(lexed.why);
-    return;
-  }
-  if (cwd === undefined) {
-    sink.unreadable.push('a nested script after a cd ic cannot follow');
-    return;
-  }
+  if (!lexed.ok) return unreadable(sink, lexed.why);
+  if (cwd === undefined) return unreadable(sink, 'a nested script after a cd ic cannot follow');
   const walk = walkCommands(lexed.tokens, cwd, options.home);
   sink.unreadable.push(...walk.unreadable);
   for (const command of walk.commands) {

@@ -184,10 +184,7 @@ class Lexer {
         addLiteral(next);
       } else if (c === "'") {
         quoted = true;
-        const end = s.indexOf("'", this.i + 1);
-        if (end === -1) throw new LexError('an unterminated single quote');
-        addLiteral(s.slice(this.i + 1, end));
-        this.i = end + 1;
+        addLiteral(s.slice(this.i + 1, this.skipSingleQuoted() - 1));
       } else if (c === '$' && s[this.i + 1] === "'") {
         quoted = true;
         const decoded = this.ansiC();
@@ -264,10 +261,7 @@ class Lexer {
         }
         out += '$`"\\'.includes(next) ? next : `\\${next}`;
         this.i += 2;
-      } else if (c === '$' && this.i + 1 < s.length && /[A-Za-z0-9_{(@*#?$!-]/.test(s[this.i + 1]!)) {
-        this.expansion();
-        literal = false;
-      } else if (c === '`') {
+      } else if (c === '`' || (c === '$' && this.i + 1 < s.length && /[A-Za-z0-9_{(@*#?$!-]/.test(s[this.i + 1]!))) {
         this.expansion();
         literal = false;
       } else {
@@ -342,6 +336,13 @@ class Lexer {
     else this.i++; // $1, $@, $?, $$ …
   }
 
+  // '…': past the closing quote, whose index + 1 it returns.
+  private skipSingleQuoted(): number {
+    const end = this.s.indexOf("'", this.i + 1);
+    if (end === -1) throw new LexError('an unterminated single quote');
+    return (this.i = end + 1);
+  }
+
   // From an opening bracket to its match, stepping over quotes and nested expansions inside.
   private skipBalanced(open: string, close: string): void {
     const s = this.s;
@@ -349,11 +350,8 @@ class Lexer {
     while (this.i < s.length) {
       const c = s[this.i]!;
       if (c === '\\') this.i += 2;
-      else if (c === "'") {
-        const end = s.indexOf("'", this.i + 1);
-        if (end === -1) throw new LexError('an unterminated single quote');
-        this.i = end + 1;
-      } else if (c === '"') this.doubleQuoted();
+      else if (c === "'") this.skipSingleQuoted();
+      else if (c === '"') this.doubleQuoted();
       else if (c === '`') this.expansion();
       else {
         if (c === open) depth++;

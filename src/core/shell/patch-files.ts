@@ -1,5 +1,5 @@
 import { isAbsolute, join, normalize } from 'node:path';
-import { addPath, type Disk, type Sink } from './targets';
+import { addPath, unreadable, type Disk, type Sink } from './targets';
 
 // The files a patch changes: a unified diff's `---`/`+++` and `diff --git` headers (both sides, /dev/null
 // left out), or an apply_patch envelope's `*** Add/Update/Delete File:` and `*** Move to:` lines.
@@ -38,10 +38,7 @@ export function patchPaths(text: string, strip: number | undefined): string[] {
 
 export function patchTargets(sink: Sink, text: string, base: string | undefined, disk: Disk, strip: number | undefined): void {
   const paths = patchPaths(text, strip);
-  if (paths.length === 0) {
-    sink.unreadable.push('a patch with no file ic can name');
-    return;
-  }
+  if (paths.length === 0) return unreadable(sink, 'a patch with no file ic can name');
   for (const path of paths) addPath(sink, isAbsolute(path) || base === undefined ? path : normalize(join(base, path)), base, disk);
 }
 

@@ -26,26 +26,22 @@ export interface Sink {
 
 export const WHOLE_TREE = '**';
 
+// Notes a write ic cannot name before the command runs: reported, never guessed.
+export function unreadable(sink: Sink, what: string): void {
+  sink.unreadable.push(what);
+}
+
 // A word naming a file the command writes, relative to `cwd`: a file, a pattern for a glob, or an
 // unreadable construct (an expansion, a relative path after a `cd` ic lost).
 export function addWordTarget(sink: Sink, word: Word, cwd: string | undefined, disk: Disk, options: { tree?: boolean } = {}): void {
-  if (word.value === undefined) {
-    sink.unreadable.push(`a target ic cannot read before it runs: ${JSON.stringify(word.pattern)}`);
-    return;
-  }
-  if (word.glob) {
-    addGlob(sink, word.pattern, cwd);
-    return;
-  }
+  if (word.value === undefined) return unreadable(sink, `a target ic cannot read before it runs: ${JSON.stringify(word.pattern)}`);
+  if (word.glob) return addGlob(sink, word.pattern, cwd);
   addPath(sink, word.value, cwd, disk, options);
 }
 
 export function addPath(sink: Sink, path: string, cwd: string | undefined, disk: Disk, options: { tree?: boolean } = {}): void {
   if (path === '') return;
-  if (!isAbsolute(path) && cwd === undefined) {
-    sink.unreadable.push(`a relative path after a cd ic cannot follow: ${JSON.stringify(path)}`);
-    return;
-  }
+  if (!isAbsolute(path) && cwd === undefined) return unreadable(sink, `a relative path after a cd ic cannot follow: ${JSON.stringify(path)}`);
   const absolute = normalize(isAbsolute(path) ? path : join(cwd!, path));
   if (absolute === '/dev' || absolute.startsWith('/dev/') || absolute.startsWith('/proc/')) return; // 2>/dev/null
   if (options.tree && disk.isDirectory(absolute)) sink.targets.push({ kind: 'pattern', dir: absolute, pattern: WHOLE_TREE, repo: false });
@@ -60,31 +56,19 @@ export function addTree(sink: Sink, dir: string | undefined, repo: boolean): voi
 // A glob word: its leading literal directories become `dir`, the rest the pattern.
 function addGlob(sink: Sink, pattern: string, cwd: string | undefined): void {
   const absolute = pattern.startsWith('/');
-  if (!absolute && cwd === undefined) {
-    sink.unreadable.push(`a relative glob after a cd ic cannot follow: ${JSON.stringify(pattern)}`);
-    return;
-  }
+  if (!absolute && cwd === undefined) return unreadable(sink, `a relative glob after a cd ic cannot follow: ${JSON.stringify(pattern)}`);
   const segments = pattern.split('/').filter((segment, i) => segment !== '' || i === 0);
   const literal: string[] = [];
   while (segments.length > 1 && !/(^|[^\\])[*?[{]/.test(segments[0]!)) literal.push(segments.shift()!.replace(/\\(.)/g, '$1'));
   const dir = normalize(absolute ? `/${literal.join('/')}` : join(cwd!, ...literal));
-  if (segments.some((segment) => segment === '..' || segment === '.')) {
-    sink.unreadable.push(`a glob with . or .. after its first wildcard: ${JSON.stringify(pattern)}`);
-    return;
-  }
+  if (segments.some((segment) => segment === '..' || segment === '.')) return unreadable(sink, `a glob with . or .. after its first wildcard: ${JSON.stringify(pattern)}`);
   sink.targets.push({ kind: 'pattern', dir, pattern: segments.join('/'), repo: false });
 }
 
 // cp/mv/install/ln's destination for one source: inside it when it is a directory (or said to be one).
 export function addDestination(sink: Sink, dest: Word, sources: readonly Word[], cwd: string | undefined, disk: Disk, intoDir: boolean): void {
-  if (dest.value === undefined || dest.glob) {
-    addWordTarget(sink, dest, cwd, disk);
-    return;
-  }
-  if (!isAbsolute(dest.value) && cwd === undefined) {
-    addPath(sink, dest.value, cwd, disk);
-    return;
-  }
+  if (dest.value === undefined || dest.glob) return addWordTarget(sink, dest, cwd, disk);
+  if (!isAbsolute(dest.value) && cwd === undefined) return addPath(sink, dest.value, cwd, disk);
   const destPath = normalize(isAbsolute(dest.value) ? dest.value : join(cwd!, dest.value));
   const isDir = intoDir || dest.value.endsWith('/') || sources.length > 1 || disk.isDirectory(destPath);
   if (!isDir) {

@@ -1,11 +1,11 @@
 import { isAbsolute } from 'node:path';
-import { has, parseArgs, value } from './args';
+import { type ArgSpec, has, parseArgs, value } from './args';
 import { gitWrites } from './git';
 import type { Word } from './lex';
 import { readInlineCode } from './inline-code';
 import { patchTargets } from './patch-files';
 import { isReadProgram } from './programs';
-import { addDestination, addPath, addTree, addWordTarget, resolveDir, type VerbContext } from './targets';
+import { addDestination, addPath, addTree, addWordTarget, resolveDir, unreadable, type VerbContext } from './targets';
 
 // Programs that run the rest of their arguments as a command: stripped, with their own options.
 const WRAPPERS: Record<string, { short?: string; long?: readonly string[]; skipOperands?: number; assignments?: boolean }> = {
@@ -27,21 +27,27 @@ const WRAPPERS: Record<string, { short?: string; long?: readonly string[]; skipO
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh']);
 
+// Programs whose every operand is a file they write, with the options that take a value.
+const FILE_OPERANDS: Record<string, ArgSpec> = {
+  tee: { long: ['output-error'] },
+  truncate: { short: 'sr', long: ['size', 'reference'] },
+  touch: { short: 'drt', long: ['date', 'reference', 'time'] },
+};
+
 export function readVerb(argv: readonly Word[], context: VerbContext): void {
   const name = argv[0]?.value;
-  if (name === undefined) {
-    context.sink.unreadable.push(`a program ic cannot read before it runs: ${JSON.stringify(argv[0]?.pattern ?? '')}`);
-    return;
-  }
+  if (name === undefined) return unreadable(context.sink, `a program ic cannot read before it runs: ${JSON.stringify(argv[0]?.pattern ?? '')}`);
   const program = name.slice(name.lastIndexOf('/') + 1);
   if (!isReadProgram(program)) return; // the one list of what is read here (./programs.ts, which the quick scan trusts)
   const args = argv.slice(1);
   const wrapper = WRAPPERS[program];
-  if (wrapper) {
-    readVerb(unwrap(args, wrapper), context);
+  if (wrapper) return readVerb(unwrap(args, wrapper), context);
+  const { sink, cwd, disk } = context;
+  const fileOperands = FILE_OPERANDS[program];
+  if (fileOperands) {
+    for (const word of parseArgs(args, fileOperands).operands) addWordTarget(sink, word, cwd, disk);
     return;
   }
-  const { sink, cwd, disk } = context;
   switch (program) {
     case 'eval':
       if (args.length > 0) sink.unreadable.push('eval');
@@ -50,10 +56,6 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     case 'parallel':
       if (args.some((word) => word.value !== undefined && WRITERS.has(word.value))) sink.unreadable.push(`${program} runs a writing command on arguments ic cannot see`);
       return;
-    case 'tee': {
-      for (const word of parseArgs(args, { long: ['output-error'] }).operands) addWordTarget(sink, word, cwd, disk);
-      return;
-    }
     case 'sed':
     case 'gsed': {
       const parsed = parseArgs(args, { short: 'efl', attached: 'i', long: ['expression', 'file', 'line-length'] });
@@ -83,8 +85,7 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
     case 'mv':
     case 'install':
     case 'ln':
-      copyLike(program, args, context);
-      return;
+      return copyLike(program, args, context);
     case 'rsync': {
       const parsed = parseArgs(args, {
         short: 'efBTM',
@@ -124,18 +125,6 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
       for (const word of parsed.operands) addWordTarget(sink, word, cwd, disk, { tree: recursive });
       return;
     }
-    case 'rmdir':
-      return;
-    case 'truncate': {
-      const parsed = parseArgs(args, { short: 'sr', long: ['size', 'reference'] });
-      for (const word of parsed.operands) addWordTarget(sink, word, cwd, disk);
-      return;
-    }
-    case 'touch': {
-      const parsed = parseArgs(args, { short: 'drt', long: ['date', 'reference', 'time'] });
-      for (const word of parsed.operands) addWordTarget(sink, word, cwd, disk);
-      return;
-    }
     case 'dd':
       for (const word of args) {
         if (word.value?.startsWith('of=')) addPath(sink, word.value.slice(3), cwd, disk);
@@ -143,11 +132,9 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
       }
       return;
     case 'patch':
-      readPatchCommand(args, context);
-      return;
+      return readPatchCommand(args, context);
     case 'git':
-      gitWrites(args, context);
-      return;
+      return gitWrites(args, context);
     case 'apply_patch':
     case 'applypatch': {
       // Codex's own patch tool through its shell: the envelope as the argument or on stdin
@@ -156,6 +143,7 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
       else patchTargets(sink, text, cwd, disk, 0);
       return;
     }
+    case 'rmdir':
     case 'chmod':
     case 'chown':
     case 'chgrp':
@@ -170,8 +158,7 @@ export function readVerb(argv: readonly Word[], context: VerbContext): void {
       return;
     }
     case 'find':
-      readFind(args, context);
-      return;
+      return readFind(args, context);
   }
   if (SHELLS.has(program)) readShell(args, context);
   else readInlineCode(program, args, sink, cwd, disk);
@@ -237,10 +224,7 @@ function copyLike(program: string, args: readonly Word[], context: VerbContext):
   const targetDir = value(parsed, '-t', '--target-directory');
   const noTargetDir = has(parsed, '-T', '--no-target-directory');
   if (targetDir !== undefined) {
-    if (targetDir === '') {
-      sink.unreadable.push('a -t directory ic cannot read before it runs');
-      return;
-    }
+    if (targetDir === '') return unreadable(sink, 'a -t directory ic cannot read before it runs');
     const dirWord: Word = { kind: 'word', value: targetDir, pattern: targetDir, glob: false, quoted: true };
     addDestination(sink, dirWord, parsed.operands, cwd, disk, true);
   } else if (parsed.operands.length >= 2 || (program === 'ln' && parsed.operands.length === 1)) {
@@ -279,24 +263,15 @@ function readPatchCommand(args: readonly Word[], context: VerbContext): void {
   });
   if (has(parsed, '--dry-run')) return;
   const output = value(parsed, '-o', '--output');
-  if (output !== undefined) {
-    addPath(sink, output, cwd, disk);
-    return;
-  }
+  if (output !== undefined) return addPath(sink, output, cwd, disk);
   const [original, patchFile] = parsed.operands;
-  if (original !== undefined) {
-    addWordTarget(sink, original, cwd, disk);
-    return;
-  }
+  if (original !== undefined) return addWordTarget(sink, original, cwd, disk);
   const dir = value(parsed, '-d', '--directory');
   const base = dir === undefined ? cwd : resolveDir(dir, cwd);
   const strip = value(parsed, '-p', '--strip');
   const input = value(parsed, '-i', '--input') ?? patchFile?.value;
   const text = input !== undefined ? (cwd === undefined && !isAbsolute(input) ? undefined : disk.readFile(resolveDir(input, cwd) ?? input)) : context.stdin;
-  if (text === undefined) {
-    sink.unreadable.push('a patch ic cannot read before it runs');
-    return;
-  }
+  if (text === undefined) return unreadable(sink, 'a patch ic cannot read before it runs');
   patchTargets(sink, text, base, disk, strip === undefined ? undefined : Number(strip));
 }
 
