@@ -424,7 +424,10 @@ describe('passwords never reach a message', () => {
       } finally {
         process.off('warning', onWarning);
       }
-      expect(warnings.join('\n')).not.toContain('pgpass'); // pg's "pgpass support is deprecated" (ic reads the file itself)
+      expect(warnings.join('\n')).not.toContain('pgpass');
+      delete process.env.PGPASSFILE; // libpq's passfile= parameter names it too
+      await withConnection(`${url}?passfile=${encodeURIComponent(passfile)}`, async (db) => expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      process.env.PGPASSFILE = passfile; // pg's "pgpass support is deprecated" (ic reads the file itself)
       // A file others may read is ignored, with libpq's warning.
       chmodSync(passfile, 0o644);
       const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);

@@ -70,7 +70,8 @@ export function connectPlan(url: string, env: NodeJS.ProcessEnv, connectTimeoutM
   config.connectionTimeoutMillis = connectTimeoutMs;
   // pg's own reading of ~/.pgpass warns on every call: read it here (pgpass.ts), when the server asks.
   if (config.password === undefined && env.PGPASSWORD === undefined) {
-    config.password = () => passwordFromFile(env, host, Number(portText), String(config.database), String(config.user));
+    const file = (config.passfile as string | undefined) || env.PGPASSFILE || (env.HOME ? `${env.HOME}/.pgpass` : undefined);
+    config.password = () => passwordFromFile(file, host, Number(portText), String(config.database), String(config.user));
   }
   const sslmode = (own.get('sslmode') || env.PGSSLMODE || 'prefer') as SslMode;
   if (!SSL_MODES.includes(sslmode)) throw new ConfigError(`sslmode must be one of ${SSL_MODES.join(', ')}, not ${JSON.stringify(sslmode)}`);

@@ -1,11 +1,10 @@
 import { readFileSync, statSync } from 'node:fs';
 
-// libpq's password file (PGPASSFILE, else ~/.pgpass), read here when the server asks for a password: pg's
+// libpq's password file (`passfile=`, PGPASSFILE, else ~/.pgpass), read here when the server asks for a password: pg's
 // own reading of it is deprecated and warns on every call (pg's documented way is a password function).
 // libpq's rules: lines host:port:database:user:password, `*` matches anything, `\` escapes `:` and `\`, a
 // socket connection matches `localhost`; a file others may read is ignored, with libpq's warning.
-export function passwordFromFile(env: NodeJS.ProcessEnv, host: string, port: number, database: string, user: string): string | undefined {
-  const file = env.PGPASSFILE || (env.HOME ? `${env.HOME}/.pgpass` : undefined);
+export function passwordFromFile(file: string | undefined, host: string, port: number, database: string, user: string): string | undefined {
   let text: string;
   try {
     const stat = statSync(file!);
