@@ -27,7 +27,7 @@ const OWN = new Set(['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'uselibpqcom
 // Debian's libpq looks for the server's socket here first; upstream's default is /tmp.
 export const DEFAULT_SOCKET_DIRS = ['/var/run/postgresql', '/tmp'];
 
-// A URL or setting ic cannot use as written (usage: false when it names a file that cannot be read).
+// A URL or setting ic cannot use as written (usage: false for what this host lacks: a certificate file).
 export class ConfigError extends Error {
   constructor(
     message: string,
@@ -104,7 +104,7 @@ function tlsOptions(sslmode: SslMode, host: string, rootcert: string | undefined
   const verify = sslmode === 'verify-ca' || sslmode === 'verify-full' || (sslmode === 'require' && rootcert !== undefined && rootcert !== 'system');
   if (!verify) return { ...options, rejectUnauthorized: false };
   if (rootFile !== 'system') {
-    if (rootFile === undefined) throw new ConfigError(`sslmode=${sslmode} needs the server's root certificate: set sslrootcert (or PGSSLROOTCERT), or sslrootcert=system for the system's`);
+    if (rootFile === undefined) throw new ConfigError(`sslmode=${sslmode} needs the server's root certificate: set sslrootcert (or PGSSLROOTCERT), or sslrootcert=system for the system's`, false);
     options.ca = readFile(rootFile, 'sslrootcert');
   }
   if (sslmode !== 'verify-full') options.checkServerIdentity = () => undefined;
