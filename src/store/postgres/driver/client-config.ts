@@ -40,11 +40,7 @@ export class ConfigError extends Error {
 export function connectPlan(url: string, env: NodeJS.ProcessEnv, connectTimeoutMs: number): ConnectPlan {
   const own = new Map(queryOf(url).filter(([key]) => OWN.has(key)));
   // The URL's own port (after a bracketed IPv6 address): pg's parser (WHATWG's URL) would say only "Invalid URL".
-  const port = /:([^:]*)$/.exec(
-    splitUrl(url)
-      .rest.split(/[/?#]/)[0]!
-      .replace(/^\[[^\]]*\]/, ''),
-  )?.[1];
+  const port = /^(?:\[[^\]]*\]|[^:]*):([^:,]*)/.exec(splitUrl(url).rest.split(/[/?#]/)[0]!)?.[1];
   if (port && !validPort(port)) throw new ConfigError(`the port ${JSON.stringify(port)} is not a valid port (1 to 65535)`);
   let parsed: Record<string, unknown>;
   try {
