@@ -38,11 +38,11 @@ function refusal(message: string): string {
   return `the server's reply is not what ic can read (${message})`;
 }
 
-// A statement that returns rows (SELECT, WITH, … RETURNING) always gets their columns' description from a
+// A statement that returns rows (SELECT, … RETURNING) always gets their columns' description from a
 // PostgreSQL server, even with no rows: a reply without it is not an answer to what was asked (a server or
 // proxy that answers something else), and reading on would take "no rows" for the truth.
 export function replyShapeProblem(sql: string, columns: number): string | undefined {
-  if (columns > 0 || !/^\s*(?:SELECT|WITH)\b|\bRETURNING\b/i.test(sql)) return undefined;
+  if (columns > 0 || !/^\s*SELECT\b|\bRETURNING\b/i.test(sql)) return undefined;
   return "the server's reply is not what ic asked for (no columns for a statement that returns rows)";
 }
 
