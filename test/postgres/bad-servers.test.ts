@@ -55,6 +55,21 @@ function message(type: string, body: Buffer): Buffer {
   return Buffer.concat([Buffer.from(type), length, body]);
 }
 
+const int32 = (value: number): Buffer => Buffer.from([value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
+const LOGIN = Buffer.concat([message('R', int32(0)), message('Z', Buffer.from('I'))]);
+
+// Logs in (no password), then answers every Sync or simple Query with `answer`.
+function loggedIn(answer: Buffer): Behaviour {
+  return (socket, first) => {
+    let started = !isSslRequest(first);
+    socket.write(started ? LOGIN : 'N');
+    socket.on('data', (bytes: Buffer) => {
+      if (!started) return void ((started = true), socket.write(LOGIN));
+      for (let at = 0; at + 5 <= bytes.length; at += 1 + bytes.readInt32BE(at + 1)) if (bytes[at] === 0x53 || bytes[at] === 0x51) socket.write(answer);
+    });
+  };
+}
+
 function repoWithCommit(): TempRepo {
   const repo = makeTempRepo('ic-pg-bad-');
   execFileSync('git', ['-C', repo.dir, 'commit', '-q', '--allow-empty', '-m', `first commit of ${repo.dir}`]);
@@ -67,13 +82,15 @@ function editPayload(repo: TempRepo): string {
 }
 
 // A command and a hook against `url`: the command is 69 naming the server; the hook answers as IC_HOOK_FAIL says.
-async function expectBounded(url: string): Promise<void> {
+async function expectBounded(url: string, saying = ''): Promise<void> {
   const repo = repoWithCommit();
   const shown = url.replace(/\?.*$/, '');
   const listed = await coord(repo, ['list'], { env: { IC_DB: url } });
   expect(listed.exitCode, listed.stderr).toBe(69);
   expect(listed.json.error.code).toBe('DB_UNAVAILABLE');
   expect(listed.json.error.message).toContain(shown);
+  expect(listed.json.error.message).toContain(saying);
+  expect(listed.stderr).not.toContain('    at '); // no stack trace: a clean error, not a crash
 
   for (const fail of ['open', 'closed'] as const) {
     const env = { IC_DB: url, IC_HOOK_TIMEOUT: '3s', IC_HOOK_FAIL: fail };
@@ -110,6 +127,23 @@ describe('a server that misbehaves', () => {
 
   it('sends a message type the protocol does not have: the same', async () => {
     await expectBounded(await fakeServer(afterStartup(message('!', Buffer.from('hello')))));
+  });
+
+  it('asks for an authentication method pg does not know (GSSAPI, or a code that does not exist): the same, naming it', async () => {
+    await expectBounded(await fakeServer(afterStartup(message('R', int32(7)))), 'asks for an authentication method ic does not support: GSSAPI');
+    await expectBounded(await fakeServer(afterStartup(message('R', int32(99)))), 'authentication method ic does not support: code 99');
+  });
+
+  it('logs in, then answers every statement with an empty result: the same (not an internal error)', async () => {
+    const empty = Buffer.concat([message('C', Buffer.from('SELECT 0\0')), message('Z', Buffer.from('I'))]);
+    await expectBounded(await fakeServer(loggedIn(empty)), "the server's reply is not what ic asked for");
+    const repo = repoWithCommit();
+    const reserved = await coord(repo, ['reserve', 'a.ts', '--owner', 'me'], { env: { IC_DB: await fakeServer(loggedIn(empty)) } });
+    expect(reserved.exitCode, reserved.stderr).toBe(69);
+  });
+
+  it('logs in, then answers every statement with the login messages again: the same', async () => {
+    await expectBounded(await fakeServer(loggedIn(LOGIN)));
   });
 });
 

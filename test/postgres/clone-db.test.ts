@@ -71,6 +71,9 @@ describe('ic init --db URL binds the clone to the server', () => {
     expect(configDb(repo)).toBe(url.replace(/:[^:@/]+@/, '@'));
     expect(configDb(repo)).not.toContain('throwaway-superuser-secret');
     expect(init.stdout).not.toContain('throwaway-superuser-secret');
+    expect(init.json.password_not_recorded).toContain('~/.pgpass');
+    const text = await ic(repo, ['init', '--db', url, '--format', 'table']);
+    expect(text.stdout).toContain("warning: the URL's password was not recorded");
   });
 
   it('a clone bound to a server that is down: commands 69, hooks by IC_HOOK_FAIL, doctor unhealthy, and no local file', async () => {
@@ -126,5 +129,19 @@ describe('ic init --db URL binds the clone to the server', () => {
     expect(listed.exitCode).toBe(64);
     expect(listed.stderr + listed.stdout).toContain('ic.db');
     expect(existsSync(localFile(repo))).toBe(false);
+  });
+
+  it('a badly formed server URL is a usage error (64) saying what is wrong, for init and every command', async () => {
+    const repo = repoWithCommit();
+    const init = await ic(repo, ['init', '--db', 'postgresql://localhost:99999/x']);
+    expect(init.exitCode, init.stderr).toBe(64);
+    expect(init.json.error.message).toContain('the port "99999" is not a valid port');
+    expect(configDb(repo)).toBe('');
+    for (const url of ['postgresql://h:abc/db', 'postgresql://[oops/db', 'postgresql://h/db?sslmode=bogus']) {
+      const listed = await coord(repo, ['list', '--active'], { env: { IC_DB: url } });
+      expect(listed.exitCode, listed.stderr).toBe(64);
+      expect(listed.json.error.code).toBe('USAGE');
+      expect(listed.json.error.message).toContain(url);
+    }
   });
 });

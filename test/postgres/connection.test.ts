@@ -1,11 +1,11 @@
 // The synchronous PostgreSQL connection (src/store/postgres/connection.ts) against the suite's real server:
 // placeholders, numbers, the scope transaction, the server's clock, and every error as ic's codes with no
 // password in any text.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXIT_CODES } from '../../src/cli/exit-codes';
 import { IcError } from '../../src/core/errors';
 import { migratePostgres } from '../../src/store/postgres/migrate';
@@ -323,6 +323,40 @@ describe('errors', () => {
     }
   });
 
+  it('PGCONNECT_TIMEOUT sets the connect timeout when the URL has none (the URL’s wins; 5 s otherwise)', async () => {
+    const silent = await listen();
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const started = Date.now();
+      const env = { ...process.env, PGCONNECT_TIMEOUT: '7' };
+      const error = await caught(() => PostgresConnection.open(`postgresql://postgres@127.0.0.1:${port}/postgres`, { env }).ready());
+      expect(error.code).toBe('DB_UNAVAILABLE');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(6_500); // not the default 5 s
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('a URL that cannot be used as written is USAGE (64), saying why, and a missing certificate file is named', async () => {
+    const cases: [string, string][] = [
+      ['postgresql://localhost:99999/x', 'the port "99999" is not a valid port'],
+      ['postgresql://h:abc/db', 'the port "abc" is not a valid port'],
+      ['postgresql://h:0/db', 'the port "0" is not a valid port'],
+      ['postgresql://[oops/db', 'not a well-formed URL'],
+      ['postgresql://h/db?sslmode=bogus', 'sslmode must be one of'],
+    ];
+    for (const [url, saying] of cases) {
+      const error = await caught(() => PostgresConnection.open(url).ready());
+      expect(error.code, url).toBe('USAGE');
+      expect(EXIT_CODES[error.code]).toBe(64);
+      expect(error.message).toContain(saying);
+      expect(error.message).toContain(url);
+    }
+    const missing = await caught(() => PostgresConnection.open('postgresql://h/db?sslmode=verify-full&sslrootcert=/nonexistent.crt').ready());
+    expect(missing.code).toBe('DB_UNAVAILABLE');
+    expect(missing.message).toContain('the sslrootcert file /nonexistent.crt does not exist');
+  });
+
   it('a connection ended by the server (a restart, an administrator) answers BUSY, then BUSY again while broken', async () => {
     await withConnection(serverUrl(), async (admin) => {
       const victim = connect();
@@ -382,7 +416,28 @@ describe('passwords never reach a message', () => {
       const passfile = join(dir, 'pgpass');
       writeFileSync(passfile, `127.0.0.1:${port}:postgres:ic_secret_user:${secret.replace(/[:\\]/g, '\\$&')}\n`, { mode: 0o600 });
       process.env.PGPASSFILE = passfile;
-      await withConnection(url, async (db) => expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      const warnings: string[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning.message);
+      process.on('warning', onWarning);
+      try {
+        await withConnection(url, async (db) => expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      } finally {
+        process.off('warning', onWarning);
+      }
+      expect(warnings.join('\n')).not.toContain('pgpass');
+      delete process.env.PGPASSFILE; // libpq's passfile= parameter names it too
+      await withConnection(`${url}?passfile=${encodeURIComponent(passfile)}`, async (db) => expect(await db.get('SELECT current_user AS who')).toEqual({ who: 'ic_secret_user' }));
+      process.env.PGPASSFILE = passfile; // pg's "pgpass support is deprecated" (ic reads the file itself)
+      // A file others may read is ignored, with libpq's warning.
+      chmodSync(passfile, 0o644);
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        const refused = await caught(() => withConnection(url, (db) => db.get('SELECT 1')));
+        expect(refused.code).toBe('DB_UNAVAILABLE');
+        expect(stderr.mock.calls.join('')).toContain(`WARNING: password file "${passfile}" has group or world access; permissions should be u=rw (0600) or less`);
+      } finally {
+        stderr.mockRestore();
+      }
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];

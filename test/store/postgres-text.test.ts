@@ -2,7 +2,7 @@
 // and passwords kept out of URLs and messages (the suite with a real server is test/postgres/).
 import { describe, expect, it } from 'vitest';
 import { numberPlaceholders } from '../../src/store/postgres/placeholders';
-import { isPostgresUrl, parameterOf, redactText, redactUrl, secretsOf, withDefaults, withParameter } from '../../src/store/postgres/url';
+import { isPostgresUrl, parameterOf, redactText, redactUrl, secretsOf, shownUrl, withDefaults, withParameter } from '../../src/store/postgres/url';
 
 describe('numberPlaceholders', () => {
   it('numbers each ? in order', () => {
@@ -39,6 +39,9 @@ describe('connection URLs', () => {
     const secrets = secretsOf('postgresql://alice:s%40cret@h/ic?password=other', { PGPASSWORD: 'fromenv' });
     expect(secrets).toEqual(expect.arrayContaining(['s%40cret', 's@cret', 'other', 'fromenv']));
     expect(redactText('failed for s@cret and s%40cret; password=abc', secrets)).toBe('failed for *** and ***; password=***');
+    // The value only: a URL shown redacted keeps its later parameters.
+    const url = 'postgresql://u@h/db?password=s3cr3t&sslmode=disable';
+    expect(shownUrl(url, {})).toBe('postgresql://u@h/db?password=***&sslmode=disable');
   });
 
   it('adds parameters the URL lacks without overriding those it has, and replaces one on request', () => {

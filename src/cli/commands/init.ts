@@ -76,10 +76,14 @@ async function initDatabase(options: InitOptions, project: ReturnType<typeof res
       const alsoNamed = ctx.db.engine === 'postgres' ? await otherProjectNames(ctx.db as PgConnection, ctx.projectRoot, named.project!) : [];
       const also = alsoNamed.length > 0 ? { also_named: alsoNamed } : {};
       const recorded = recordServer(ctx.dbLocation, project);
-      const base = { db: ctx.dbLocation.path, schema_version: await storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also, ...(recorded ? { db_recorded: recorded } : {}) };
+      // A password in the URL is never recorded: said, with where the clone's later calls can find one.
+      const dropped = recorded !== undefined && recorded !== ctx.dbLocation.url ? { password_not_recorded: PASSWORD_HINT } : {};
+      const base = { db: ctx.dbLocation.path, schema_version: await storeSchemaVersion(ctx.db), scope: ctx.scope, ...named, ...also, ...(recorded ? { db_recorded: recorded } : {}), ...dropped };
       // A clone of a project named by a key elsewhere: said, not guessed (a fork has the same commits).
       const alsoText = alsoNamed.length > 0 ? `; this repository is also the project ${alsoNamed.join(', ')} on this database (to join it: ic init --project KEY)` : '';
-      const recordedText = recorded ? `; this clone uses it from now on without IC_DB (git config ${DB_CONFIG_KEY}, no password recorded)` : '';
+      const recordedText = recorded
+        ? `; this clone uses it from now on without IC_DB (git config ${DB_CONFIG_KEY}, no password recorded)${dropped.password_not_recorded ? `\nwarning: ${PASSWORD_HINT}` : ''}`
+        : '';
       if (from === undefined) return success(base, () => `database ready at ${base.db} (schema ${base.schema_version})${recordedText}${alsoText}`);
       const result = await importLocks(ctx, rows);
       const imported = {
@@ -98,6 +102,8 @@ async function initDatabase(options: InitOptions, project: ReturnType<typeof res
     project,
   );
 }
+
+const PASSWORD_HINT = "the URL's password was not recorded: give it to later calls in ~/.pgpass (mode 0600) or PGPASSWORD";
 
 // `ic init --db URL` inside git binds the clone to that server: the URL, without any password, goes to the
 // clone's git config (ic.db), which every later command, hook and git hook reads when --db and IC_DB are

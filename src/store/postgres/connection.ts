@@ -1,5 +1,5 @@
 import { IcError } from '../../core/errors';
-import { connectError, lostConnectionError, translateServerError, unusableServerError } from './errors';
+import { badUrlError, connectError, lostConnectionError, translateServerError, unusableServerError } from './errors';
 import { numberPlaceholders } from './placeholders';
 import { Session, SessionError, type Query, type ResultSet } from './session';
 import { redactText, redactUrl, secretsOf, parameterOf, withDefaults, withParameter } from './url';
@@ -83,14 +83,14 @@ export class PostgresConnection {
     const shownUrl = redactText(redactUrl(url), secrets);
     const connectSeconds = Math.max(2, Math.ceil(milliseconds(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS) / 1000));
     const conninfo = withParameter(withDefaults(url, { connect_timeout: String(connectSeconds), application_name: 'ic' }), 'options', sessionOptions(url, options));
-    const connectText = parameterOf(conninfo, 'connect_timeout') || env.PGCONNECT_TIMEOUT;
+    const connectText = parameterOf(url, 'connect_timeout') || env.PGCONNECT_TIMEOUT; // the URL's, then the variable, then ours
     const connectTimeoutMs = Number(connectText) > 0 ? Math.max(2, Number(connectText)) * 1000 : connectSeconds * 1000;
     const statementWaitMs = milliseconds(options.statementTimeoutMs, DEFAULT_STATEMENT_TIMEOUT_MS) || DEFAULT_STATEMENT_TIMEOUT_MS;
     try {
       return new PostgresConnection(new Session(conninfo, env, { connectTimeoutMs, statementWaitMs }), shownUrl, secrets);
     } catch (error) {
       if (!(error instanceof SessionError)) throw error;
-      throw connectError(redactText(error.message.trim(), secrets), shownUrl);
+      throw (error.systemCode === 'CONFIG' ? badUrlError : connectError)(redactText(error.message.trim(), secrets), shownUrl);
     }
   }
 

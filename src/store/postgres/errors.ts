@@ -42,6 +42,11 @@ export function translateServerError(error: ServerError, shownUrl: string): IcEr
   return new IcError('INTERNAL', `the PostgreSQL server refused a statement: ${message}${sqlstate ? ` (${sqlstate})` : ''}`, details);
 }
 
+// The URL (or a PG* variable) cannot be used as written: a usage error, as a bad flag is.
+export function badUrlError(message: string, shownUrl: string): IcError {
+  return new IcError('USAGE', `the PostgreSQL URL ${shownUrl} cannot be used: ${message}`, { url: shownUrl });
+}
+
 export function connectError(message: string, shownUrl: string): IcError {
   const hint = 'check that the server runs and the URL, PG* variables or ~/.pgpass are right; run `ic doctor`';
   return new IcError('DB_UNAVAILABLE', `cannot connect to the PostgreSQL server at ${shownUrl}: ${message}`, { url: shownUrl, hint });

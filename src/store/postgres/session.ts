@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client, QueryConfig, QueryResult } from 'pg';
 import { ConfigError, connectPlan } from './driver/client-config';
-import { guardReplies, MalformedReply } from './driver/reply-guard';
+import { guardReplies, MalformedReply, replyShapeProblem } from './driver/reply-guard';
 import { serverWaitLimitMs } from './wait-limit';
 
 // The one PostgreSQL driver (docs/design/postgres.md, "The driver"): node-postgres on this thread, asynchronous
@@ -78,7 +78,7 @@ export class Session {
     try {
       plan = connectPlan(url, env, options.connectTimeoutMs);
     } catch (error) {
-      if (error instanceof ConfigError) throw new SessionError(error.message, undefined, true, 'CONNECT');
+      if (error instanceof ConfigError) throw new SessionError(error.message, undefined, true, error.usage ? 'CONFIG' : 'CONNECT');
       throw error;
     }
     // pg reads PGPASSWORD and ~/.pgpass (PGPASSFILE, HOME) from the process's environment.
@@ -147,7 +147,10 @@ export class Session {
     const [earlier, outcomes] = await this.bounded(Promise.all([Promise.all(ahead), sent]), this.options.statementWaitMs + MARGIN_MS, 'running a statement');
     const failed = [...earlier.flat(), ...outcomes].find((outcome) => outcome.status === 'rejected');
     if (failed) throw this.sessionError(failed.reason);
-    return outcomes.slice(all.length - statements.length).map((outcome) => resultOf((outcome as PromiseFulfilledResult<QueryResult | QueryResult[]>).value));
+    const results = outcomes.slice(all.length - statements.length).map((outcome) => resultOf((outcome as PromiseFulfilledResult<QueryResult | QueryResult[]>).value));
+    const wrong = statements.map((statement, at) => statement.parameters && replyShapeProblem(statement.sql, results[at]!.columns.length)).find(Boolean);
+    if (wrong) throw (this.dead = new SessionError(wrong, undefined, true, 'EPROTO'));
+    return results;
   }
 
   private send(statement: Query): Promise<QueryResult | QueryResult[]> {
@@ -238,7 +241,7 @@ export class Session {
     const code = (error as { code?: unknown } | undefined)?.code;
     const sqlstate = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
     if (error instanceof MalformedReply || (sqlstate === undefined && /received invalid response|unknown message/i.test(message))) {
-      this.dead = new SessionError(`the server's reply is not PostgreSQL's protocol (${message})`, undefined, true, 'EPROTO');
+      this.dead = new SessionError(error instanceof MalformedReply ? message : `the server's reply is not PostgreSQL's protocol (${message})`, undefined, true, 'EPROTO');
       return this.dead;
     }
     // The server closes the connection after a FATAL error (57P01: ended by an administrator or a restart): the

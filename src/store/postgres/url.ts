@@ -84,7 +84,7 @@ export function redactUrl(url: string): string {
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) out = out.split(secret).join('***');
-  return out.replace(/(password\s*=\s*)(?:'[^']*'|\S+)/gi, '$1***');
+  return out.replace(/(password\s*=\s*)(?:'[^']*'|[^\s&#]+)/gi, '$1***'); // the value only: a URL's next parameters stay
 }
 
 function withoutFragment(url: string): string {
