@@ -18,14 +18,19 @@ function withIndex(env: NodeJS.ProcessEnv, index: string): NodeJS.ProcessEnv {
   return { ...env, GIT_INDEX_FILE: index };
 }
 
+// git's output, trimmed, or `fallback` when git fails; a hung git throws (it is not, say, an unborn branch).
+export function gitOr(args: string[], top: string, env: NodeJS.ProcessEnv, deadline: Deadline, fallback: string): string {
+  try {
+    return git(args, top, env, deadline).toString('utf8').trim();
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
+    return fallback;
+  }
+}
+
 // HEAD's commit id, or '' on an unborn branch.
 export function headCommit(top: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
-  try {
-    return git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], top, env, deadline).toString('utf8').trim();
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error; // a hung git is not an unborn branch
-    return '';
-  }
+  return gitOr(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], top, env, deadline, '');
 }
 
 // The tree a base names: the commit's, or the empty tree for an unborn branch (its id differs by hash).
@@ -71,14 +76,10 @@ export function seedIndex(top: string, index: string, owner: string, env: NodeJS
   return true;
 }
 
-// Fills the stat data of a freshly read tree, so `git status` does not re-hash every file; best effort.
+// Fills the stat data of a freshly read tree, so `git status` does not re-hash every file; best effort (it
+// exits 1 when files differ from the index: the stat data is written all the same).
 function refreshStat(top: string, index: string, env: NodeJS.ProcessEnv, deadline: Deadline): void {
-  try {
-    git(['update-index', '-q', '--refresh'], top, withIndex(env, index), deadline);
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error;
-    // exits 1 when files differ from the index: the stat data is written all the same
-  }
+  gitOr(['update-index', '-q', '--refresh'], top, withIndex(env, index), deadline, '');
 }
 
 // A temporary index that a failed or timed-out build leaves behind is removed, so the session's own index

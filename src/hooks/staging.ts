@@ -3,7 +3,7 @@ import { validateOwner } from '../core/owner';
 import { recordCommit } from '../coord/commits';
 import { createContext, resolveProject } from '../coord/context';
 import { indexDirOf, indexFileFor, readIndexBase } from '../coord/private-index';
-import { advanceBase, carryIntoSharedIndex, deleteIndex, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
+import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
 import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
 import { noticeOutput } from './output';
@@ -136,19 +136,10 @@ export async function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, dead
     .split('\0')
     .filter((p) => p !== '');
   const subject = runGitText(['log', '-1', '--format=%s', head], { cwd: top, env }, deadline).trim();
-  let branch: string | null = null;
-  try {
-    branch = runGitText(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: top, env }, deadline).trim() || null;
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error;
-    branch = null;
-  }
-  let owner = 'unknown';
-  try {
-    owner = validateOwner(await ownerOfCommand(top, env), 'IC_OWNER');
-  } catch {
-    owner = 'unknown';
-  }
+  const branch = gitOr(['symbolic-ref', '-q', '--short', 'HEAD'], top, env, deadline, '') || null;
+  const owner = await ownerOfCommand(top, env)
+    .then((found) => validateOwner(found, 'IC_OWNER'))
+    .catch(() => 'unknown');
   const ctx = await createContext({ cwd: top, env, write: true });
   try {
     await recordCommit(ctx, { sha: head, owner, paths, subject, branch });
