@@ -16,15 +16,11 @@ type Json = Record<string, unknown>;
 // The `hooks` object of a settings or hooks.json text (event name -> groups), or undefined when the text
 // is not JSON or has none: readers that only look never fail on a file the user broke.
 export function hooksObjectOf(text: string | undefined): Record<string, unknown> | undefined {
-  if (text === undefined) return undefined;
-  let root: unknown;
   try {
-    root = JSON.parse(text);
+    return hooksOf(parseConfig(text, ''), '');
   } catch {
     return undefined;
   }
-  const hooks = (root as { hooks?: unknown } | null)?.hooks;
-  return hooks !== null && typeof hooks === 'object' && !Array.isArray(hooks) ? (hooks as Record<string, unknown>) : undefined;
 }
 
 // Is this hook handler one of ours (the named `coord hook …` command)?
