@@ -64,14 +64,11 @@ export function parseRaw(out: Buffer): RawChange[] {
 export function seedIndex(top: string, index: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline): boolean {
   if (existsSync(index)) return false;
   const head = headCommit(top, env, deadline);
-  const tmp = `${index}.ic-new`;
   mkdirSync(dirname(index), { recursive: true });
-  rmSync(tmp, { force: true });
-  withTmpIndex(tmp, () => {
+  buildIndex(index, index, (tmp) => {
     git(head === '' ? ['read-tree', '--empty'] : ['read-tree', head], top, withIndex(env, tmp), deadline);
     refreshStat(top, tmp, env, deadline);
   });
-  renameSync(tmp, index);
   writeIndexBase(index, { base: head, owner, worktree: top });
   return true;
 }
@@ -82,16 +79,19 @@ function refreshStat(top: string, index: string, env: NodeJS.ProcessEnv, deadlin
   gitOr(['update-index', '-q', '--refresh'], top, withIndex(env, index), deadline, '');
 }
 
-// A temporary index that a failed or timed-out build leaves behind is removed, so the session's own index
-// and its base are all that is left, as they were.
-function withTmpIndex(tmp: string, build: () => void): void {
+// Builds `<index>.ic-new` and renames it over `target`. A temporary index that a failed or timed-out build
+// leaves behind is removed, so the session's own index and its base are all that is left, as they were.
+function buildIndex(index: string, target: string, build: (tmp: string) => void): void {
+  const tmp = `${index}.ic-new`;
+  rmSync(tmp, { force: true });
   try {
-    build();
+    build(tmp);
   } catch (error) {
     rmSync(tmp, { force: true });
     rmSync(`${tmp}.lock`, { force: true });
     throw error;
   }
+  renameSync(tmp, target);
 }
 
 export interface Refresh {
@@ -127,14 +127,11 @@ export function refreshIndex(top: string, index: string, env: NodeJS.ProcessEnv,
     kept.push(change.path);
     lines.push(indexInfoLine(change));
   }
-  const tmp = `${index}.ic-new`;
-  rmSync(tmp, { force: true });
-  withTmpIndex(tmp, () => {
+  buildIndex(index, file, (tmp) => {
     git(['read-tree', head], top, withIndex(env, tmp), deadline);
     if (lines.length > 0) git(['update-index', '-z', '--index-info'], top, withIndex(env, tmp), deadline, `${lines.join('\0')}\0`);
     refreshStat(top, tmp, env, deadline);
   });
-  renameSync(tmp, file);
   writeIndexBase(index, { ...recorded, base: head });
   return { rebuilt: true, kept, restage, base: recorded.base, head };
 }

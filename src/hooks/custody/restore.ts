@@ -24,7 +24,7 @@ import { NO_DEADLINE, type Deadline } from '../../store/deadline';
 import { readIndex, type IndexEntry } from '../../store/git/index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView, type CustodyView } from './view';
-import { LATE_WATCH_MS, watchLateWrites } from './late-writes';
+import { DAY_MS, LATE_WATCH_MS, watchLateWrites } from './late-writes';
 import { commandForEvent } from './pre-shell';
 import { markedWriters, readMarker, removeMarker } from '../../store/markers';
 import { refreshDigest } from './digest-refresh';
@@ -34,7 +34,6 @@ import { moveAside, refusalText, writeContent, writtenState, type Refusal } from
 import { keepAhead, keepBeforeRestore, pinBlobs } from '../../store/git/keep';
 import { fetchSharedBlobs, shareBlobs } from './shared-blobs';
 
-const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
 // (coarse file-system clocks, the agent's own timing).
 const WINDOW_SLACK_MS = 1_000;
