@@ -111,8 +111,9 @@ export async function tellLater(ctx: CoordContext, to: string, text: string): Pr
 }
 
 async function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number): Promise<void> {
-  const repo = repoFor(watch.root);
-  if (repo === undefined) return;
+  const git = findGitInfo(watch.root);
+  if (!git || git.root !== watch.root) return;
+  const repo = repoAt(git.root, git.commonDir);
   const changed = watch.rows.filter(([path, , blob, mode, stat]) => !inState(lstatOrNull(join(repo.root, path)), { blob, mode, stat }));
   if (changed.length === 0) return;
   const paths = changed.map((row) => row[0]);
@@ -177,11 +178,6 @@ function writerNotice(path: string, holder: string, watch: LateWatch, id: number
     `ic: a job your shell command left running (${JSON.stringify(watch.command.slice(0, 120))}) changed ${JSON.stringify(path)} after the command ended; ${holder} holds that file and has been told (event ${id}).`,
     `Do not change files other agents hold, in the background either: stop that job if it is still running.`,
   ].join('\n');
-}
-
-function repoFor(root: string): Repo | undefined {
-  const git = findGitInfo(root);
-  return git && git.root === root ? repoAt(git.root, git.commonDir) : undefined;
 }
 
 // A process group the client named is alive while a signal 0 to it finds a member (EPERM: alive, not ours).

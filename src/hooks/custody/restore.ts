@@ -92,7 +92,7 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
     await fetchSharedBlobs(ctx, repo, putBack, deadline); // on a server, what another clone recorded
     const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/store/git/keep.ts)
     pinBlobs(repo, ownBlobs, view.now, deadline); // the writer's new latest contents, kept while they may be put back
-    const moved = displacedDir(repo, view.now);
+    const moved = join(repo.commonDir, 'ic', 'displaced', new Date(view.now).toISOString().replace(/:/g, '-')); // one directory per after hook that moved something
     const indexBack: { path: string; entry: IndexEntry | undefined }[] = []; // index entries to put back with their files
     await writeTransaction(ctx, inScopes(view.scope), async (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
@@ -326,11 +326,6 @@ function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>, de
     rows.push({ path, owner: held.holder, source: 'write', ...state });
   }
   return rows;
-}
-
-// <git common dir>/ic/displaced/<time>/: one directory per after hook that moved something.
-function displacedDir(repo: Repo, now: number): string {
-  return join(repo.commonDir, 'ic', 'displaced', new Date(now).toISOString().replace(/:/g, '-'));
 }
 
 export { recordHolderWrite } from './holder-write';

@@ -140,7 +140,6 @@ function memberOf(node: JsonNode, key: string): JsonNode | undefined {
   return node.members?.find((m) => m.key === key)?.value;
 }
 
-// A group's handlers, parsed, with their spans.
 function handlersOf(text: string, group: JsonNode): { node: JsonNode; value: unknown }[] {
   const array = memberOf(group, 'hooks');
   return (array?.elements ?? []).map((node) => ({ node, value: JSON.parse(text.slice(node.start, node.end)) as unknown }));
@@ -151,7 +150,6 @@ function indentOf(original: string): string {
   return match ? match[1]! : '  ';
 }
 
-// A whole new file, in the usual two-space form.
 function serialize(root: Json): string {
   return `${JSON.stringify(root, null, 2)}\n`;
 }
