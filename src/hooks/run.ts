@@ -124,7 +124,6 @@ async function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: De
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
   const owner = (await ownerOfCommand(cwd, envWithin(env, deadline, 1_000))) ?? '';
-  const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
   // commit cannot revert what another session committed; a path both changed stops the commit.
   const restage = refreshBeforeCommit(cwd, env, deadline);
@@ -133,7 +132,7 @@ async function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: De
   try {
     result = await checkStaged(cwd, envWithin(env, deadline), owner, deadline);
   } catch (error) {
-    if (settings.failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
+    if (hookSettings(env).failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
     return { stdout: '', stderr: `ic: warning: the commit guard could not check this commit (${describe(error)}); committing anyway\n`, exitCode: 0 };
   }
   if (result.held.length === 0) return QUIET;

@@ -49,13 +49,12 @@ export async function beforeShell({ adapter, input, env, cwd, deadline }: HookCa
 
 async function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, deadline: Deadline): Promise<Decision> {
   if (request === undefined) return ALLOW; // no command text: nothing to read
-  const settings = hookSettings(env);
   const bounded = envWithin(env, deadline);
   let decision: Decision;
   try {
     decision = decideEdit(await checkShellCommand(request, bounded));
   } catch (error) {
-    return decideFailure(error, settings.failClosed);
+    return decideFailure(error, hookSettings(env).failClosed);
   }
   if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
   await snapshotEveryWorkTree(request, bounded, deadline);
