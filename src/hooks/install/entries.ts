@@ -60,7 +60,7 @@ export function missingIcReply(name: string): string | undefined {
 // (claude-pre-shell), and that one process also refreshes a private staging area, so claude-pre-bash is
 // not installed beside it.
 export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean; shell?: boolean } = {}): HookEntry[] {
-  const entry = entryOf(ic);
+  const entry = (event: string, name: string, timeout: number, matcher?: string): HookEntry => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
   const shell = options.shell !== false;
   const staging = options.gitIndex ? [entry('SessionStart', 'claude-git-index', 10), ...(shell ? [] : [entry('PreToolUse', 'claude-pre-bash', 10, 'Bash')])] : [];
   return [
@@ -81,11 +81,10 @@ export function claudeEntries(ic: IcCommand, options: { gitIndex?: boolean; shel
 // .codex/hooks.json (Codex hooks, same shape as Claude's; edits arrive as tool_name "apply_patch" or "Bash").
 export function codexEntries(ic: IcCommand, options: { shell?: boolean } = {}): HookEntry[] {
   const shell = options.shell !== false;
-  const entry = entryOf(ic);
   return [
-    entry('PreToolUse', 'codex-pre-edit', 10, shell ? CODEX_EDIT_MATCHER_WITH_SHELL : CODEX_EDIT_MATCHER),
-    ...(shell ? [entry('PreToolUse', 'codex-pre-shell', 10, CODEX_SHELL_MATCHER)] : []),
-    entry('SessionEnd', 'codex-session-end', CODEX_SESSION_END_TIMEOUT_S),
+    { event: 'PreToolUse', matcher: shell ? CODEX_EDIT_MATCHER_WITH_SHELL : CODEX_EDIT_MATCHER, name: 'codex-pre-edit', command: hookCommand(ic, 'codex-pre-edit'), timeout: 10 },
+    ...(shell ? [{ event: 'PreToolUse', matcher: CODEX_SHELL_MATCHER, name: 'codex-pre-shell', command: hookCommand(ic, 'codex-pre-shell'), timeout: 10 }] : []),
+    { event: 'SessionEnd', name: 'codex-session-end', command: hookCommand(ic, 'codex-session-end'), timeout: CODEX_SESSION_END_TIMEOUT_S },
     ...postToolEntries('codex', ic, options),
   ];
 }
@@ -106,15 +105,11 @@ const CODEX_POST_TOOL_MATCHER = 'Bash|exec_command|shell|local_shell|apply_patch
 
 function postToolEntries(agent: 'claude' | 'codex', ic: IcCommand, options: { shell?: boolean }): HookEntry[] {
   if (options.shell === false) return [];
-  const entry = entryOf(ic);
-  const post = entry('PostToolUse', `${agent}-post-tool`, 10, agent === 'claude' ? CLAUDE_POST_TOOL_MATCHER : CODEX_POST_TOOL_MATCHER);
+  const name = `${agent}-post-tool`;
+  const post: HookEntry = { event: 'PostToolUse', matcher: agent === 'claude' ? CLAUDE_POST_TOOL_MATCHER : CODEX_POST_TOOL_MATCHER, name, command: hookCommand(ic, name), timeout: 10 };
   if (agent === 'claude') return [post]; // Claude's Stop and UserPromptSubmit hooks are installed whatever the options
   // A Codex command past its yield gets its PostToolUse only once the model polls it: the turn's end (or the
   // next prompt) ends it (src/hooks/custody/open-commands.ts).
-  return [post, entry('Stop', 'codex-turn-end', 10), entry('UserPromptSubmit', 'codex-prompt', 10)];
-}
-
-// One hook entry naming `ic coord hook NAME` as `ic` says.
-function entryOf(ic: IcCommand): (event: string, name: string, timeout: number, matcher?: string) => HookEntry {
-  return (event, name, timeout, matcher) => ({ event, name, command: hookCommand(ic, name), timeout, ...(matcher ? { matcher } : {}) });
+  const turn = (event: string, hook: string): HookEntry => ({ event, name: hook, command: hookCommand(ic, hook), timeout: 10 });
+  return [post, turn('Stop', 'codex-turn-end'), turn('UserPromptSubmit', 'codex-prompt')];
 }
