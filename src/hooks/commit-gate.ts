@@ -48,11 +48,6 @@ export function namedItems(message: string, pattern: string | GatePattern): stri
   return [...new Set(findGateItems(compiled, message))];
 }
 
-function describeClaims(claims: readonly HeldClaim[]): string {
-  if (claims.length === 0) return 'you hold no claim (claim the item first: `coord claim ITEM`)';
-  return `your claims: ${claims.map(({ claim, active }) => `${claim.pattern}${active ? '' : ' (ended within the hour)'}`).join(', ')}`;
-}
-
 export async function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   const mode = (env.IC_GATE ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
@@ -79,7 +74,8 @@ export async function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cw
         ? `the message names no work item (/${pattern}/)`
         : `the message names ${items.join(', ')}, which ${owner} does not hold and has not held within the hour`;
   const head = warn ? `ic: warning: ${why} (committing anyway, IC_GATE=warn)` : `ic: commit refused: ${why}.`;
-  const lines = [head, `  ${describeClaims(claims)}`];
+  const mine = claims.map(({ claim, active }) => `${claim.pattern}${active ? '' : ' (ended within the hour)'}`).join(', ');
+  const lines = [head, `  ${claims.length === 0 ? 'you hold no claim (claim the item first: `coord claim ITEM`)' : `your claims: ${mine}`}`];
   if (!warn) lines.push('Name the item in the message (e.g. "bd-12: fix the parser"); IC_GATE=warn reports only, IC_GATE=off skips the gate.');
   return { stdout: '', stderr: `${lines.join('\n')}\n`, exitCode: warn ? 0 : 1 };
 }
