@@ -2,10 +2,10 @@ import { findGateItems, parseGatePattern, type GatePattern } from '../core/gate-
 import { recentClaims, type HeldClaim } from '../coord/claims';
 import { createContext } from '../coord/context';
 import { gitTopLevel } from './git-guard';
+import { gitOr } from './git-index';
 import { sameLineage } from '../core/owner';
 import { QUIET, type HookInput, type HookResult } from './hook-types';
-import { isDeadlineExceeded, type Deadline } from '../store/deadline';
-import { runGitText } from '../store/git/git-process';
+import type { Deadline } from '../store/deadline';
 import { ownerOfCommand } from './liveness';
 import { envWithin } from './settings';
 
@@ -22,14 +22,8 @@ const AUTO_COMMENT_CHARS = ['#', ';', '@', '!', '$', '%', '^', '&', '|', ':'];
 // The strings that start a comment line in this repository: core.commentChar / core.commentString (the
 // last one set wins, as in git; `-c` on git's command line reaches the hook through GIT_CONFIG_PARAMETERS).
 export function commentPrefixes(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string[] {
-  let out = '';
-  try {
-    out = runGitText(['config', '--get-regexp', '^core\\.comment(char|string)$'], { cwd, env }, deadline);
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error; // a hung git must not pass for "no comment character set"
-    return ['#']; // none set (exit 1): git's default
-  }
-  const last = out.trimEnd().split('\n').pop() ?? '';
+  // None set (exit 1): git's default, '#'. A hung git must not pass for that.
+  const last = gitOr(['config', '--get-regexp', '^core\\.comment(char|string)$'], cwd, env, deadline, '').split('\n').pop() ?? '';
   const value = last.slice(last.indexOf(' ') + 1);
   if (value === 'auto') return AUTO_COMMENT_CHARS;
   return value === '' || last.indexOf(' ') < 0 ? ['#'] : [value];
@@ -52,11 +46,6 @@ export function messageText(raw: string, prefixes: readonly string[] = ['#']): s
 export function namedItems(message: string, pattern: string | GatePattern): string[] {
   const compiled = typeof pattern === 'string' ? parseGatePattern(pattern) : pattern;
   return [...new Set(findGateItems(compiled, message))];
-}
-
-function describeClaims(claims: readonly HeldClaim[]): string {
-  if (claims.length === 0) return 'you hold no claim (claim the item first: `coord claim ITEM`)';
-  return `your claims: ${claims.map(({ claim, active }) => `${claim.pattern}${active ? '' : ' (ended within the hour)'}`).join(', ')}`;
 }
 
 export async function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
@@ -85,7 +74,8 @@ export async function runCommitGate(input: HookInput, env: NodeJS.ProcessEnv, cw
         ? `the message names no work item (/${pattern}/)`
         : `the message names ${items.join(', ')}, which ${owner} does not hold and has not held within the hour`;
   const head = warn ? `ic: warning: ${why} (committing anyway, IC_GATE=warn)` : `ic: commit refused: ${why}.`;
-  const lines = [head, `  ${describeClaims(claims)}`];
+  const mine = claims.map(({ claim, active }) => `${claim.pattern}${active ? '' : ' (ended within the hour)'}`).join(', ');
+  const lines = [head, `  ${claims.length === 0 ? 'you hold no claim (claim the item first: `coord claim ITEM`)' : `your claims: ${mine}`}`];
   if (!warn) lines.push('Name the item in the message (e.g. "bd-12: fix the parser"); IC_GATE=warn reports only, IC_GATE=off skips the gate.');
   return { stdout: '', stderr: `${lines.join('\n')}\n`, exitCode: warn ? 0 : 1 };
 }

@@ -1,8 +1,8 @@
 import { checkPaths, guardReport } from './git-guard';
-import { git } from './git-index';
+import { git, gitOr } from './git-index';
 import { ownerOfCommand } from './liveness';
 import { envWithin } from './settings';
-import { isDeadlineExceeded, type Deadline } from '../store/deadline';
+import type { Deadline } from '../store/deadline';
 
 // The guard at the ref update (reference-transaction, state `prepared`), for commits that skipped the
 // pre-commit hook (`git commit --no-verify`, a tool that runs no pre-commit): a new commit on the current
@@ -45,12 +45,7 @@ export async function refuseHeldCommit(updates: readonly RefUpdate[], branch: st
 function isNewChild(top: string, env: NodeJS.ProcessEnv, old: string, next: string, deadline: Deadline): boolean {
   const parents = git(['rev-list', '--parents', '-n', '1', next], top, env, deadline).toString('utf8').trim().split(' ');
   if (parents.length !== 2 || parents[1] !== old) return false;
-  try {
-    return git(['for-each-ref', '--count=1', '--format=%(refname)', '--contains', next], top, env, deadline).toString('utf8').trim() === '';
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error;
-    return true;
-  }
+  return gitOr(['for-each-ref', '--count=1', '--format=%(refname)', '--contains', next], top, env, deadline, '') === '';
 }
 
 // The paths the commit changes against its parent, NUL-separated so no name is misread; both sides of a rename.

@@ -12,14 +12,10 @@ export const ALLOW: Decision = { kind: 'allow' };
 // Relative times in the deny are from the database's clock when the refusal was decided (outcome.now).
 export function decideEdit(outcome: EditOutcome): Decision {
   // Hand-off requests reach the model through the liveness step (src/hooks/liveness.ts), once each.
-  const notice = outcome.untrackable.length > 0 ? untrackableNotice(outcome.untrackable) : undefined;
+  const [first, ...more] = outcome.untrackable;
+  const notice = first ? `ic: not reserved (ic cannot name this path: ${first.why}): ${JSON.stringify(first.path)}${more.length > 0 ? ` and ${more.length} more` : ''}` : undefined;
   if (outcome.kind !== 'conflict') return notice ? { kind: 'allow', notice } : ALLOW;
   return { kind: 'deny', reason: denyReason(outcome.conflicts, outcome.now), ...(notice ? { notice } : {}) };
-}
-
-function untrackableNotice(paths: { path: string; why: string }[]): string {
-  const first = paths[0]!;
-  return `ic: not reserved (ic cannot name this path: ${first.why}): ${JSON.stringify(first.path)}${paths.length > 1 ? ` and ${paths.length - 1} more` : ''}`;
 }
 
 // Who holds it, which pattern, until when, and what to do instead.

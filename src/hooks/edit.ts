@@ -50,12 +50,7 @@ export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv):
     if (patterns.length === 0) continue;
     const ctx = await createContext({ workspace: group.workspace, env, write: true });
     try {
-      const outcome = await reserveInLineage(
-        ctx,
-        request,
-        patterns.map((p) => p.pattern),
-        patterns.map((p) => p.path),
-      );
+      const outcome = await reserveInLineage(ctx, request, patterns);
       if (outcome.kind === 'conflict') return { ...outcome, untrackable };
       granted.push(...patterns.map((p) => p.pattern));
     } finally {
@@ -69,10 +64,14 @@ export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv):
 // what its session holds, and the session what its finished subagents held. Any other holder refuses.
 // One transaction: the try, the hand-over and the grant (nested as savepoints) commit together, and a
 // hand-over is never recorded as a conflict.
-async function reserveInLineage(ctx: CoordContext, request: EditRequest, patterns: string[], paths: string[]): Promise<{ kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[]; now: number }> {
+async function reserveInLineage(
+  ctx: CoordContext,
+  request: EditRequest,
+  literals: { pattern: string; path: string }[],
+): Promise<{ kind: 'granted' } | { kind: 'conflict'; conflicts: Conflict[]; now: number }> {
   const input = {
     type: 'file' as const,
-    patterns,
+    patterns: literals.map((literal) => literal.pattern),
     owner: request.owner,
     mode: 'exclusive' as const,
     ttlMs: DEFAULT_TTL_MS.file,
@@ -95,6 +94,7 @@ async function reserveInLineage(ctx: CoordContext, request: EditRequest, pattern
       outcome = await reserveOnce(ctx, input);
     }
     if (!outcome.granted) return { kind: 'conflict' as const, conflicts: outcome.conflicts, now }; // the database's time: the deny's "in 13m"
+    const paths = literals.map((literal) => literal.path);
     // The tool writes next: until its write is recorded, a restore must not put an older record over it.
     await markEdits(ctx.db, ctx.scope, request.owner, paths, now);
     return { kind: 'granted' as const };

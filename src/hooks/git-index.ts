@@ -18,14 +18,19 @@ function withIndex(env: NodeJS.ProcessEnv, index: string): NodeJS.ProcessEnv {
   return { ...env, GIT_INDEX_FILE: index };
 }
 
+// git's output, trimmed, or `fallback` when git fails; a hung git throws (it is not, say, an unborn branch).
+export function gitOr(args: string[], top: string, env: NodeJS.ProcessEnv, deadline: Deadline, fallback: string): string {
+  try {
+    return git(args, top, env, deadline).toString('utf8').trim();
+  } catch (error) {
+    if (isDeadlineExceeded(error)) throw error;
+    return fallback;
+  }
+}
+
 // HEAD's commit id, or '' on an unborn branch.
 export function headCommit(top: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
-  try {
-    return git(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], top, env, deadline).toString('utf8').trim();
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error; // a hung git is not an unborn branch
-    return '';
-  }
+  return gitOr(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], top, env, deadline, '');
 }
 
 // The tree a base names: the commit's, or the empty tree for an unborn branch (its id differs by hash).
@@ -59,38 +64,34 @@ export function parseRaw(out: Buffer): RawChange[] {
 export function seedIndex(top: string, index: string, owner: string, env: NodeJS.ProcessEnv, deadline: Deadline): boolean {
   if (existsSync(index)) return false;
   const head = headCommit(top, env, deadline);
-  const tmp = `${index}.ic-new`;
   mkdirSync(dirname(index), { recursive: true });
-  rmSync(tmp, { force: true });
-  withTmpIndex(tmp, () => {
+  buildIndex(index, index, (tmp) => {
     git(head === '' ? ['read-tree', '--empty'] : ['read-tree', head], top, withIndex(env, tmp), deadline);
     refreshStat(top, tmp, env, deadline);
   });
-  renameSync(tmp, index);
   writeIndexBase(index, { base: head, owner, worktree: top });
   return true;
 }
 
-// Fills the stat data of a freshly read tree, so `git status` does not re-hash every file; best effort.
+// Fills the stat data of a freshly read tree, so `git status` does not re-hash every file; best effort (it
+// exits 1 when files differ from the index: the stat data is written all the same).
 function refreshStat(top: string, index: string, env: NodeJS.ProcessEnv, deadline: Deadline): void {
-  try {
-    git(['update-index', '-q', '--refresh'], top, withIndex(env, index), deadline);
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error;
-    // exits 1 when files differ from the index: the stat data is written all the same
-  }
+  gitOr(['update-index', '-q', '--refresh'], top, withIndex(env, index), deadline, '');
 }
 
-// A temporary index that a failed or timed-out build leaves behind is removed, so the session's own index
-// and its base are all that is left, as they were.
-function withTmpIndex(tmp: string, build: () => void): void {
+// Builds `<index>.ic-new` and renames it over `target`. A temporary index that a failed or timed-out build
+// leaves behind is removed, so the session's own index and its base are all that is left, as they were.
+function buildIndex(index: string, target: string, build: (tmp: string) => void): void {
+  const tmp = `${index}.ic-new`;
+  rmSync(tmp, { force: true });
   try {
-    build();
+    build(tmp);
   } catch (error) {
     rmSync(tmp, { force: true });
     rmSync(`${tmp}.lock`, { force: true });
     throw error;
   }
+  renameSync(tmp, target);
 }
 
 export interface Refresh {
@@ -126,14 +127,11 @@ export function refreshIndex(top: string, index: string, env: NodeJS.ProcessEnv,
     kept.push(change.path);
     lines.push(indexInfoLine(change));
   }
-  const tmp = `${index}.ic-new`;
-  rmSync(tmp, { force: true });
-  withTmpIndex(tmp, () => {
+  buildIndex(index, file, (tmp) => {
     git(['read-tree', head], top, withIndex(env, tmp), deadline);
     if (lines.length > 0) git(['update-index', '-z', '--index-info'], top, withIndex(env, tmp), deadline, `${lines.join('\0')}\0`);
     refreshStat(top, tmp, env, deadline);
   });
-  renameSync(tmp, file);
   writeIndexBase(index, { ...recorded, base: head });
   return { rebuilt: true, kept, restage, base: recorded.base, head };
 }

@@ -15,5 +15,4 @@ export interface HookResult {
   exitCode: 0 | 1;
 }
 
-// The reply of a hook that has nothing to say.
 export const QUIET: HookResult = { stdout: '', stderr: '', exitCode: 0 };

@@ -28,23 +28,9 @@ export const HOOK_NAMES = [
   // tool's write becomes its holder's latest content.
   'claude-post-tool',
   'codex-post-tool',
-  // Gemini CLI, GitHub Copilot CLI and OpenCode: one adapter each in src/hooks/agents/ (see docs/agents.md).
-  'gemini-pre-tool',
-  'gemini-post-tool',
-  'gemini-session-end',
-  'copilot-pre-tool',
-  'copilot-post-tool',
-  'copilot-session-end',
-  'opencode-pre-tool',
-  'opencode-post-tool',
-  'opencode-session-end',
-  // pi (its extension .pi/extensions/ic.ts) and Cline's CLI (.clinerules/hooks/): one adapter each too.
-  'pi-pre-tool',
-  'pi-post-tool',
-  'pi-session-end',
-  'cline-pre-tool',
-  'cline-post-tool',
-  'cline-session-end',
+  // The tool clients, one adapter each in src/hooks/agents/ (see docs/agents.md): Gemini CLI, GitHub Copilot
+  // CLI, OpenCode, pi (its extension .pi/extensions/ic.ts) and Cline's CLI (.clinerules/hooks/).
+  ...(['gemini', 'copilot', 'opencode', 'pi', 'cline'] as const).flatMap((agent) => (['pre-tool', 'post-tool', 'session-end'] as const).map((event) => `${agent}-${event}` as const)),
   // reference-transaction (install --git-index): no commit from a stale private index reverts another's.
   'git-reference-transaction',
   // post-checkout (install --git): a linked worktree added later gets the main work tree's agent hooks.

@@ -48,25 +48,22 @@ function thisHostOnly(): { host: string; boot: string } | undefined {
 // and another client's hook file it also runs has nothing to add. Files as `ic coord install` writes them.
 export function ownHooksInstalled(agent: Agent, dir: string): boolean {
   const root = projectRootOf(dir);
-  if (root === undefined) return false;
-  const has = (file: string, marker: string) => readRegularFile(join(root, file))?.includes(marker) === true;
-  switch (agent) {
-    case 'copilot':
-      return has('.github/hooks/ic.json', 'copilot-pre-tool');
-    case 'claude':
-      return has('.claude/settings.local.json', 'claude-pre-edit') || has('.claude/settings.json', 'claude-pre-edit');
-    case 'codex':
-      return has('.codex/hooks.json', 'codex-pre-edit');
-    case 'gemini':
-      return has('.gemini/settings.json', 'gemini-pre-tool');
-    case 'opencode':
-      return existsSync(join(root, '.opencode', 'plugin', 'ic.js'));
-    case 'pi':
-      return existsSync(join(root, '.pi', 'extensions', 'ic.ts'));
-    case 'cline':
-      return has('.clinerules/hooks/PreToolUse', 'cline-pre-tool');
-  }
+  return root !== undefined && OWN_HOOK_FILES[agent].some(([file, marker]) => (marker === undefined ? existsSync(join(root, file)) : readRegularFile(join(root, file))?.includes(marker) === true));
 }
+
+// Each client's files with ic's hooks, and the hook name that marks ours (none: the file is ours whole).
+const OWN_HOOK_FILES: Record<Agent, [string, string?][]> = {
+  copilot: [['.github/hooks/ic.json', 'copilot-pre-tool']],
+  claude: [
+    ['.claude/settings.local.json', 'claude-pre-edit'],
+    ['.claude/settings.json', 'claude-pre-edit'],
+  ],
+  codex: [['.codex/hooks.json', 'codex-pre-edit']],
+  gemini: [['.gemini/settings.json', 'gemini-pre-tool']],
+  opencode: [['.opencode/plugin/ic.js']],
+  pi: [['.pi/extensions/ic.ts']],
+  cline: [['.clinerules/hooks/PreToolUse', 'cline-pre-tool']],
+};
 
 // The work tree's top: the nearest directory holding `.git` (a directory, or a linked worktree's file).
 function projectRootOf(dir: string): string | undefined {

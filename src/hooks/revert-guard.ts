@@ -1,8 +1,8 @@
 import { readIndexBase } from '../coord/private-index';
-import { git, parseRaw, privateIndexOfHook } from './git-index';
+import { git, gitOr, parseRaw, privateIndexOfHook } from './git-index';
 import { gitTopLevel } from './git-guard';
 import type { HookInput, HookResult } from './hook-types';
-import { isDeadlineExceeded, type Deadline } from '../store/deadline';
+import type { Deadline } from '../store/deadline';
 import { parseRefUpdates, refuseHeldCommit, ZERO } from './commit-ref-guard';
 
 // git's reference-transaction hook (installed with --git-index and with --git), at the `prepared` state: the last word
@@ -18,7 +18,7 @@ export async function runReferenceTransaction(input: HookInput, env: NodeJS.Proc
   const top = gitTopLevel(cwd, env, deadline);
   const shared: NodeJS.ProcessEnv = { ...env };
   delete shared.GIT_INDEX_FILE;
-  const branch = headRef(top, shared, deadline);
+  const branch = gitOr(['symbolic-ref', '-q', 'HEAD'], top, shared, deadline, '') || 'HEAD'; // HEAD: detached
   const reverted = revertRefusal(input, top, env, shared, branch, deadline);
   if (reverted !== undefined) return { stdout: '', stderr: reverted, exitCode: 1 };
   const held = env.IC_GUARD_COMMIT === '1' && branch !== 'HEAD' ? await refuseHeldCommit(parseRefUpdates(input.text), branch, top, shared, deadline) : undefined;
@@ -54,13 +54,4 @@ export function revertedPaths(top: string, env: NodeJS.ProcessEnv, base: string,
   if (upstream.length === 0) return [];
   const changed = new Set(parseRaw(git(['diff-tree', '-r', '-z', '--no-renames', '--full-index', base, next], top, env, deadline)).map((change) => change.path));
   return upstream.filter((path) => !changed.has(path));
-}
-
-function headRef(top: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
-  try {
-    return git(['symbolic-ref', '-q', 'HEAD'], top, env, deadline).toString('utf8').trim() || 'HEAD';
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error;
-    return 'HEAD'; // detached
-  }
 }

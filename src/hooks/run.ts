@@ -100,20 +100,21 @@ async function runAsCopilot(event: ToolEvent | undefined, input: HookInput, env:
   return copilotViaClaudeAdapter.events[event]!({ adapter: copilotViaClaudeAdapter, event, input, env, cwd, deadline });
 }
 
+// The git hooks that can stop what git does: what each checks, and what goes ahead when it fails open.
+const BLOCKING_GIT_HOOKS: Partial<Record<HookName, [string, string]>> = {
+  'git-pre-commit': ['the commit guard', 'committing anyway'],
+  'git-commit-msg': ['the commit gate', 'committing anyway'],
+  'git-reference-transaction': ['the ref update check', 'the ref moves anyway'],
+};
+
 // What each kind of hook answers when ic could not do its work (a bug, an unusable database, the deadline):
 // IC_HOOK_FAIL decides between going ahead with a notice and refusing.
 function failedHook(name: HookName, error: unknown, env: NodeJS.ProcessEnv): HookResult {
   const failClosed = hookSettings(env).failClosed;
   const agentHook = adapterOfHook(name);
   if (agentHook) return agentHook.adapter.failed(agentHook.event, error, failClosed);
-  if (name === 'git-pre-commit' || name === 'git-commit-msg')
-    return {
-      stdout: '',
-      stderr: `ic: the commit ${name === 'git-pre-commit' ? 'guard' : 'gate'} failed: ${describe(error)}${failClosed ? '' : '; committing anyway'}\n`,
-      exitCode: failClosed ? 1 : 0,
-    };
-  if (name === 'git-reference-transaction')
-    return { stdout: '', stderr: `ic: the ref update check failed: ${describe(error)}${failClosed ? '' : '; the ref moves anyway'}\n`, exitCode: failClosed ? 1 : 0 };
+  const blocking = BLOCKING_GIT_HOOKS[name];
+  if (blocking) return { stdout: '', stderr: `ic: ${blocking[0]} failed: ${describe(error)}${failClosed ? '' : `; ${blocking[1]}`}\n`, exitCode: failClosed ? 1 : 0 };
   if (name === 'git-post-checkout') return { stdout: '', stderr: `ic: agent hooks were not installed in this work tree: ${describe(error)}\n`, exitCode: 0 };
   return { stdout: '', stderr: `ic: ${name} failed: ${describe(error)}\n`, exitCode: name === 'git-index-path' ? 1 : 0 };
 }
@@ -123,7 +124,6 @@ async function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: De
   const mode = (env.IC_GUARD ?? '').toLowerCase();
   if (mode === 'off' || mode === '0' || mode === 'false') return QUIET;
   const owner = (await ownerOfCommand(cwd, envWithin(env, deadline, 1_000))) ?? '';
-  const settings = hookSettings(env);
   // A private index goes onto the current HEAD first (lazily, here and before git commands), so the
   // commit cannot revert what another session committed; a path both changed stops the commit.
   const restage = refreshBeforeCommit(cwd, env, deadline);
@@ -132,7 +132,7 @@ async function runGitPreCommit(env: NodeJS.ProcessEnv, cwd: string, deadline: De
   try {
     result = await checkStaged(cwd, envWithin(env, deadline), owner, deadline);
   } catch (error) {
-    if (settings.failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
+    if (hookSettings(env).failClosed) return { stdout: '', stderr: `ic: commit refused: the guard could not check it (${describe(error)}); IC_HOOK_FAIL=closed\n`, exitCode: 1 };
     return { stdout: '', stderr: `ic: warning: the commit guard could not check this commit (${describe(error)}); committing anyway\n`, exitCode: 0 };
   }
   if (result.held.length === 0) return QUIET;

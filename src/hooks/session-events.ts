@@ -23,13 +23,9 @@ export function sessionStart({ input, env }: HookCall): HookResult {
   const envFile = env.CLAUDE_ENV_FILE;
   if (!envFile) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; Bash commands of this session will not carry IC_OWNER=${owner}\n`, exitCode: 0 };
   appendOnce(envFile, envFileLine(owner));
-  return { stdout: sessionContext(owner), stderr: '', exitCode: 0 };
-}
-
-// One line of context so the agent knows what a denied edit means and who it is to others.
-function sessionContext(owner: string): string {
+  // One line of context so the agent knows what a denied edit means and who it is to others.
   const additionalContext = `ic coordination is on: this session is owner ${owner}. Each edit reserves its file; a denied edit means another agent holds that file, so work on something else or ask it (\`coord who\`).`;
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`;
+  return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`, stderr: '', exitCode: 0 };
 }
 
 // SessionEnd: release the session's locks and claims, and its subagents', quickly (both clients give

@@ -4,12 +4,11 @@ import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { checkShellCommand } from './custody/pre-shell';
 import { snapshotEveryWorkTree } from './custody/every-repo';
 import type { ShellRequest } from './custody/types';
-import { ownerForSession } from './identity';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
 import { envWithin, hookSettings } from './settings';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
-import { hasPrivateIndex, runPreBash, runsGit } from './staging';
-import type { HookInput, HookResult } from './hook-types';
+import { refreshBeforeGit } from './staging';
+import type { HookResult } from './hook-types';
 import type { HookCall, PayloadReader } from './agents/adapter';
 
 // PreToolUse on an agent's shell tool (Claude's Bash; Codex's Bash / exec_command / shell / local_shell):
@@ -36,7 +35,7 @@ export async function beforeShell({ adapter, input, env, cwd, deadline }: HookCa
   let staging: string | undefined;
   let stagingFailure: unknown;
   try {
-    staging = client.privateIndex ? stagingNotice(input, payload, env, cwd, deadline) : undefined;
+    staging = client.privateIndex ? refreshBeforeGit(payload, env, cwd, deadline, false) : undefined;
   } catch (error) {
     if (isDeadlineExceeded(error)) throw error;
     stagingFailure = error;
@@ -50,13 +49,12 @@ export async function beforeShell({ adapter, input, env, cwd, deadline }: HookCa
 
 async function decideShell(request: ShellRequest | undefined, env: NodeJS.ProcessEnv, deadline: Deadline): Promise<Decision> {
   if (request === undefined) return ALLOW; // no command text: nothing to read
-  const settings = hookSettings(env);
   const bounded = envWithin(env, deadline);
   let decision: Decision;
   try {
     decision = decideEdit(await checkShellCommand(request, bounded));
   } catch (error) {
-    return decideFailure(error, settings.failClosed);
+    return decideFailure(error, hookSettings(env).failClosed);
   }
   if (decision.kind === 'deny') return { ...decision, reason: decision.reason.replace('; the edit was not made.', '; the command was not run, because it writes there.') };
   await snapshotEveryWorkTree(request, bounded, deadline);
@@ -77,20 +75,4 @@ function commandOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) return value.map((part) => shellQuote(part)).join(' ');
   return undefined;
-}
-
-// What claude-pre-bash would say (a refreshed private index), for a git command in a session that has one.
-function stagingNotice(input: HookInput, payload: Payload, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): string | undefined {
-  const command = stringField(objectField(payload, 'tool_input'), 'command');
-  const sessionId = stringField(payload, 'session_id');
-  if (command === undefined || sessionId === undefined || !runsGit(command)) return undefined;
-  const dir = stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
-  if (!hasPrivateIndex(dir, ownerForSession('claude', sessionId))) return undefined;
-  const out = runPreBash(input, env, cwd, deadline).stdout;
-  if (out === '') return undefined;
-  try {
-    return (JSON.parse(out) as { systemMessage?: string }).systemMessage;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,11 +3,11 @@ import { validateOwner } from '../core/owner';
 import { recordCommit } from '../coord/commits';
 import { createContext, resolveProject } from '../coord/context';
 import { indexDirOf, indexFileFor, readIndexBase } from '../coord/private-index';
-import { advanceBase, carryIntoSharedIndex, deleteIndex, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
+import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
 import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
 import { noticeOutput } from './output';
-import { parsePayload, stringField } from './payload';
+import { parsePayload, stringField, type Payload } from './payload';
 import { singleQuoted } from '../core/shell';
 import { appendOnce } from './env-file';
 import { runsGit } from './runs-git';
@@ -48,40 +48,34 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
   return QUIET;
 }
 
-// Does this session already have a private staging area here (install --git-index seeded it at SessionStart)?
-// claude-pre-shell asks, so that one PreToolUse process on Bash also does what claude-pre-bash does.
-// Most repositories have no private index at all: an absent directory answers without hashing a name
-// (node:crypto alone costs a shell hook ~10 ms to load).
-export function hasPrivateIndex(dir: string, owner: string): boolean {
-  const top = topOf(dir);
-  const indexDir = top === undefined ? undefined : indexDirOf(top);
-  if (indexDir === undefined || !existsSync(indexDir)) return false;
-  const index = indexFileFor(top!, owner);
-  return index !== undefined && existsSync(index);
-}
-
-// PreToolUse on Bash (installed with --git-index): before a git command, rebuild the session's index on
-// the current HEAD if another session committed meanwhile. Any other command returns at once, with no
-// database and no git process.
+// PreToolUse on Bash (installed with --git-index): the refresh below, said in a notice.
 export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
   const parsed = parsePayload(input.text, input.truncated);
-  if (!parsed.ok) return QUIET;
-  const toolInput = parsed.value.tool_input;
-  const command = stringField(toolInput, 'command');
-  const sessionId = stringField(parsed.value, 'session_id');
-  if (command === undefined || sessionId === undefined || !runsGit(command)) return QUIET;
-  const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
-  const top = topOf(dir);
-  if (top === undefined) return QUIET;
+  const notice = parsed.ok ? refreshBeforeGit(parsed.value, env, cwd, deadline, true) : undefined;
+  return notice === undefined ? QUIET : { stdout: noticeOutput(notice), stderr: '', exitCode: 0 };
+}
+
+// Before a git command, rebuild the session's index on the current HEAD if another session committed
+// meanwhile. Any other command returns at once, with no database and no git process. `seed`: a session
+// without its index gets one (claude-pre-bash); claude-pre-shell only refreshes an index SessionStart made,
+// so that one PreToolUse process on Bash also does claude-pre-bash's work. Most repositories have no
+// private index at all: an absent directory answers without hashing a name (node:crypto alone costs a
+// shell hook ~10 ms to load).
+export function refreshBeforeGit(payload: Payload, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline, seed: boolean): string | undefined {
+  const command = stringField(payload.tool_input, 'command');
+  const sessionId = stringField(payload, 'session_id');
+  if (command === undefined || sessionId === undefined || !runsGit(command)) return undefined;
+  const top = topOf(stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd);
+  if (top === undefined || (!seed && !existsSync(indexDirOf(top) ?? ''))) return undefined;
   const owner = ownerForSession('claude', sessionId);
   const index = indexFileFor(top, owner);
-  if (index === undefined) return QUIET;
+  if (index === undefined) return undefined;
   if (!existsSync(index)) {
-    seedIndex(top, index, owner, env, deadline);
-    return QUIET;
+    if (seed) seedIndex(top, index, owner, env, deadline);
+    return undefined;
   }
   const refresh = refreshIndex(top, index, env, deadline);
-  return refresh.rebuilt ? { stdout: noticeOutput(refreshNotice(refresh)), stderr: '', exitCode: 0 } : QUIET;
+  return refresh.rebuilt ? refreshNotice(refresh) : undefined;
 }
 
 function refreshNotice(refresh: Refresh): string {
@@ -136,19 +130,10 @@ export async function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, dead
     .split('\0')
     .filter((p) => p !== '');
   const subject = runGitText(['log', '-1', '--format=%s', head], { cwd: top, env }, deadline).trim();
-  let branch: string | null = null;
-  try {
-    branch = runGitText(['symbolic-ref', '-q', '--short', 'HEAD'], { cwd: top, env }, deadline).trim() || null;
-  } catch (error) {
-    if (isDeadlineExceeded(error)) throw error;
-    branch = null;
-  }
-  let owner = 'unknown';
-  try {
-    owner = validateOwner(await ownerOfCommand(top, env), 'IC_OWNER');
-  } catch {
-    owner = 'unknown';
-  }
+  const branch = gitOr(['symbolic-ref', '-q', '--short', 'HEAD'], top, env, deadline, '') || null;
+  const owner = await ownerOfCommand(top, env)
+    .then((found) => validateOwner(found, 'IC_OWNER'))
+    .catch(() => 'unknown');
   const ctx = await createContext({ cwd: top, env, write: true });
   try {
     await recordCommit(ctx, { sha: head, owner, paths, subject, branch });

@@ -1,6 +1,5 @@
-import { preToolUseOutput } from '../output';
 import { objectField, stringField, type Payload } from '../payload';
-import type { ToolClient } from './adapter';
+import { HOOK_JSON_REPLIES, type ToolClient } from './adapter';
 import { TOOL_EVENTS, toolEventFailed } from './tool-events';
 import { copilotAdapter } from './copilot';
 
@@ -15,7 +14,7 @@ export const copilotViaClaudeAdapter: ToolClient = {
   agent: 'copilot',
   session: (payload) => ({ sessionId: stringField(payload, 'session_id'), cwd: stringField(payload, 'cwd') }),
   toolCall: (payload) => copilotAdapter.toolCall(asCopilotPayload(payload)),
-  beforeToolReply: (decision) => ({ stdout: preToolUseOutput(decision), stderr: '', exitCode: 0 }),
+  beforeToolReply: HOOK_JSON_REPLIES.beforeToolReply,
   afterToolReply: (notice) => ({ stdout: '', stderr: notice ? `${notice}\n` : '', exitCode: 0 }),
   events: TOOL_EVENTS,
   failed: toolEventFailed,

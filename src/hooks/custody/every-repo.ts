@@ -33,7 +33,6 @@ export function commandWorkTrees(request: ShellRequest, env: NodeJS.ProcessEnv):
   return { primary, others: [...roots.keys()] };
 }
 
-// Before the command: a snapshot in each of its work trees.
 export async function snapshotEveryWorkTree(request: ShellRequest, env: NodeJS.ProcessEnv, deadline: Deadline = NO_DEADLINE): Promise<void> {
   const { primary, others } = commandWorkTrees(request, env);
   if (primary !== undefined) await snapshotBeforeShell(request, env, deadline);

@@ -19,11 +19,7 @@ function linkPath(repo: Repo, scope: string, writer: string, callId: string): st
 // Before the command: links the index (nothing when there is none, or the file system has no hard links).
 export function keepIndexBefore(repo: Repo, scope: string, writer: string, callId: string): void {
   const link = linkPath(repo, scope, writer, callId);
-  try {
-    unlinkSync(link); // a command with the same call id before (a retried hook)
-  } catch {
-    // none
-  }
+  dropIndexBefore(repo, scope, writer, callId); // a command with the same call id before (a retried hook)
   try {
     linkSync(join(repo.gitDir, 'index'), link);
   } catch (error) {

@@ -56,9 +56,7 @@ interface LateFile {
 
 // How long a command's job is watched when the client does not say whether it is still running.
 export const LATE_WATCH_MS = 30 * 60_000;
-// A notice its session never came back for is dropped after this.
-const NOTICE_MS = 24 * 3_600_000;
-const DAY_MS = 24 * 3_600_000;
+export const DAY_MS = 24 * 3_600_000;
 
 // The after hook of a command that may have left a job running: watch what other owners hold in its work tree.
 export async function watchLateWrites(ctx: CoordContext, repo: Repo, others: Covered, watch: Omit<LateWatch, 'rows' | 'root' | 'scope'>): Promise<void> {
@@ -93,7 +91,7 @@ export async function noticeLateWrites(dir: string, owner: string, env: NodeJS.P
       for (const watch of file.watches) await lookAt(ctx, watch, file, now);
       // A watch ends when its time is up: one more look above caught what it wrote until then.
       const told = tell ? file.notices.filter((notice) => sameLineage(notice.to, owner)) : [];
-      file.notices = file.notices.filter((notice) => !told.includes(notice) && notice.at > now - NOTICE_MS);
+      file.notices = file.notices.filter((notice) => !told.includes(notice) && notice.at > now - DAY_MS); // a notice its session never came back for is dropped after a day
       writeLate(ctx.dbLocation.path, file);
       return told.length === 0 ? undefined : told.map((notice) => notice.text).join('\n');
     });
@@ -113,8 +111,9 @@ export async function tellLater(ctx: CoordContext, to: string, text: string): Pr
 }
 
 async function lookAt(ctx: CoordContext, watch: LateWatch, file: LateFile, now: number): Promise<void> {
-  const repo = repoFor(watch.root);
-  if (repo === undefined) return;
+  const git = findGitInfo(watch.root);
+  if (!git || git.root !== watch.root) return;
+  const repo = repoAt(git.root, git.commonDir);
   const changed = watch.rows.filter(([path, , blob, mode, stat]) => !inState(lstatOrNull(join(repo.root, path)), { blob, mode, stat }));
   if (changed.length === 0) return;
   const paths = changed.map((row) => row[0]);
@@ -179,11 +178,6 @@ function writerNotice(path: string, holder: string, watch: LateWatch, id: number
     `ic: a job your shell command left running (${JSON.stringify(watch.command.slice(0, 120))}) changed ${JSON.stringify(path)} after the command ended; ${holder} holds that file and has been told (event ${id}).`,
     `Do not change files other agents hold, in the background either: stop that job if it is still running.`,
   ].join('\n');
-}
-
-function repoFor(root: string): Repo | undefined {
-  const git = findGitInfo(root);
-  return git && git.root === root ? repoAt(git.root, git.commonDir) : undefined;
 }
 
 // A process group the client named is alive while a signal 0 to it finds a member (EPERM: alive, not ours).

@@ -24,7 +24,7 @@ import { NO_DEADLINE, type Deadline } from '../../store/deadline';
 import { readIndex, type IndexEntry } from '../../store/git/index-file';
 import type { RestoreReport, ShellRequest } from './types';
 import { openView, type CustodyView } from './view';
-import { LATE_WATCH_MS, watchLateWrites } from './late-writes';
+import { DAY_MS, LATE_WATCH_MS, watchLateWrites } from './late-writes';
 import { commandForEvent } from './pre-shell';
 import { markedWriters, readMarker, removeMarker } from '../../store/markers';
 import { refreshDigest } from './digest-refresh';
@@ -34,7 +34,6 @@ import { moveAside, refusalText, writeContent, writtenState, type Refusal } from
 import { keepAhead, keepBeforeRestore, pinBlobs } from '../../store/git/keep';
 import { fetchSharedBlobs, shareBlobs } from './shared-blobs';
 
-const DAY_MS = 24 * 3_600_000;
 // Without a snapshot, a file whose mtime is this much before the command's start may still be its write
 // (coarse file-system clocks, the agent's own timing).
 const WINDOW_SLACK_MS = 1_000;
@@ -93,7 +92,7 @@ export async function restoreAfterShell(request: ShellRequest, env: NodeJS.Proce
     await fetchSharedBlobs(ctx, repo, putBack, deadline); // on a server, what another clone recorded
     const ahead = keepAhead(repo, plans, view.now, deadline); // what the command left, kept before the write lock (src/store/git/keep.ts)
     pinBlobs(repo, ownBlobs, view.now, deadline); // the writer's new latest contents, kept while they may be put back
-    const moved = displacedDir(repo, view.now);
+    const moved = join(repo.commonDir, 'ic', 'displaced', new Date(view.now).toISOString().replace(/:/g, '-')); // one directory per after hook that moved something
     const indexBack: { path: string; entry: IndexEntry | undefined }[] = []; // index entries to put back with their files
     await writeTransaction(ctx, inScopes(view.scope), async (now) => {
       // Decided again under the write lock, against the holder's record and edit marks as they are now: a
@@ -327,11 +326,6 @@ function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>, de
     rows.push({ path, owner: held.holder, source: 'write', ...state });
   }
   return rows;
-}
-
-// <git common dir>/ic/displaced/<time>/: one directory per after hook that moved something.
-function displacedDir(repo: Repo, now: number): string {
-  return join(repo.commonDir, 'ic', 'displaced', new Date(now).toISOString().replace(/:/g, '-'));
 }
 
 export { recordHolderWrite } from './holder-write';

@@ -25,8 +25,7 @@ export function agentHookChecks(projectRoot: string, env: NodeJS.ProcessEnv): He
   if (copilot.length > 0) {
     checks.push(commandCheck('copilot_hooks', files.copilot, copilot, env));
     checks.push(copilotTrustCheck(projectRoot, env));
-    const claude = claudeHookFiles(projectRoot);
-    if (claude.length > 0) checks.push(copilotRunsClaudeHooks(claude));
+    checks.push(...copilotRunsClaudeHooks(projectRoot));
   }
   const opencode = programOf(readIfExists(files.opencode), OPENCODE_PLUGIN_MARKER);
   if (opencode !== undefined) checks.push(commandCheck('opencode_plugin', files.opencode, [opencode], env));
@@ -87,14 +86,14 @@ function copilotTrustCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
 
 // Copilot CLI also runs the Claude Code hooks in these files (it reads .claude/settings.json and
 // settings.local.json as repository config): which hooks each client runs, and why that stays one owner.
-function claudeHookFiles(projectRoot: string): string[] {
-  return ['.claude/settings.local.json', '.claude/settings.json'].filter((file) => ourCommands(readIfExists(join(projectRoot, file)), CLAUDE_HOOK_NAMES).length > 0);
-}
-
-function copilotRunsClaudeHooks(claudeFiles: readonly string[]): HealthCheck {
-  return {
-    name: 'copilot_claude_hooks',
-    ok: true,
-    detail: `Claude Code runs ic's hooks in ${claudeFiles.join(' and ')}; Copilot CLI runs .github/hooks/ic.json and those Claude hooks too. ic's Claude hooks recognise a Copilot session (its process) and leave its tool calls to its own hooks: one owner per session (copilot-<session>, claude-<session>)`,
-  };
+function copilotRunsClaudeHooks(projectRoot: string): HealthCheck[] {
+  const claudeFiles = ['.claude/settings.local.json', '.claude/settings.json'].filter((file) => ourCommands(readIfExists(join(projectRoot, file)), CLAUDE_HOOK_NAMES).length > 0);
+  if (claudeFiles.length === 0) return [];
+  return [
+    {
+      name: 'copilot_claude_hooks',
+      ok: true,
+      detail: `Claude Code runs ic's hooks in ${claudeFiles.join(' and ')}; Copilot CLI runs .github/hooks/ic.json and those Claude hooks too. ic's Claude hooks recognise a Copilot session (its process) and leave its tool calls to its own hooks: one owner per session (copilot-<session>, claude-<session>)`,
+    },
+  ];
 }

@@ -41,7 +41,6 @@ export function geminiTrusts(text: string | undefined, projectRoot: string): boo
 /** What recording the trust does to a trust file: nothing (trusted already), a new text, or refuse (not JSON). */
 export type TrustUpdate = { kind: 'trusted' } | { kind: 'write'; text: string } | { kind: 'unreadable' };
 
-// The trust file with projectRoot trusted.
 export function withGeminiTrust(text: string | undefined, projectRoot: string): TrustUpdate {
   const rules = jsonObject(text);
   if (rules === undefined) return { kind: 'unreadable' };

@@ -62,6 +62,15 @@ export function renderCopilotHooks(ic: IcCommand): string {
   return `${JSON.stringify({ version: 1, hooks }, null, 2)}\n`;
 }
 
+// The clients with no trust step: when ic's file takes effect.
+const LOADED_STEPS: Partial<Record<AgentTarget, string>> = {
+  opencode:
+    'OpenCode: the plugin .opencode/plugin/ic.js loads at its next start (no trust step). OpenCode has no session-end event in `opencode run`: the plugin releases at process exit, else locks lapse by TTL.',
+  pi: 'pi: the extension .pi/extensions/ic.ts loads at its next start in this directory (no trust step); session_shutdown releases.',
+  cline:
+    "Cline CLI: the hooks in .clinerules/hooks/ run from its next task (no trust step). A refused edit ends Cline's task (its hooks cannot skip one call); TaskComplete and SessionShutdown release.",
+};
+
 export interface AgentPlanOptions {
   projectRoot: string;
   targets: readonly string[];
@@ -96,15 +105,7 @@ export function planAgentInstall(options: AgentPlanOptions): { changes: Change[]
     nextSteps.push(
       `Gemini/Copilot/OpenCode/pi/Cline (--shared): commit ${chosen.flatMap((t) => targetFiles(projectRoot, t).map((f) => relative(projectRoot, f))).join(', ')}; they call \`ic\` from PATH.`,
     );
-  if (chosen.includes('opencode'))
-    nextSteps.push(
-      'OpenCode: the plugin .opencode/plugin/ic.js loads at its next start (no trust step). OpenCode has no session-end event in `opencode run`: the plugin releases at process exit, else locks lapse by TTL.',
-    );
-  if (chosen.includes('pi')) nextSteps.push('pi: the extension .pi/extensions/ic.ts loads at its next start in this directory (no trust step); session_shutdown releases.');
-  if (chosen.includes('cline'))
-    nextSteps.push(
-      "Cline CLI: the hooks in .clinerules/hooks/ run from its next task (no trust step). A refused edit ends Cline's task (its hooks cannot skip one call); TaskComplete and SessionShutdown release.",
-    );
+  for (const target of chosen) if (LOADED_STEPS[target]) nextSteps.push(LOADED_STEPS[target]);
   return { changes, nextSteps, excluded };
 }
 

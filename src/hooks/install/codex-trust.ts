@@ -103,7 +103,6 @@ function findSection(lines: string[], key: string): { header: number; end: numbe
   return { header, end };
 }
 
-// The trusted_hash the config records for `key`, if any.
 export function trustedHash(configText: string, key: string): string | undefined {
   const lines = configText.split('\n');
   const section = findSection(lines, key);

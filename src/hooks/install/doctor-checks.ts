@@ -8,6 +8,8 @@ import { claudeSettingsFiles, codexHooksFile } from './plan';
 import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
 import { agentHookChecks } from './agent-doctor';
 import { resolveProject } from '../../coord/context';
+import { CLIENT_NAMES } from './clients';
+import { agentHooksIn } from './worktree';
 
 // `ic doctor`'s look at the installed agent hooks: does each one name an ic that runs here, and has Codex
 // been told to trust its hooks (it skips untrusted ones without a word)? Files without our hooks add nothing.
@@ -26,27 +28,16 @@ export function hookChecks(projectRoot: string, env: NodeJS.ProcessEnv): HealthC
     checks.push(codexTrustCheck(codexFile, codexText, env));
   }
   checks.push(...agentHookChecks(projectRoot, env)); // Gemini CLI, Copilot CLI, OpenCode
-  const guard = gitGuardCheck(projectRoot, env);
-  if (guard) checks.push(guard);
-  const staging = stagingCheck(projectRoot);
-  if (staging) checks.push(staging);
-  const active = activeHooksCheck(projectRoot);
-  if (active) checks.push(active);
-  return checks;
+  const more = [gitGuardCheck(projectRoot, env), stagingCheck(projectRoot), activeHooksCheck(projectRoot, env)];
+  return [...checks, ...more.filter((check): check is HealthCheck => check !== undefined)];
 }
 
 // Which agents' ic hooks are active in this work tree (docs/sessions.md, "Worktrees"). A linked worktree
 // lacking hooks its main work tree has is a warning: agents started there would not be coordinated.
-function activeHooksCheck(projectRoot: string): HealthCheck | undefined {
-  const present = (root: string) => {
-    const files = claudeSettingsFiles(root);
-    return {
-      claude: [files.local, files.shared].some((file) => ourCommands(readIfExists(file), CLAUDE_HOOK_NAMES).length > 0),
-      codex: ourCommands(readIfExists(codexHooksFile(root)), CODEX_HOOK_NAMES).length > 0,
-    };
-  };
-  const here = present(projectRoot);
-  const names = [here.claude ? 'Claude Code' : undefined, here.codex ? 'Codex' : undefined].filter(Boolean);
+function activeHooksCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck | undefined {
+  const named = (has: (agent: 'claude' | 'codex') => boolean) => (['claude', 'codex'] as const).filter(has).map((agent) => CLIENT_NAMES[agent]);
+  const here = agentHooksIn(projectRoot, env);
+  const names = named((agent) => here[agent]);
   const detail = `agent hooks active in ${projectRoot}: ${names.length > 0 ? names.join(', ') : 'none'}`;
   let main: string | undefined;
   try {
@@ -55,8 +46,8 @@ function activeHooksCheck(projectRoot: string): HealthCheck | undefined {
     main = undefined;
   }
   if (main === undefined || main === projectRoot) return names.length > 0 ? { name: 'agent_hooks', ok: true, detail } : undefined; // a plain repository without hooks: nothing to say
-  const there = present(main);
-  const missing = [there.claude && !here.claude ? 'Claude Code' : undefined, there.codex && !here.codex ? 'Codex' : undefined].filter(Boolean);
+  const there = agentHooksIn(main, env);
+  const missing = named((agent) => there[agent] && !here[agent]);
   if (missing.length === 0) return { name: 'agent_hooks', ok: true, detail: `${detail} (a linked worktree of ${main})` };
   return {
     name: 'agent_hooks',

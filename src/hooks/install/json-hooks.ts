@@ -16,15 +16,11 @@ type Json = Record<string, unknown>;
 // The `hooks` object of a settings or hooks.json text (event name -> groups), or undefined when the text
 // is not JSON or has none: readers that only look never fail on a file the user broke.
 export function hooksObjectOf(text: string | undefined): Record<string, unknown> | undefined {
-  if (text === undefined) return undefined;
-  let root: unknown;
   try {
-    root = JSON.parse(text);
+    return hooksOf(parseConfig(text, ''), '');
   } catch {
     return undefined;
   }
-  const hooks = (root as { hooks?: unknown } | null)?.hooks;
-  return hooks !== null && typeof hooks === 'object' && !Array.isArray(hooks) ? (hooks as Record<string, unknown>) : undefined;
 }
 
 // Is this hook handler one of ours (the named `coord hook …` command)?
@@ -144,7 +140,6 @@ function memberOf(node: JsonNode, key: string): JsonNode | undefined {
   return node.members?.find((m) => m.key === key)?.value;
 }
 
-// A group's handlers, parsed, with their spans.
 function handlersOf(text: string, group: JsonNode): { node: JsonNode; value: unknown }[] {
   const array = memberOf(group, 'hooks');
   return (array?.elements ?? []).map((node) => ({ node, value: JSON.parse(text.slice(node.start, node.end)) as unknown }));
@@ -155,7 +150,6 @@ function indentOf(original: string): string {
   return match ? match[1]! : '  ';
 }
 
-// A whole new file, in the usual two-space form.
 function serialize(root: Json): string {
   return `${JSON.stringify(root, null, 2)}\n`;
 }

@@ -21,7 +21,6 @@ export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
 // The files each target writes that name this machine's ic (not --shared): kept out of git (excludes.ts).
 const PERSONAL_FILES: Partial<Record<Target, string>> = { claude: '.claude/settings.local.json', codex: '.codex/hooks.json' };
 
-// The targets that are there, and those skipped with why.
 export function detectTargets(cwd: string, env: NodeJS.ProcessEnv): { targets: Target[]; skipped: { target: Target; why: string }[]; found: Record<string, Detection> } {
   const { projectRoot } = resolveProject(cwd);
   const found: Record<string, Detection> = {};
