@@ -48,7 +48,7 @@ describe('the manual says what the database is and names every command', () => {
 });
 
 describe('docs/reference.md lists every check of ic doctor', () => {
-  // The modules that make doctor's checks: a check is `{ name: 'x', ok, … }` or `commandCheck('x', …)`.
+  // The modules that make doctor's checks: a check is `{ name: 'x', ok, … }`, `failed('x', …)` or `commandCheck('x', …)`.
   const sources = [
     ...readdirSync(join(ROOT, 'src', 'store'))
       .filter((file) => /health|doctor/.test(file))
@@ -61,7 +61,7 @@ describe('docs/reference.md lists every check of ic doctor', () => {
       .map((file) => `src/hooks/install/${file}`),
     'src/cli/commands/doctor.ts',
   ];
-  const inCode = new Set(sources.flatMap((file) => [...read(file).matchAll(/(?:\bname: |Check\()'([a-z][a-z_]*)'/g)].map((match) => match[1]!)));
+  const inCode = new Set(sources.flatMap((file) => [...read(file).matchAll(/(?:\bname: |Check\(|\bfailed\(\s*)'([a-z][a-z_]*)'/g)].map((match) => match[1]!)));
   const reference = read('docs/reference.md');
   const section = reference.slice(reference.indexOf('### `ic doctor`'), reference.indexOf('\n### ', reference.indexOf('### `ic doctor`') + 1));
 
