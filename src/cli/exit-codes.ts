@@ -17,7 +17,3 @@ export const EXIT_CODES: Record<ErrorCode, number> = {
   INTERNAL: 70,
   BUSY: 75,
 };
-
-export function exitCodeOf(code: ErrorCode): number {
-  return EXIT_CODES[code];
-}

@@ -1,5 +1,5 @@
 import { IcError } from '../core/errors';
-import { exitCodeOf } from './exit-codes';
+import { EXIT_CODES } from './exit-codes';
 import type { Human } from './render';
 
 // What a command hands back to the one place that writes stdout: a JSON document, its human form, an exit code.
@@ -17,7 +17,7 @@ export function failure(error: IcError, extra: Record<string, unknown> = {}, hum
   return {
     json: { ok: false, ...extra, error: { code: error.code, message: error.message, ...error.details } },
     human: human ?? (() => `error: ${error.message}`),
-    exitCode: exitCodeOf(error.code),
+    exitCode: EXIT_CODES[error.code],
   };
 }
 

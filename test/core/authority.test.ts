@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkTransferAuthority, mayChange } from '../../src/core/authority';
 import { IcError } from '../../src/core/errors';
-import { exitCodeOf } from '../../src/cli/exit-codes';
+import { EXIT_CODES } from '../../src/cli/exit-codes';
 
 describe('the authority rule', () => {
   it.each([
@@ -22,7 +22,7 @@ describe('the authority rule', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(IcError);
       expect((error as IcError).code).toBe('NOT_OWNER');
-      expect(exitCodeOf((error as IcError).code)).toBe(1);
+      expect(EXIT_CODES[(error as IcError).code]).toBe(1);
       expect((error as IcError).message).toContain('--force');
     }
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkText, escapeForDisplay, refusedCharacter, validateName } from '../../src/core/names';
 import { isRunOwner, runOwner, validateOwner } from '../../src/core/owner';
 import { IcError } from '../../src/core/errors';
-import { exitCodeOf } from '../../src/cli/exit-codes';
+import { EXIT_CODES } from '../../src/cli/exit-codes';
 
 const REFUSED: [string, string, string][] = [
   ['NUL', 'a\u0000b', 'U+0000'],
@@ -47,7 +47,7 @@ describe('the text rule', () => {
       checkText(text, 'owner');
     } catch (error) {
       expect((error as IcError).code).toBe('INVALID_INPUT');
-      expect(exitCodeOf((error as IcError).code)).toBe(65);
+      expect(EXIT_CODES[(error as IcError).code]).toBe(65);
       expect((error as IcError).message).toContain(code);
       expect((error as IcError).message).not.toMatch(/[\p{Cc}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u);
     }
