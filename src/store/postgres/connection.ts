@@ -176,7 +176,7 @@ export class PostgresConnection {
   // time comes from here, so clients with wrong clocks still agree. A reading serves this connection for a
   // second, advanced by the time elapsed on this host's monotonic clock (which no clock step moves, and which
   // runs at the server's rate to within parts per million): a hook's four or five transactions then cost one
-  // round trip for the time, not one each. The reading's error is half a round trip.
+  // round trip for the time, not one each. An estimate is never ahead of the server's clock (see noteServerClock).
   async serverNowMs(): Promise<number> {
     await this.opening;
     const at = monotonicMs();
@@ -187,16 +187,17 @@ export class PostgresConnection {
 
   // Reads the server's clock now (`ic doctor`'s skew check wants a reading, not an estimate).
   async readServerClock(): Promise<number> {
-    const sent = monotonicMs();
     const serverMs = (await this.get<{ now: number }>(`SELECT ${SERVER_NOW_SQL} AS now`))!.now;
-    this.noteServerClock(serverMs, sent);
+    this.noteServerClock(serverMs);
     return serverMs;
   }
 
   // A reading of the server's clock that came with another statement (SERVER_NOW_SQL in its select list),
-  // sent at `sentAt` (monotonicMs): taken as read halfway through the round trip.
-  noteServerClock(serverMs: number, sentAt: number): void {
-    this.clockReading = { serverMs, takenAt: (sentAt + monotonicMs()) / 2 };
+  // just answered: taken as read when its reply arrived, so an estimate may lag by a round trip
+  // but never runs ahead. Taken halfway, it ran ahead by half of any pause between asking and sending (a SIGSTOP, a
+  // loaded host): a lock's created_at then fell after its own commit (the PostgreSQL stress test caught it).
+  noteServerClock(serverMs: number): void {
+    this.clockReading = { serverMs, takenAt: monotonicMs() };
   }
 
   // One transaction at READ COMMITTED holding the scope's lock: the single writer per scope that SQLite's

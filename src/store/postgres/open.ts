@@ -4,7 +4,6 @@ import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
 import { SERVER_NOW_SQL } from './connection';
-import { monotonicMs } from '../clock';
 import { sharingConnections } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
 import type { PostgresConnection } from './connection';
@@ -51,9 +50,8 @@ async function ensureSchema(db: PostgresConnection, now: number): Promise<void> 
   let version = 0;
   try {
     // The server's clock comes with it: the first transaction of the call then needs no round trip for it.
-    const sent = monotonicMs();
     const row = (await db.get<{ version: number | null; now: number }>(`SELECT max(version) AS version, ${SERVER_NOW_SQL} AS now FROM schema_migrations`))!;
-    db.noteServerClock(row.now, sent);
+    db.noteServerClock(row.now);
     version = row.version ?? 0;
   } catch (error) {
     if (!(error instanceof IcError) || error.details.sqlstate !== '42P01') throw error;
