@@ -81,7 +81,7 @@ export class Session {
       if (error instanceof ConfigError) throw new SessionError(error.message, undefined, true, error.usage ? 'CONFIG' : 'CONNECT');
       throw error;
     }
-    // pg reads PGPASSWORD and ~/.pgpass (PGPASSFILE, HOME) from the process's environment.
+    // pg reads PGPASSWORD (and its other PG* defaults) from the process's environment; the password file is read by ic (driver/pgpass.ts).
     if (env !== process.env) for (const [key, value] of Object.entries(env)) if (value !== undefined && /^PG|^HOME$/.test(key)) process.env[key] = value;
     this.connected = this.bounded(this.connect(plan), options.connectTimeoutMs + MARGIN_MS, 'connecting').catch((error: unknown) => {
       throw new SessionError((error as Error).message, (error as SessionError).sqlstate, true, 'CONNECT');
