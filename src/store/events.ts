@@ -158,12 +158,13 @@ export const LOG_START: EventCursor = { xact: '0', id: 0 };
 export type PositionedEvent = StoredEvent & { xact: string };
 
 // Both texts take (cursor xact, cursor id, floor id, since, limit) in that order; SQLite hands the cursor's
-// '0' back as every event's xact.
+// '0' back as every event's xact. ORDER BY names the column: a bare `xact` is the text output column, whose
+// order ('10' before '9') is not the transactions'.
 const EVENTS_AFTER_CURSOR = dialect({
   sqlite:
     'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type, ? AS xact FROM events WHERE id > ? AND id > ? AND created_at >= ? ORDER BY id LIMIT ?',
   postgres:
-    'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type, xact::text AS xact FROM events WHERE (xact, id) > (?::xid8, ?) AND id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY xact, id LIMIT ?',
+    'SELECT id, type, lock_id, scope, owner, pattern, reason, created_at, detail, (SELECT locks.type FROM locks WHERE locks.id = events.lock_id) AS lock_type, xact::text AS xact FROM events WHERE (xact, id) > (?::xid8, ?) AND id > ? AND created_at >= ? AND xact < pg_snapshot_xmin(pg_current_snapshot()) ORDER BY events.xact, events.id LIMIT ?',
 });
 
 const PROJECT_EVENTS_AFTER_CURSOR = ofProject(EVENTS_AFTER_CURSOR);

@@ -96,6 +96,26 @@ describe('following events written by two scopes at once', () => {
   });
 });
 
+describe('reading order across transaction ids of different lengths', () => {
+  it('is the transactions’ order, not their text’s: a cursor never passes an event it did not hand out', async () => {
+    const { url, schema } = freshSchemaUrl();
+    created.push(schema);
+    await withConnection(url, async (db) => {
+      await migratePostgres(db, 0);
+      // Transactions 8, 9 and 10 (all finished, below any bound): as text, '10' sorts before '8' and '9'. The
+      // suite's server crossed 99,999 to 100,000 between two reserves, and a consumer skipped the first event.
+      const ids: number[] = [];
+      for (const xact of ['8', '9', '10'])
+        ids.push((await db.get<{ id: number }>("INSERT INTO events (type, scope, owner, created_at, xact) VALUES ('heartbeat', '/repo', 'o', 0, ?::xid8) RETURNING id", [xact]))!.id);
+      const store = new PgConnection(db, { lockWaitMs: 1_000, clientClock: false });
+      const first = await store.read(async () => eventsAfterCursor(store, LOG_START, { floorId: 0, limit: 2 }));
+      expect(first.map((event) => event.id)).toEqual(ids.slice(0, 2));
+      const rest = await store.read(async () => eventsAfterCursor(store, cursorAfter(first[1]!), { floorId: 0, limit: 2 }));
+      expect(rest.map((event) => event.id)).toEqual(ids.slice(2));
+    });
+  });
+});
+
 // A use-case context on a fresh schema, in a git repository naming its project; lock waits of `busyTimeout`.
 async function projectContext(url: string, project: string, busyTimeout: string): Promise<CoordContext> {
   const dir = mkdtempSync(join(tmpdir(), 'ic-pg-events-'));
