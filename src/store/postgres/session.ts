@@ -55,7 +55,7 @@ const RAW = { getTypeParser: () => (value: string) => value };
 
 export class Session {
   tls = false;
-  private version = 0;
+  serverVersion = 0;
   private client: Client | undefined;
   // The connection being made (a candidate of connect()'s attempts): what a bound that runs out destroys.
   private current: Client | undefined;
@@ -125,10 +125,6 @@ export class Session {
     return this.dead ? 'unknown' : this.state;
   }
 
-  serverVersion(): number {
-    return this.version;
-  }
-
   // Sends Terminate without waiting (the socket keeps no process alive: connect() unrefs it).
   close(): void {
     this.queued = [];
@@ -179,7 +175,7 @@ export class Session {
         this.dead ??= failure;
       });
       candidate.connection.on('parameterStatus', (message: { parameterName?: string; parameterValue?: string }) => {
-        if (message.parameterName === 'server_version' && message.parameterValue) this.version = versionNumber(message.parameterValue);
+        if (message.parameterName === 'server_version' && message.parameterValue) this.serverVersion = versionNumber(message.parameterValue);
       });
       candidate.connection.on('readyForQuery', (message: { status?: string }) => {
         this.state = STATES[message.status ?? ''] ?? this.state;
