@@ -52,10 +52,6 @@ function sessionOptions(url: string, options: PostgresOptions): string {
   return theirs ? `${flags.join(' ')} ${theirs}` : flags.join(' ');
 }
 
-export interface RunResult {
-  changes: number;
-}
-
 // One connection to PostgreSQL (node-postgres on this thread: session.ts): the same shape of calls the SQLite
 // store makes (`?` placeholders, rows as plain objects, integers as numbers), so that store code can be written
 // once per statement rather than once per engine. Every error leaves here as an IcError whose text holds no
@@ -123,14 +119,10 @@ export class PostgresConnection {
     await this.guard(() => this.session.exec(sql));
   }
 
-  async run(sql: string, params: readonly SqlParameter[] = []): Promise<RunResult> {
-    return { changes: (await this.execute(sql, params)).changes };
-  }
-
-  // A write whose result nobody reads, sent with the next statement (session.ts, queryLater).
+  // A write whose result nobody reads, sent with the next statement (session.ts, execLater).
   runLater(sql: string, params: readonly SqlParameter[] = []): void {
     const query = queryOf(sql, params);
-    this.session.queryLater(query.sql, query.parameters!);
+    this.session.execLater(query.sql, query.parameters);
   }
 
   async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<Row[]> {
@@ -138,7 +130,7 @@ export class PostgresConnection {
   }
 
   // One statement's rows and the number of rows it changed (for an INSERT … RETURNING, both).
-  async query<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<{ rows: Row[]; changes: number }> {
+  async run<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<{ rows: Row[]; changes: number }> {
     const result = await this.execute(sql, params);
     return { rows: rowsOf<Row>(result), changes: result.changes };
   }
@@ -209,7 +201,6 @@ export class PostgresConnection {
 
   private async execute(sql: string, params: readonly SqlParameter[]): Promise<ResultSet> {
     const query = queryOf(sql, params);
-    if (this.ahead.length === 0) return this.guard(() => this.session.query(query.sql, query.parameters!));
     const ahead = this.ahead;
     this.ahead = [];
     const results = await this.guard(() => this.session.queries([...ahead.map((read) => read.query), query]));

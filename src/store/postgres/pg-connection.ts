@@ -191,7 +191,7 @@ export class PgConnection implements Connection {
       },
       run: async (...params: unknown[]): Promise<RunResult> => {
         this.newestEvent = undefined;
-        const { rows, changes } = await pg.query(text, params as SqlParameter[]);
+        const { rows, changes } = await pg.run(text, params as SqlParameter[]);
         const first = rows[0];
         const id = first === undefined ? 0 : Object.values(first)[0];
         return { changes, lastInsertRowid: typeof id === 'number' || typeof id === 'bigint' ? id : Number(id ?? 0) };

@@ -95,11 +95,7 @@ export class Session {
 
   // Sent with the next exchange instead of on its own (one round trip fewer); an error it meets is thrown by
   // that exchange. For BEGIN, SAVEPOINT and writes whose result nobody reads.
-  execLater(sql: string): void {
-    this.queued.push({ sql });
-  }
-
-  queryLater(sql: string, parameters: readonly (string | null)[]): void {
+  execLater(sql: string, parameters?: readonly (string | null)[]): void {
     this.queued.push({ sql, parameters });
   }
 
@@ -109,10 +105,6 @@ export class Session {
     const statements = this.take([{ sql }]);
     if (this.client === undefined || this.dead) return void this.queued.push(...statements);
     this.ahead.push(Promise.allSettled(statements.map((statement) => this.send(statement))));
-  }
-
-  async query(sql: string, parameters: readonly (string | null)[]): Promise<ResultSet> {
-    return (await this.run([{ sql, parameters }]))[0]!;
   }
 
   // Several statements in one exchange: run in turn (each sees what the ones before it did), their results in
