@@ -2,7 +2,7 @@ import { mayChange } from '../core/authority';
 import { IcError } from '../core/errors';
 import { overlaps } from '../core/glob';
 import type { Lock, LockType } from '../core/lock';
-import { getLock, getLockBySeq, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, listLocks, markReleased, withoutBase, type StoredLock } from '../store/locks';
 import { inChunks } from './chunks';
 import { locksInView } from './list';
 import { readTransaction, viewWriteScope, type CoordContext } from './context';
@@ -94,7 +94,7 @@ async function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: stri
     if (!mayChange(owner, lock.owner, input.force)) return { id: target.id, why: 'not_owner', owner: lock.owner };
     return releaseRow(ctx, input, owner, lock, now);
   }
-  const lock = await getLockBySeq(ctx.db, target.seq);
+  const lock = await getLock(ctx.db, target.seq);
   // Released since it was listed (or by an id earlier in this call), or handed to someone else: not ours to release now.
   if (!lock || lock.released_at !== null) return undefined;
   if (lock.owner !== owner && !(input.force && input.pattern !== undefined && lock.pattern === input.pattern)) return undefined;

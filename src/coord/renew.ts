@@ -1,6 +1,6 @@
 import { mayChange } from '../core/authority';
 import type { Lock } from '../core/lock';
-import { getLock, getLockBySeq, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, withoutBase, type StoredLock } from '../store/locks';
 import { locksInView } from './list';
 import { extendLock } from './renewal';
 import { inChunks } from './chunks';
@@ -26,7 +26,7 @@ export async function renew(ctx: CoordContext, input: { ids: string[]; owner: st
   // A lock named by id may lie in any scope; all of an owner's are listed from the scopes `list` shows.
   const outcomes = await inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, async (target, now): Promise<Outcome | undefined> => {
     if ('seq' in target) {
-      const lock = await getLockBySeq(ctx.db, target.seq);
+      const lock = await getLock(ctx.db, target.seq);
       // Released, expired or handed on since it was listed: no longer the owner's to renew.
       return lock && lock.owner === input.owner && lock.released_at === null && lock.expires_at > now ? await extend(ctx, lock, now, input.ttlMs) : undefined;
     }

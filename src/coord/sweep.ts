@@ -1,5 +1,5 @@
 import { countEventsBefore, newestEventId, purgeEvents } from '../store/events';
-import { countReleasedBefore, getLockBySeq, listLapsed, purgeReleased } from '../store/locks';
+import { countReleasedBefore, getLock, listLocks, purgeReleased } from '../store/locks';
 import { readTransaction, type CoordContext } from './context';
 import { EVERYTHING } from '../store/connection';
 import { inChunks, repeatInChunks } from './chunks';
@@ -24,10 +24,10 @@ export interface SweepResult extends PinSweep {
 // only reads, and counts what the real run would do from one snapshot.
 export async function sweep(ctx: CoordContext, input: { olderThanMs?: number; dryRun: boolean }): Promise<SweepResult> {
   if (input.dryRun) return dryRun(ctx, input.olderThanMs);
-  const lapsed = await readTransaction(ctx, async (now) => (await listLapsed(ctx.db, now)).map((lock) => lock.seq));
+  const lapsed = await readTransaction(ctx, async (now) => (await listLocks(ctx.db, { unreleased: true, expiresBefore: now })).map((lock) => lock.seq));
   const expired = (
     await inChunks(ctx, EVERYTHING, lapsed, async (seq, now) => {
-      const lock = await getLockBySeq(ctx.db, seq);
+      const lock = await getLock(ctx.db, seq);
       // Renewed or released since it was listed: no longer lapsed.
       return lock && lock.released_at === null && lock.expires_at <= now && (await expireLock(ctx, lock, now)) ? true : undefined;
     })
@@ -45,7 +45,7 @@ export async function sweep(ctx: CoordContext, input: { olderThanMs?: number; dr
 async function dryRun(ctx: CoordContext, olderThanMs: number | undefined): Promise<SweepResult> {
   const pins = await sweepPins(ctx, true);
   return readTransaction(ctx, async (now) => {
-    const expired = (await listLapsed(ctx.db, now)).length;
+    const expired = (await listLocks(ctx.db, { unreleased: true, expiresBefore: now })).length;
     const cutoff = olderThanMs === undefined ? undefined : now - olderThanMs;
     let purgedEvents = 0;
     if (cutoff !== undefined) {

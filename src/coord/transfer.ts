@@ -2,7 +2,7 @@ import { checkTransferAuthority } from '../core/authority';
 import { IcError } from '../core/errors';
 import type { Lock } from '../core/lock';
 import { nextEventId } from '../store/events';
-import { getLockBySeq, reassign, withoutBase } from '../store/locks';
+import { getLock, reassign, withoutBase } from '../store/locks';
 import { locksInView } from './list';
 import { inChunks } from './chunks';
 import { ownScope, readTransaction, viewWriteScope, type CoordContext } from './context';
@@ -33,7 +33,7 @@ export async function transfer(ctx: CoordContext, input: TransferInput): Promise
   );
   // A file pattern's locks are the scope's own; a name may be a named lock or a claim.
   const moved = await inChunks(ctx, only?.file !== undefined ? ownScope(ctx) : viewWriteScope(ctx), held, async (seq, now) => {
-    const lock = await getLockBySeq(ctx.db, seq);
+    const lock = await getLock(ctx.db, seq);
     if (!lock || lock.owner !== input.from || lock.released_at !== null || lock.expires_at <= now) return undefined; // changed since it was listed
     const token = (await nextEventId(ctx.db)).id; // the new token is the id of the event that records it
     await reassign(ctx.db, lock.seq, input.to, token);

@@ -28,14 +28,10 @@ export async function insertLock(db: Connection, lock: StoredLock): Promise<void
   await db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})`).run(...COLUMN_NAMES.map((column) => lock[column]));
 }
 
-// By public id, through locks_by_id.
-export async function getLock(db: Connection, id: string): Promise<StoredLock | undefined> {
-  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE id = ?`).get(id)) as StoredLock | undefined;
-}
-
-// By key: how a bulk operation finds again, inside a later write transaction, a row it listed before.
-export async function getLockBySeq(db: Connection, seq: number): Promise<StoredLock | undefined> {
-  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE seq = ?`).get(seq)) as StoredLock | undefined;
+// By public id (a string, through locks_by_id), or by key (a number: how a bulk operation finds again,
+// inside a later write transaction, a row it listed before).
+export async function getLock(db: Connection, key: string | number): Promise<StoredLock | undefined> {
+  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE ${typeof key === 'number' ? 'seq' : 'id'} = ?`).get(key)) as StoredLock | undefined;
 }
 
 // Every path-prefix of a literal base ('' included): the bases of locks that may contain ours.
@@ -139,11 +135,6 @@ function locksQuery(filter: LockFilter): { sql: string; params: unknown[] } {
   const sql = `SELECT ${COLUMNS} FROM locks${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY token${filter.limit ? ' LIMIT ?' : ''}`;
   if (filter.limit) params.push(filter.limit);
   return { sql, params };
-}
-
-// Unreleased locks whose TTL has run out: what a sweep marks as expired.
-export async function listLapsed(db: Connection, now: number): Promise<StoredLock[]> {
-  return (await db.prepare(`SELECT ${COLUMNS} FROM locks WHERE released_at IS NULL AND expires_at <= ? ORDER BY token`).all(now)) as StoredLock[];
 }
 
 // seq, base and ttl_ms are storage detail; callers outside the store see plain locks.

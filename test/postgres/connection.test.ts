@@ -13,6 +13,7 @@ import { PostgresConnection } from '../../src/store/postgres/connection';
 import { PgConnection } from '../../src/store/postgres/pg-connection';
 import { newestEventTime } from '../../src/store/clock';
 import { connect, freshSchemaUrl, serverTcpUrl, serverUrl, withConnection } from './support';
+import { scopeTransaction } from './scope-transaction';
 
 async function caught(body: () => unknown): Promise<IcError> {
   try {
@@ -90,9 +91,9 @@ describe('the scope transaction', () => {
     const { url } = freshSchemaUrl();
     await withConnection(url, async (db) => {
       await migratePostgres(db, 0);
-      await db.transaction('/repo', () => db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['kept', 1]));
+      await scopeTransaction(db, '/repo', () => db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['kept', 1]));
       await expect(
-        db.transaction('/repo', async () => {
+        scopeTransaction(db, '/repo', async () => {
           await db.run('INSERT INTO owners (owner, last_seen) VALUES (?, ?)', ['lost', 1]);
           throw new Error('the body fails');
         }),
@@ -108,7 +109,7 @@ describe('the scope transaction', () => {
     await withConnection(strict, async (db) => {
       await migratePostgres(db, 0);
       expect(await db.get('SHOW default_transaction_isolation')).toEqual({ default_transaction_isolation: 'serializable' });
-      expect(await db.transaction('s', () => db.get('SHOW transaction_isolation'))).toEqual({ transaction_isolation: 'read committed' });
+      expect(await scopeTransaction(db, 's', () => db.get('SHOW transaction_isolation'))).toEqual({ transaction_isolation: 'read committed' });
     });
   });
 
@@ -117,18 +118,18 @@ describe('the scope transaction', () => {
     await withConnection(url, async (first) => {
       await migratePostgres(first, 0);
       await withConnection(url, async (second) => {
-        await first.transaction('/repo', async () => {
+        await scopeTransaction(first, '/repo', async () => {
           const started = Date.now();
-          const error = await caught(() => second.transaction('/repo', () => 'never', { lockTimeoutMs: 200 }));
+          const error = await caught(() => scopeTransaction(second, '/repo', () => 'never', { lockTimeoutMs: 200 }));
           expect(error.code).toBe('BUSY');
           expect(EXIT_CODES[error.code]).toBe(75);
           expect(error.details.sqlstate).toBe('55P03');
           expect(Date.now() - started).toBeGreaterThanOrEqual(150);
           // another scope is not blocked
-          expect(await second.transaction('/other', () => 'done', { lockTimeoutMs: 200 })).toBe('done');
+          expect(await scopeTransaction(second, '/other', () => 'done', { lockTimeoutMs: 200 })).toBe('done');
         });
         // the first committed: the scope is free again, and the failed transaction left the connection usable
-        expect(await second.transaction('/repo', () => 'now', { lockTimeoutMs: 200 })).toBe('now');
+        expect(await scopeTransaction(second, '/repo', () => 'now', { lockTimeoutMs: 200 })).toBe('now');
       });
     });
   });
@@ -177,18 +178,11 @@ describe('the scope transaction', () => {
 describe('several statements in one exchange', () => {
   it('answers each in order, and after a refused one reports its error once every reply is read', async () => {
     await withConnection(serverUrl(), async (db) => {
-      expect(
-        await db.allMany([
-          ['SELECT 1 AS a', []],
-          ['SELECT ?::int + 1 AS b', [41]],
-        ]),
-      ).toEqual([[{ a: 1 }], [{ b: 42 }]]);
-      const error = await caught(() =>
-        db.allMany([
-          ['SELECT 1/0 AS never', []],
-          ['SELECT 2 AS two', []],
-        ]),
-      );
+      db.prefetch('SELECT 1 AS a', []); // sent with the next statement, in one exchange
+      expect(await db.get('SELECT ?::int + 1 AS b', [41])).toEqual({ b: 42 });
+      expect(db.takePrefetched('SELECT 1 AS a', [])).toEqual([{ a: 1 }]);
+      db.prefetch('SELECT 1/0 AS never', []);
+      const error = await caught(() => db.get('SELECT 2 AS two'));
       expect(error.details.sqlstate).toBe('22012');
       expect(await db.get('SELECT 3 AS three')).toEqual({ three: 3 }); // every reply was read: the next answer is its own
     });

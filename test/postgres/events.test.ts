@@ -16,6 +16,7 @@ import { migratePostgres } from '../../src/store/postgres/migrate';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { freshSchemaUrl, serverUrl, withConnection } from './support';
+import { scopeTransaction } from './scope-transaction';
 
 const created: string[] = [];
 const cleanups: (() => void)[] = [];
@@ -46,9 +47,9 @@ describe('following events written by two scopes at once', () => {
           await migratePostgres(follower, 0);
           let earlier = 0;
           let later = 0;
-          await slow.transaction('/repo-a', async () => {
+          await scopeTransaction(slow, '/repo-a', async () => {
             earlier = await insertEvent(slow, '/repo-a'); // taken first, committed last
-            later = await fast.transaction('/repo-b', () => insertEvent(fast, '/repo-b'));
+            later = await scopeTransaction(fast, '/repo-b', () => insertEvent(fast, '/repo-b'));
             expect(later).toBeGreaterThan(earlier);
             // While the slow transaction runs: the plain read already shows the later id …
             expect((await follower.all<{ id: number }>('SELECT id FROM events WHERE id > ? ORDER BY id', [0])).map((row) => row.id)).toEqual([later]);

@@ -8,6 +8,7 @@ import { migratePostgres } from '../../src/store/postgres/migrate';
 import { IcError } from '../../src/core/errors';
 import type { PostgresConnection } from '../../src/store/postgres/connection';
 import { connect, freshSchemaUrl, serverUrl, withConnection } from './support';
+import { scopeTransaction } from './scope-transaction';
 import { parameterOf, withParameter } from '../../src/store/postgres/url';
 import { worker } from './process';
 import { PgConnection } from '../../src/store/postgres/pg-connection';
@@ -93,7 +94,7 @@ describe('a write’s clock check, read in the same exchange as its scope lock',
   it('sees the event of the writer it waited for: the server runs it once the lock is held', async () => {
     const url = await freshDatabase();
     const scope = `/repo-${randomBytes(3).toString('hex')}`;
-    await withConnection(url, (db) => db.transaction(scope, () => undefined)); // the scope's row exists: the one-exchange path
+    await withConnection(url, (db) => scopeTransaction(db, scope, () => undefined)); // the scope's row exists: the one-exchange path
     const holder = worker('hold', { url, scope, owner: 'holder', during: 'idle', holdMs: 700 });
     await new Promise<void>((resolve, reject) => {
       holder.stdout!.on('data', (chunk: Buffer) => {
@@ -136,7 +137,7 @@ describe('a client killed with SIGKILL mid-transaction', () => {
         ).toBeGreaterThan(0);
         let busy: unknown;
         try {
-          await db.transaction(scope, () => undefined, { lockTimeoutMs: 100 });
+          await scopeTransaction(db, scope, () => undefined, { lockTimeoutMs: 100 });
         } catch (error) {
           busy = error;
         }
@@ -149,7 +150,7 @@ describe('a client killed with SIGKILL mid-transaction', () => {
       // client_connection_check_interval (1 s) during a statement. The next writer gets the scope.
       await withConnection(url, async (db) => {
         const started = Date.now();
-        expect(await db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
+        expect(await scopeTransaction(db, scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
         expect(Date.now() - started).toBeLessThan(10_000);
         expect(await db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
         expect(await db.all("SELECT id FROM events WHERE owner = 'victim'")).toEqual([]);
@@ -176,7 +177,7 @@ describe('a client stopped with SIGSTOP mid-transaction', () => {
     try {
       await withConnection(base, async (db) => {
         const started = Date.now();
-        expect(await db.transaction(scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
+        expect(await scopeTransaction(db, scope, () => 'mine', { lockTimeoutMs: 10_000 })).toBe('mine');
         expect(Date.now() - started).toBeLessThan(5_000); // the server ended the stopped client's transaction
         expect(await db.all("SELECT seq FROM locks WHERE owner = 'victim'")).toEqual([]);
       });

@@ -9,6 +9,7 @@
 import { IcError } from '../../src/core/errors';
 import { PostgresConnection } from '../../src/store/postgres/connection';
 import { migratePostgres } from '../../src/store/postgres/migrate';
+import { scopeTransaction } from './scope-transaction';
 
 interface GrantArgs {
   url: string;
@@ -112,7 +113,7 @@ async function grant(args: GrantArgs): Promise<void> {
     try {
       let result: Outcome;
       if (args.lock) {
-        result = await db.transaction(args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
+        result = await scopeTransaction(db, args.scope, () => step(db, args, pattern), { lockTimeoutMs: 30_000 });
       } else {
         await db.exec('BEGIN ISOLATION LEVEL READ COMMITTED');
         result = await step(db, args, pattern);
@@ -138,7 +139,7 @@ async function grant(args: GrantArgs): Promise<void> {
 
 async function hold(args: { url: string; scope: string; owner: string; during: 'idle' | 'statement'; holdMs?: number }): Promise<void> {
   const db = PostgresConnection.open(args.url);
-  await db.transaction(args.scope, async () => {
+  await scopeTransaction(db, args.scope, async () => {
     const now = await db.serverNowMs();
     const id = (await db.get<{ id: number }>("SELECT nextval('events_id_seq') AS id"))!.id;
     await db.run('INSERT INTO events (id, type, lock_id, scope, owner, pattern, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [id, 'reserved', `l${id}`, args.scope, args.owner, 'half.ts', now]);

@@ -36,8 +36,8 @@ export function readIndex(indexPath: string, wanted: (path: string) => boolean, 
     const flags = data.readUInt16BE(start + 60);
     let cursor = start + 62;
     if (version >= 3 && flags & 0x4000) cursor += 2; // extended flags
-    let pathStart: number;
-    let pathEnd: number;
+    // Where the path's bytes are: in the entry, or (version 4) in `previous`, rebuilt from the one before.
+    let [source, from, to] = [data, cursor, 0];
     if (version === 4) {
       let byte = data[cursor++]!;
       let strip = byte & 0x7f;
@@ -48,18 +48,13 @@ export function readIndex(indexPath: string, wanted: (path: string) => boolean, 
       const end = data.indexOf(0, cursor);
       previous = Buffer.concat([previous.subarray(0, previous.length - strip), data.subarray(cursor, end)]);
       offset = end + 1;
-      pathStart = -1;
-      pathEnd = -1;
+      [source, from, to] = [previous, 0, previous.length];
     } else {
       const length = flags & 0xfff;
-      pathStart = cursor;
-      pathEnd = length < 0xfff ? cursor + length : data.indexOf(0, cursor);
-      offset = start + ((pathEnd - start + 8) & ~7); // 1 to 8 NULs pad the entry to a multiple of 8
+      to = length < 0xfff ? cursor + length : data.indexOf(0, cursor);
+      offset = start + ((to - start + 8) & ~7); // 1 to 8 NULs pad the entry to a multiple of 8
     }
     if ((flags >> 12) & 3) continue; // a merge conflict's stages
-    const source = pathStart < 0 ? previous : data;
-    const from = pathStart < 0 ? 0 : pathStart;
-    const to = pathStart < 0 ? previous.length : pathEnd;
     if (bytePrefixes && !bytePrefixes.some((prefix) => startsWith(source, from, to, prefix))) continue;
     const path = source.toString('utf8', from, to);
     if (!wanted(path)) continue;

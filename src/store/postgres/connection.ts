@@ -52,16 +52,11 @@ function sessionOptions(url: string, options: PostgresOptions): string {
   return theirs ? `${flags.join(' ')} ${theirs}` : flags.join(' ');
 }
 
-export interface RunResult {
-  changes: number;
-}
-
 // One connection to PostgreSQL (node-postgres on this thread: session.ts): the same shape of calls the SQLite
 // store makes (`?` placeholders, rows as plain objects, integers as numbers), so that store code can be written
 // once per statement rather than once per engine. Every error leaves here as an IcError whose text holds no
 // password.
 export class PostgresConnection {
-  private inTransaction = false;
   // Reads announced ahead (prefetch): sent with the next statement, their rows kept until asked for once.
   private ahead: { key: string; query: Query }[] = [];
   private fetched = new Map<string, ResultSet>();
@@ -71,7 +66,9 @@ export class PostgresConnection {
   private opening: Promise<void> | undefined;
 
   private constructor(
-    private readonly session: Session,
+    // Reached directly for what needs no error translation: statements sent later (their errors are the next
+    // statement's), the server's version and whether the connection is encrypted (after ready()).
+    readonly session: Session,
     readonly shownUrl: string,
     private readonly secrets: readonly string[],
   ) {}
@@ -113,17 +110,8 @@ export class PostgresConnection {
     await this.guard(() => this.session.connected);
   }
 
-  // Whether the connection is encrypted (TLS): `ic doctor` says (after ready()).
-  get tls(): boolean {
-    return this.session.tls;
-  }
-
   close(): void {
     this.session.close();
-  }
-
-  serverVersion(): number {
-    return this.session.serverVersion();
   }
 
   // Runs statements without parameters (several may be separated by `;`).
@@ -131,25 +119,10 @@ export class PostgresConnection {
     await this.guard(() => this.session.exec(sql));
   }
 
-  // The same, sent with the next statement (session.ts): for BEGIN and SAVEPOINT, whose errors the next one
-  // reports. This and the other calls that send later are made inside a transaction, after ready().
-  execLater(sql: string): void {
-    this.session.execLater(sql);
-  }
-
-  // The same, sent now, its reply read with the next statement's (session.ts): for a read's COMMIT.
-  sendAhead(sql: string): void {
-    this.session.sendAhead(sql);
-  }
-
-  async run(sql: string, params: readonly SqlParameter[] = []): Promise<RunResult> {
-    return { changes: (await this.execute(sql, params)).changes };
-  }
-
-  // A write whose result nobody reads, sent with the next statement (session.ts, queryLater).
+  // A write whose result nobody reads, sent with the next statement (session.ts, execLater).
   runLater(sql: string, params: readonly SqlParameter[] = []): void {
     const query = queryOf(sql, params);
-    this.session.queryLater(query.sql, query.parameters!);
+    this.session.execLater(query.sql, query.parameters);
   }
 
   async all<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<Row[]> {
@@ -157,15 +130,9 @@ export class PostgresConnection {
   }
 
   // One statement's rows and the number of rows it changed (for an INSERT … RETURNING, both).
-  async query<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<{ rows: Row[]; changes: number }> {
+  async run<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<{ rows: Row[]; changes: number }> {
     const result = await this.execute(sql, params);
     return { rows: rowsOf<Row>(result), changes: result.changes };
-  }
-
-  // Several statements in one exchange (session.ts, queries): the rows of each, in order.
-  async allMany(statements: readonly (readonly [sql: string, params: readonly SqlParameter[]])[]): Promise<Record<string, unknown>[][]> {
-    const queries = statements.map(([sql, params]) => queryOf(sql, params));
-    return (await this.guard(() => this.session.queries(queries))).map((result) => rowsOf(result));
   }
 
   async get<Row = Record<string, unknown>>(sql: string, params: readonly SqlParameter[] = []): Promise<Row | undefined> {
@@ -200,30 +167,9 @@ export class PostgresConnection {
     this.clockReading = { serverMs, takenAt: monotonicMs() };
   }
 
-  // One transaction at READ COMMITTED holding the scope's lock: the single writer per scope that SQLite's
-  // database-wide write lock gives, while other scopes proceed in parallel. The scope's row is created first
-  // when missing: FOR UPDATE on a row that is not there locks nothing. `lockTimeoutMs` bounds the wait for
-  // the scope (0 = do not wait); past it the call is BUSY.
-  async transaction<T>(scope: string, body: () => T | Promise<T>, options: { lockTimeoutMs?: number } = {}): Promise<T> {
-    if (this.inTransaction) throw new IcError('INTERNAL', 'a PostgreSQL transaction was started inside another');
-    const lockTimeout = options.lockTimeoutMs === undefined ? '' : `; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(options.lockTimeoutMs)) || 1}`;
-    await this.exec(`BEGIN ISOLATION LEVEL READ COMMITTED${lockTimeout}`);
-    this.inTransaction = true;
-    try {
-      await this.lockScope(scope);
-      const result = await body();
-      await this.exec('COMMIT');
-      return result;
-    } catch (error) {
-      await this.rollbackQuietly();
-      throw error;
-    } finally {
-      this.inTransaction = false;
-    }
-  }
-
-  // Locks the scope's row inside the open transaction (the single writer per scope). The common case (the
-  // row exists) costs one statement; a new scope costs three.
+  // Locks the scope's row inside the open transaction: the single writer per scope that SQLite's file lock
+  // gives, while other scopes proceed in parallel. A missing row is created first (FOR UPDATE on a row that
+  // is not there locks nothing): the common case costs one statement, a new scope three.
   async lockScope(scope: string): Promise<void> {
     if ((await this.all(LOCK_SCOPE_SQL, [scope])).length > 0) return;
     await this.createAndLockScope(scope);
@@ -233,11 +179,8 @@ export class PostgresConnection {
   // the lock is held, and the caller waits one round trip for both. When the scope's row was missing, `next`
   // ran without the lock: its rows are thrown away and it runs again once the row is created and locked.
   async lockScopeAnd<Row>(scope: string, next: string): Promise<Row[]> {
-    const [locked, rows] = await this.allMany([
-      [LOCK_SCOPE_SQL, [scope]],
-      [next, []],
-    ]);
-    if (locked!.length > 0) return rows as Row[];
+    const [locked, rows] = await this.guard(() => this.session.queries([queryOf(LOCK_SCOPE_SQL, [scope]), queryOf(next, [])]));
+    if (locked!.rows.length > 0) return rowsOf<Row>(rows!);
     await this.createAndLockScope(scope);
     return this.all<Row>(next);
   }
@@ -258,7 +201,6 @@ export class PostgresConnection {
 
   private async execute(sql: string, params: readonly SqlParameter[]): Promise<ResultSet> {
     const query = queryOf(sql, params);
-    if (this.ahead.length === 0) return this.guard(() => this.session.query(query.sql, query.parameters!));
     const ahead = this.ahead;
     this.ahead = [];
     const results = await this.guard(() => this.session.queries([...ahead.map((read) => read.query), query]));

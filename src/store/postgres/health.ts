@@ -36,8 +36,8 @@ export async function diagnosePostgres(location: DbLocation, env: NodeJS.Process
     return report;
   }
   try {
-    checks.push({ name: 'connection', ok: true, detail: `${location.path} (chosen by ${location.source}), ${db.tls ? 'encrypted (TLS)' : 'not encrypted'}` });
-    const version = db.serverVersion();
+    checks.push({ name: 'connection', ok: true, detail: `${location.path} (chosen by ${location.source}), ${db.session.tls ? 'encrypted (TLS)' : 'not encrypted'}` });
+    const version = db.session.serverVersion;
     const major = Math.floor(version / 10_000);
     checks.push(
       major >= 14

@@ -60,11 +60,7 @@ export async function migratePostgres(db: PostgresConnection, now: number): Prom
     }
     await db.exec('COMMIT');
   } catch (error) {
-    try {
-      await db.exec('ROLLBACK');
-    } catch {
-      // the original error is the one to report
-    }
+    await db.rollbackQuietly();
     throw error;
   }
   return applied;

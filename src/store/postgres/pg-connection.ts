@@ -63,7 +63,7 @@ export class PgConnection implements Connection {
     // Sent with the first statement of the work: the transaction, its lock wait and the shared side of the
     // everything lock (a lock wait that ran out is reported by that statement).
     const everything = 'everything' in scope;
-    this.pg.execLater(
+    this.pg.session.execLater(
       `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
     return this.inTransaction(async () => {
@@ -99,11 +99,11 @@ export class PgConnection implements Connection {
   async read<T>(work: () => Promise<T>): Promise<T> {
     if (this.depth > 0) return work();
     await this.pg.ready();
-    this.pg.execLater('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    this.pg.session.execLater('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     // Its COMMIT goes out at once (no snapshot stays open) but is not waited for: a read-only transaction's
     // commit has nothing to confirm, and a hook's three or four reads each save a round trip.
     this.reading = true;
-    return this.inTransaction(work, () => this.pg.sendAhead('COMMIT'));
+    return this.inTransaction(work, () => this.pg.session.sendAhead('COMMIT'));
   }
 
   // Inside a read (one snapshot, so its rows cannot differ from the later run's): sent with the read's next
@@ -156,11 +156,11 @@ export class PgConnection implements Connection {
 
   private async savepoint<T>(work: () => Promise<T>): Promise<T> {
     const name = `ic_${this.depth}`;
-    this.pg.execLater(`SAVEPOINT ${name}`);
+    this.pg.session.execLater(`SAVEPOINT ${name}`);
     this.depth += 1;
     try {
       const result = await work();
-      this.pg.execLater(`RELEASE SAVEPOINT ${name}`);
+      this.pg.session.execLater(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
       try {
@@ -191,7 +191,7 @@ export class PgConnection implements Connection {
       },
       run: async (...params: unknown[]): Promise<RunResult> => {
         this.newestEvent = undefined;
-        const { rows, changes } = await pg.query(text, params as SqlParameter[]);
+        const { rows, changes } = await pg.run(text, params as SqlParameter[]);
         const first = rows[0];
         const id = first === undefined ? 0 : Object.values(first)[0];
         return { changes, lastInsertRowid: typeof id === 'number' || typeof id === 'bigint' ? id : Number(id ?? 0) };

@@ -55,7 +55,7 @@ const RAW = { getTypeParser: () => (value: string) => value };
 
 export class Session {
   tls = false;
-  private version = 0;
+  serverVersion = 0;
   private client: Client | undefined;
   // The connection being made (a candidate of connect()'s attempts): what a bound that runs out destroys.
   private current: Client | undefined;
@@ -95,11 +95,7 @@ export class Session {
 
   // Sent with the next exchange instead of on its own (one round trip fewer); an error it meets is thrown by
   // that exchange. For BEGIN, SAVEPOINT and writes whose result nobody reads.
-  execLater(sql: string): void {
-    this.queued.push({ sql });
-  }
-
-  queryLater(sql: string, parameters: readonly (string | null)[]): void {
+  execLater(sql: string, parameters?: readonly (string | null)[]): void {
     this.queued.push({ sql, parameters });
   }
 
@@ -111,10 +107,6 @@ export class Session {
     this.ahead.push(Promise.allSettled(statements.map((statement) => this.send(statement))));
   }
 
-  async query(sql: string, parameters: readonly (string | null)[]): Promise<ResultSet> {
-    return (await this.run([{ sql, parameters }]))[0]!;
-  }
-
   // Several statements in one exchange: run in turn (each sees what the ones before it did), their results in
   // order; the first error is thrown once every reply is read.
   queries(statements: readonly Query[]): Promise<ResultSet[]> {
@@ -123,10 +115,6 @@ export class Session {
 
   transactionState(): TransactionState {
     return this.dead ? 'unknown' : this.state;
-  }
-
-  serverVersion(): number {
-    return this.version;
   }
 
   // Sends Terminate without waiting (the socket keeps no process alive: connect() unrefs it).
@@ -179,7 +167,7 @@ export class Session {
         this.dead ??= failure;
       });
       candidate.connection.on('parameterStatus', (message: { parameterName?: string; parameterValue?: string }) => {
-        if (message.parameterName === 'server_version' && message.parameterValue) this.version = versionNumber(message.parameterValue);
+        if (message.parameterName === 'server_version' && message.parameterValue) this.serverVersion = versionNumber(message.parameterValue);
       });
       candidate.connection.on('readyForQuery', (message: { status?: string }) => {
         this.state = STATES[message.status ?? ''] ?? this.state;

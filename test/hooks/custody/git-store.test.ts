@@ -52,5 +52,6 @@ describe('git object store and index, read and written in-process', () => {
     const entries = readIndex(join(repo.dir, '.git', 'index'), () => true).map(({ path, blob, mode }) => ({ path, blob, mode }));
     expect(entries).toEqual(expected);
     expect(readIndex(join(repo.dir, '.git', 'index'), (path) => path.startsWith('src/')).map((e) => e.path)).toEqual(['src/deep/b.ts', 'src/deep/c.ts']);
+    expect(readIndex(join(repo.dir, '.git', 'index'), () => true, ['src/deep']).map((e) => e.path)).toEqual(['src/deep/b.ts', 'src/deep/c.ts']); // skipped by their bytes
   });
 });
