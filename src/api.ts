@@ -14,6 +14,7 @@ export { collectWriteHolds, lastTransactionTimings, longestWriteHold, resetLonge
 export { WORK_LIMITS } from './core/conflict';
 // Shell custody (#19): the snapshot a before-command hook takes and the restore after it, for benchmarks and tests.
 export { snapshotBeforeShell } from './hooks/custody/snapshot';
-export { restoreAfterShell, recordHolderWrite } from './hooks/custody/restore';
+export { restoreAfterShell } from './hooks/custody/restore';
+export { recordHolderWrite } from './hooks/custody/holder-write';
 export { readIndex } from './store/git/index-file';
 export { writeBlob } from './store/git/git-objects';

@@ -152,8 +152,6 @@ export function viewWriteScope(ctx: Pick<CoordContext, 'scope' | 'claimScope'>):
   return { scopes: ctx.claimScope === ctx.scope ? [ctx.scope] : [ctx.scope, ctx.claimScope] };
 }
 
-/** How far behind the newest event a write's clock may be (it is then recorded at the newest event's time). */
-export const MAX_CLOCK_SKEW_MS = CLOCK_TOLERANCE_MS;
 /** How far ahead of both the newest event and the real clock a test clock (IC_NOW) may be. */
 export const MAX_CLOCK_LEAP_MS = 86_400_000;
 
@@ -161,7 +159,7 @@ export const MAX_CLOCK_LEAP_MS = 86_400_000;
 // a lock (a renewal would set an earlier expiry) or disorder the log; never outside the years ic accepts.
 // Outside a sane window the write is refused (INVALID_INPUT, 65) rather than stamped, so one bad clock
 // cannot date every later write (docs/guarantees.md, "Time"): behind the newest event by more than
-// MAX_CLOCK_SKEW_MS (the clock went back, or the log holds events from the future: `ic doctor
+// CLOCK_TOLERANCE_MS (the clock went back, or the log holds events from the future: `ic doctor
 // --repair-clock`), or a test clock more than a day ahead of the log and of the real time. The system
 // clock may run ahead of the log: a repository idle for a week is not a poisoned one.
 async function writeClock(ctx: CoordContext): Promise<number> {
@@ -171,14 +169,14 @@ async function writeClock(ctx: CoordContext): Promise<number> {
   const newest = await newestEventTime(ctx.db);
   if (newest === null) return now;
   const refuse = (message: string, hint: string) => new IcError('INVALID_INPUT', message, { source, clock: formatTime(now), newest_event: formatTime(newest), hint });
-  if (now < newest - MAX_CLOCK_SKEW_MS) {
-    if (newest > Date.now() + MAX_CLOCK_SKEW_MS)
+  if (now < newest - CLOCK_TOLERANCE_MS) {
+    if (newest > Date.now() + CLOCK_TOLERANCE_MS)
       throw refuse(
         `the database holds events dated ${formatTime(newest)}, in the future: a write with a wrong clock stamped them; refusing to date more writes after them`,
         'run `ic doctor`, then `ic doctor --repair-clock`',
       );
     throw refuse(
-      `${source} reads ${formatTime(now)}, more than ${MAX_CLOCK_SKEW_MS / 60_000}m before the newest event (${formatTime(newest)}); refusing to write with a clock that went back`,
+      `${source} reads ${formatTime(now)}, more than ${CLOCK_TOLERANCE_MS / 60_000}m before the newest event (${formatTime(newest)}); refusing to write with a clock that went back`,
       'fix the clock (or unset IC_NOW)',
     );
   }

@@ -111,10 +111,6 @@ export function activeClaims(ctx: CoordContext, now: number): LockFilter {
   return { scope: ctx.claimScope, type: 'claim', activeAt: now };
 }
 
-export async function openRequests(ctx: CoordContext, isHolder: (owner: string) => boolean): Promise<OpenRequest[]> {
-  return readTransaction(ctx, async (now) => openRequestsIn(ctx, isHolder, now));
-}
-
 // `claim ITEM --take`: a stalled claim of another owner becomes the taker's, with a new fencing token
 // (the `taken_over` event's id) and a fresh TTL; the event records the previous owner and its last activity.
 // A claim that is not stalled is refused (CONFLICT); a free item is not this function's business.

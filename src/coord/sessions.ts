@@ -181,13 +181,6 @@ export async function sessionOfShell(ctx: CoordContext): Promise<SessionRow | un
   }
 }
 
-// Who a command acts as when no --owner is given: the live session it runs in, when $IC_OWNER is unset or
-// names that very session (Claude's exported owner, Codex's inherited IC_OWNER); else $IC_OWNER.
-// So a second session sharing one IC_OWNER acts as itself, and an explicit other name stays explicit.
-export async function actingOwner(ctx: CoordContext, envOwner: string | undefined): Promise<string | undefined> {
-  return (await explainActingOwner(ctx, envOwner)).owner;
-}
-
 /** Who a command acts as without --owner, and why (`ic whoami`). */
 export interface ActingOwner {
   owner: string | undefined;
@@ -196,6 +189,9 @@ export interface ActingOwner {
   session?: SessionRow;
 }
 
+// Who a command acts as when no --owner is given: the live session it runs in, when $IC_OWNER is unset or
+// names that very session (Claude's exported owner, Codex's inherited IC_OWNER); else $IC_OWNER.
+// So a second session sharing one IC_OWNER acts as itself, and an explicit other name stays explicit.
 export async function explainActingOwner(ctx: CoordContext, envOwner: string | undefined): Promise<ActingOwner> {
   const session = await sessionOfShell(ctx);
   if (session && (!envOwner || envOwner === session.base || envOwner === session.owner)) return { owner: session.owner, source: 'session', session };

@@ -1,9 +1,9 @@
 import { matchPath, toNFC } from '../core/glob';
 import type { Lock } from '../core/lock';
 import { formatTime } from '../core/time';
-import { createContext } from '../coord/context';
-import { activeFileLocks } from '../coord/guard';
+import { createContext, readTransaction } from '../coord/context';
 import type { Deadline } from '../store/deadline';
+import { listLocks, withoutBase } from '../store/locks';
 import { runGit, runGitText } from '../store/git/git-process';
 import { sameLineage } from '../core/owner';
 
@@ -59,7 +59,8 @@ export async function checkPaths(top: string, env: NodeJS.ProcessEnv, owner: str
     if (ctx.dbMissing) return { held: [], checked: 0 }; // no database: nothing is held
     const paths = pathsOf();
     if (paths.length === 0) return { held: [], checked: 0 };
-    return { held: heldByOthers(paths, await activeFileLocks(ctx), owner, ctx.ignoreCase), checked: paths.length };
+    const locks = await readTransaction(ctx, async (now) => (await listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now })).map(withoutBase));
+    return { held: heldByOthers(paths, locks, owner, ctx.ignoreCase), checked: paths.length };
   } finally {
     ctx.db.close();
   }

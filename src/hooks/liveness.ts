@@ -1,7 +1,7 @@
 import { hookClient } from '../coord/client-process';
 import { existingContext, type CoordContext } from '../coord/context';
 import type { OpenRequest } from '../coord/handoff';
-import { actingOwner, releaseDeadClients } from '../coord/sessions';
+import { explainActingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
 import { codexOwner } from './edit-events';
 import { ownerForSession, setLiveOwner, type Agent } from './identity';
@@ -109,7 +109,7 @@ export async function ownerOfCommand(cwd: string, env: NodeJS.ProcessEnv): Promi
     ctx = await existingContext(cwd, env);
     if (ctx === undefined) return env.IC_OWNER || undefined;
     await releaseDeadClients(ctx);
-    return await actingOwner(ctx, env.IC_OWNER);
+    return (await explainActingOwner(ctx, env.IC_OWNER)).owner;
   } catch {
     return env.IC_OWNER || undefined;
   } finally {

@@ -70,22 +70,18 @@ export function failedToolCalls(transcriptPath: string): Set<string> {
   return failed;
 }
 
-// At the end of a turn: release the locks of `owners` in the project whose creating tool call failed.
-export async function releaseFailedCalls(dir: string, owners: readonly string[], transcriptPath: string, env: NodeJS.ProcessEnv): Promise<number> {
+// At the end of a turn: release the locks of `owner` in the project whose creating tool call failed.
+export async function releaseFailedCalls(dir: string, owner: string, transcriptPath: string, env: NodeJS.ProcessEnv): Promise<number> {
   const failed = failedToolCalls(transcriptPath);
   if (failed.size === 0) return 0;
   const reasons = new Set([...failed].map((id) => editReason(id)));
   const ctx = await createContext({ cwd: dir, env, write: false });
   try {
-    const locks = (await readTransaction(ctx, async (now) => listLocks(ctx.db, { scope: ctx.scope, type: 'file', activeAt: now }))).filter(
-      (lock) => owners.includes(lock.owner) && reasons.has(lock.reason ?? ''),
-    );
-    let released = 0;
-    for (const owner of owners) {
-      const ids = locks.filter((lock) => lock.owner === owner).map((lock) => lock.id);
-      if (ids.length > 0) released += (await release(ctx, { ids, owner, all: false, force: false, reason: 'the edit was refused', releaseReason: 'released' })).released.length;
-    }
-    return released;
+    const ids = (await readTransaction(ctx, async (now) => listLocks(ctx.db, { scope: ctx.scope, owner, type: 'file', activeAt: now })))
+      .filter((lock) => reasons.has(lock.reason ?? ''))
+      .map((lock) => lock.id);
+    if (ids.length === 0) return 0;
+    return (await release(ctx, { ids, owner, all: false, force: false, reason: 'the edit was refused', releaseReason: 'released' })).released.length;
   } finally {
     ctx.db.close();
   }

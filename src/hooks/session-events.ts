@@ -51,7 +51,7 @@ export async function subagentStop({ input, env, cwd, deadline }: HookCall, sess
   const subagent = ownerForSession('claude', sessionId, agentId);
   const dir = session.dir(parsed.value, env, cwd);
   const transcript = stringField(parsed.value, 'agent_transcript_path');
-  if (transcript) await releaseFailedCalls(dir, [subagent], transcript, envWithin(env, deadline, 1_000));
+  if (transcript) await releaseFailedCalls(dir, subagent, transcript, envWithin(env, deadline, 1_000));
   await handBackToSession(dir, subagent, sessionOf(subagent), envWithin(env, deadline, 1_000));
   return QUIET;
 }
@@ -65,7 +65,7 @@ export async function turnEnd({ input, env, cwd, deadline }: HookCall, session: 
   const transcript = stringField(parsed.value, 'transcript_path');
   if (owner === undefined || transcript === undefined) return QUIET;
   const dir = session.dir(parsed.value, env, cwd);
-  await releaseFailedCalls(dir, [owner], transcript, envWithin(env, deadline, 1_000));
+  await releaseFailedCalls(dir, owner, transcript, envWithin(env, deadline, 1_000));
   return { ...QUIET, stdout: await endTurnOutput(dir, owner, envWithin(env, deadline, 1_000), deadline, false) };
 }
 

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { shellQuote } from '../core/shell';
 import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { checkShellCommand } from './custody/pre-shell';
 import { snapshotEveryWorkTree } from './custody/every-repo';
 import type { ShellRequest } from './custody/types';
 import { objectField, parsePayload, stringField, type Payload } from './payload';
+import { commandText } from './shell-patch';
 import { envWithin, hookSettings } from './settings';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { refreshBeforeGit } from './staging';
@@ -63,16 +63,9 @@ async function decideShell(request: ShellRequest | undefined, env: NodeJS.Proces
 
 function shellRequest(payload: Payload, owner: string, cwd: string, projectDir: string): ShellRequest | undefined {
   const toolInput = objectField(payload, 'tool_input');
-  const command = commandOf(toolInput?.command ?? toolInput?.cmd);
+  const command = commandText(toolInput?.command ?? toolInput?.cmd, true);
   if (command === undefined || command.trim() === '') return undefined;
   const callId = stringField(payload, 'tool_use_id') ?? stringField(payload, 'call_id');
   const timeout = toolInput?.timeout ?? toolInput?.timeout_ms;
   return { owner, cwd, projectDir, command, ...(callId ? { callId } : {}), ...(typeof timeout === 'number' && timeout > 0 ? { timeoutMs: timeout } : {}) };
-}
-
-// A string is the script; an argv array (`["bash", "-lc", "…"]`) is quoted back into one command line.
-function commandOf(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.length > 0 && value.every((part) => typeof part === 'string')) return value.map((part) => shellQuote(part)).join(' ');
-  return undefined;
 }

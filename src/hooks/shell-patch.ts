@@ -1,5 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 import { pathsFromPatch } from './patch';
+import { shellQuote } from '../core/shell';
 
 // Codex also applies a patch through its shell tool: `apply_patch <<'EOF' … EOF` (or `applypatch`, or the
 // patch as one quoted argument), optionally after `cd DIR &&`. The hook then sees tool_name "Bash" with the
@@ -31,9 +32,9 @@ export function shellPatchPaths(command: string, cwd: string): ShellPatch | unde
 }
 
 // The shell command of a Bash payload: a string, or an argv array whose last element is the script
-// (`["bash", "-lc", "…"]`).
-export function commandText(value: unknown): string | undefined {
+// (`["bash", "-lc", "…"]`), its words joined as they are, or with `quote` quoted back into one command line.
+export function commandText(value: unknown, quote = false): string | undefined {
   if (typeof value === 'string') return value;
-  if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join(' ');
+  if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.map((part) => (quote ? shellQuote(part) : part)).join(' ');
   return undefined;
 }

@@ -11,8 +11,6 @@ import { parsePayload, stringField, type Payload } from './payload';
 import { singleQuoted } from '../core/shell';
 import { appendOnce } from './env-file';
 import { runsGit } from './runs-git';
-
-export { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
 import { QUIET, type HookInput, type HookResult } from './hook-types';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';

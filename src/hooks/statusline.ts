@@ -1,7 +1,7 @@
 import { countOf } from '../core/plural';
-import { createContext } from '../coord/context';
+import { createContext, readTransaction } from '../coord/context';
 import { recentCommitByOther } from '../coord/commits';
-import { openRequests } from '../coord/handoff';
+import { openRequestsIn } from '../coord/handoff';
 import { statusCounts, type StatusCounts } from '../coord/status';
 import { ownerForSession } from './identity';
 import { sameLineage } from '../core/owner';
@@ -27,7 +27,7 @@ export async function projectStatus(cwd: string, env: NodeJS.ProcessEnv, me?: st
       counts.head_moved = { by: commit.event.owner, sha, ago_ms: Math.max(0, commit.now - commit.event.created_at) };
     }
     if (me !== undefined) {
-      const requests = await openRequests(ctx, (owner) => sameLineage(owner, me));
+      const requests = await readTransaction(ctx, async (now) => openRequestsIn(ctx, (owner) => sameLineage(owner, me), now));
       if (requests.length > 0) counts.handoff_requests = requests.map(({ item, by }) => ({ item, by }));
     }
     return counts;

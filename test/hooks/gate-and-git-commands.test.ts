@@ -1,7 +1,7 @@
 // Pure pieces of the commit gate and of the git-command check (no process, no database).
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GATE_PATTERN, messageText, namedItems } from '../../src/hooks/commit-gate';
-import { runsGit } from '../../src/hooks/staging';
+import { runsGit } from '../../src/hooks/runs-git';
 
 describe('runsGit: which Bash commands get the private-index check', () => {
   it.each([

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { IcError } from '../../core/errors';
+import { ID_PATTERN } from '../../core/ids';
 import { viewLock, type LockType } from '../../core/lock';
 import { commandLinePattern } from '../../coord/paths';
 import { release, type ReleaseResult } from '../../coord/release';
@@ -62,7 +63,7 @@ async function runRelease(ids: string[], options: ReleaseOptions): Promise<Reply
     if (released.length > 0) return success(json, human);
     const whys = new Set(result.not_released.map((n) => n.why));
     const code = whys.has('not_owner') ? 'NOT_OWNER' : 'NOT_FOUND';
-    const patternLike = result.not_released.find((n) => n.why === 'not_found' && !LOCK_ID.test(n.id));
+    const patternLike = result.not_released.find((n) => n.why === 'not_found' && !ID_PATTERN.test(n.id));
     const hint = patternLike ? { hint: `Try: coord release --pattern ${shellQuote(patternLike.id)}` } : code === 'NOT_OWNER' ? { hint: 'Try: --force (recorded as force_released)' } : {};
     return failure(new IcError(code, nothingReleased(result, pattern), hint), json, human);
   });
@@ -72,11 +73,9 @@ async function runRelease(ids: string[], options: ReleaseOptions): Promise<Reply
 // typed where an id goes gets pointed at --pattern.
 function whyText(n: ReleaseResult['not_released'][number]): string {
   if (n.why === 'not_owner' && n.owner !== undefined) return `${n.id}: not owner (held by ${escapeForDisplay(n.owner)}; --force releases it anyway, recorded as force_released)`;
-  if (n.why === 'not_found' && !LOCK_ID.test(n.id)) return `${escapeForDisplay(n.id)}: not a lock ID; did you mean \`--pattern ${shellQuote(n.id)}\`?`;
+  if (n.why === 'not_found' && !ID_PATTERN.test(n.id)) return `${escapeForDisplay(n.id)}: not a lock ID; did you mean \`--pattern ${shellQuote(n.id)}\`?`;
   return `${n.id}: ${n.why.replace('_', ' ')}`;
 }
-
-const LOCK_ID = /^[0-9a-z]{8}$/;
 
 function nothingReleased(result: ReleaseResult, pattern: string | undefined): string {
   if (result.not_released.length > 0) return `nothing released: ${result.not_released.map(whyText).join(', ')}`;

@@ -1,5 +1,5 @@
 import { checkShellCommand } from '../custody/pre-shell';
-import { recordHolderWrite } from '../custody/restore';
+import { recordHolderWrite } from '../custody/holder-write';
 import { restoreEveryWorkTree, snapshotEveryWorkTree } from '../custody/every-repo';
 import { restoreMessage } from '../custody/post-tool';
 import type { ShellRequest } from '../custody/types';

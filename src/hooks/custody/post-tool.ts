@@ -5,7 +5,7 @@ import { objectField, parsePayload, stringField, type Payload } from '../payload
 import { envWithin } from '../settings';
 import { commandText } from '../shell-patch';
 import { namedFiles, onlyReads } from '../edit-events';
-import { recordHolderWrite } from './restore';
+import { recordHolderWrite } from './holder-write';
 import { restoreEveryWorkTree } from './every-repo';
 import { commandReach } from '../../core/shell/reach';
 import { clientBackgrounded } from '../fast/reach';

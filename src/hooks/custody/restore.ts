@@ -327,5 +327,3 @@ function ownChanges(repo: Repo, own: Covered, latest: Map<string, LatestRow>, de
   }
   return rows;
 }
-
-export { recordHolderWrite } from './holder-write';
