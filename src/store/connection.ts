@@ -20,6 +20,13 @@ export function dialect(sql: DialectSql): DialectSql {
   return frozen;
 }
 
+/** The value kept in `map` for a statement's text, made once (a connection prepares each text once). */
+export function cached<T>(map: Map<string, T>, text: string, make: () => T): T {
+  let value = map.get(text);
+  if (value === undefined) map.set(text, (value = make()));
+  return value;
+}
+
 /** SQL with `?` placeholders: one text for both engines, or a DialectSql where they differ. */
 export type Sql = string | DialectSql;
 

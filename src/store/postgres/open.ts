@@ -4,7 +4,7 @@ import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
 import { SERVER_NOW_SQL } from './connection';
-import { sharingConnections } from '../sqlite-connection';
+import { keepShared, sharedConnection } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
 import type { PostgresConnection } from './connection';
 
@@ -26,25 +26,15 @@ export function clientClockForTests(env: NodeJS.ProcessEnv): boolean {
 export function openPostgres(url: string, options: OpenPostgresOptions): Connection {
   const clientClock = clientClockForTests(options.env);
   const key = `${options.write ? 'w' : 'r'}${clientClock ? 'c' : 's'}\0${url}`;
-  const kept = shared.get(key);
-  if (kept !== undefined && kept.idle()) {
-    kept.setLockWait(options.busyTimeoutMs);
-    return kept;
-  }
+  const kept = sharedConnection(key, options.busyTimeoutMs);
+  if (kept) return kept;
   noteCodePath('postgres');
   // Connects in the background; a writer's schema check goes first, before any call's statement.
   const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock });
   if (options.write) db.pg.openWith((pg) => ensureSchema(pg, options.now));
-  // A hook process opens its database two or three times (liveness, its own work, custody): one connection
-  // (one connect, one schema check) serves them all; the process's exit closes it.
-  if (sharingConnections() && kept === undefined) {
-    shared.set(key, db);
-    db.close = () => undefined;
-  }
-  return db;
+  // In a hook process, one connection (one connect, one schema check) serves its opens; the process's exit closes it.
+  return keepShared(key, db);
 }
-
-const shared = new Map<string, PgConnection>();
 
 async function ensureSchema(db: PostgresConnection, now: number): Promise<void> {
   let version = 0;
