@@ -45,6 +45,13 @@ export interface Statement {
   runLater?(...params: unknown[]): void;
 }
 
+// A write inside a transaction whose result nobody reads: an engine that can sends it with the next statement
+// (its error then fails that one, and so the transaction); SQLite runs it at once.
+export async function runWithoutResult(prepared: Statement, ...params: unknown[]): Promise<void> {
+  if (prepared.runLater) prepared.runLater(...params);
+  else await prepared.run(...params);
+}
+
 /**
  * What a write transaction may change: the scopes (stored scope keys) whose rows it reads to decide and
  * writes, or everything. SQLite ignores it (BEGIN IMMEDIATE locks the whole file); PostgreSQL takes one

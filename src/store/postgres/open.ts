@@ -3,10 +3,9 @@ import type { Connection } from '../connection';
 import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
-import { SERVER_NOW_SQL } from './connection';
+import { SERVER_NOW_SQL, type PostgresConnection } from './connection';
 import { keepShared, sharedConnection } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
-import type { PostgresConnection } from './connection';
 
 export interface OpenPostgresOptions {
   write: boolean;
