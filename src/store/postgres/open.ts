@@ -14,16 +14,12 @@ export interface OpenPostgresOptions {
   env: NodeJS.ProcessEnv;
 }
 
-/** Tests only: IC_TEST_CLOCK=1 with IC_TEST_PG_CLIENT_CLOCK=1 lets IC_NOW be the clock on PostgreSQL too (docs/postgres.md, "The server's clock"). */
-export function clientClockForTests(env: NodeJS.ProcessEnv): boolean {
-  return env.IC_TEST_CLOCK === '1' && env.IC_TEST_PG_CLIENT_CLOCK === '1';
-}
-
 // A PostgreSQL database named by --db/IC_DB. Writers create or upgrade ic's schema when it is not the
 // latest (one statement when it is), as a SQLite writer creates its file; a reader of a database without
 // the schema gets DB_UNAVAILABLE saying `ic init --db URL`.
 export function openPostgres(url: string, options: OpenPostgresOptions): Connection {
-  const clientClock = clientClockForTests(options.env);
+  // Tests only: IC_TEST_CLOCK=1 with IC_TEST_PG_CLIENT_CLOCK=1 lets IC_NOW be the clock on PostgreSQL too (docs/postgres.md, "The server's clock").
+  const clientClock = options.env.IC_TEST_CLOCK === '1' && options.env.IC_TEST_PG_CLIENT_CLOCK === '1';
   const key = `${options.write ? 'w' : 'r'}${clientClock ? 'c' : 's'}\0${url}`;
   const kept = sharedConnection(key, options.busyTimeoutMs);
   if (kept) return kept;
