@@ -20,6 +20,13 @@ export function dialect(sql: DialectSql): DialectSql {
   return frozen;
 }
 
+/** The value kept in `map` for a statement's text, made once (a connection prepares each text once). */
+export function cached<T>(map: Map<string, T>, text: string, make: () => T): T {
+  let value = map.get(text);
+  if (value === undefined) map.set(text, (value = make()));
+  return value;
+}
+
 /** SQL with `?` placeholders: one text for both engines, or a DialectSql where they differ. */
 export type Sql = string | DialectSql;
 
@@ -36,6 +43,13 @@ export interface Statement {
   run(...params: unknown[]): Promise<RunResult>;
   /** Optional: a write whose result nobody reads, sent with the next statement (PostgreSQL: one round trip fewer; its error is reported there). */
   runLater?(...params: unknown[]): void;
+}
+
+// A write inside a transaction whose result nobody reads: an engine that can sends it with the next statement
+// (its error then fails that one, and so the transaction); SQLite runs it at once.
+export async function runWithoutResult(prepared: Statement, ...params: unknown[]): Promise<void> {
+  if (prepared.runLater) prepared.runLater(...params);
+  else await prepared.run(...params);
 }
 
 /**

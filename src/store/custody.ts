@@ -1,5 +1,4 @@
-import { dialect, type Connection } from './connection';
-import { runWithoutResult } from './statements';
+import { dialect, runWithoutResult, type Connection } from './connection';
 
 // Custody records (schema/0004_custody.sql): the holder's latest content per file, and what each shell
 // command's files were before it ran. Contents are git blob ids.

@@ -28,23 +28,29 @@ export function canonicalDir(path: string): string {
 // Finds the git work tree containing `start` by looking for `.git` (a directory, or a file in linked
 // worktrees and submodules): the same answer as `git rev-parse --show-toplevel` without a process.
 export function findGitInfo(start: string): GitInfo | null {
-  let dir = canonicalDir(start);
-  for (;;) {
-    const dotGit = join(dir, '.git');
-    if (existsSync(dotGit)) return { root: dir, commonDir: canonicalDir(resolveCommonDir(dotGit)) };
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+  const root = nearestAncestor(start, (dir) => existsSync(join(dir, '.git')));
+  return root === null ? null : { root, commonDir: canonicalDir(resolveCommonDir(join(root, '.git'))) };
+}
+
+// The nearest ancestor of `start` (itself included, symlinks resolved) that `holds` accepts.
+function nearestAncestor(start: string, holds: (dir: string) => boolean): string | null {
+  for (let dir = canonicalDir(start); ; dir = dirname(dir)) {
+    if (holds(dir)) return dir;
+    if (dirname(dir) === dir) return null;
   }
 }
 
-function resolveCommonDir(dotGit: string): string {
+// The git dir a work tree's `.git` names: itself when a directory, else the `gitdir:` its file points to.
+export function gitDirOf(dotGit: string): string {
   if (statSync(dotGit).isDirectory()) return dotGit;
   const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
-  if (!pointer) return dotGit;
-  const gitDir = resolve(dirname(dotGit), pointer[1]!.trim());
+  return pointer ? resolve(dirname(dotGit), pointer[1]!.trim()) : dotGit;
+}
+
+function resolveCommonDir(dotGit: string): string {
+  const gitDir = gitDirOf(dotGit);
   const commonFile = join(gitDir, 'commondir');
-  if (!existsSync(commonFile)) return gitDir;
+  if (gitDir === dotGit || !existsSync(commonFile)) return gitDir;
   const common = readFileSync(commonFile, 'utf8').trim();
   return isAbsolute(common) ? common : resolve(gitDir, common);
 }
@@ -68,13 +74,7 @@ export function gitIgnoresCase(info: GitInfo | null): boolean {
 
 // Outside git: the nearest ancestor of `start` (itself included) that holds a `.ic/` directory.
 export function findIcRoot(start: string): string | null {
-  let dir = canonicalDir(start);
-  for (;;) {
-    if (isDirectory(join(dir, DB_DIR))) return dir;
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
-  }
+  return nearestAncestor(start, (dir) => isDirectory(join(dir, DB_DIR)));
 }
 
 export function isDirectory(path: string): boolean {

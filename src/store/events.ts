@@ -1,5 +1,4 @@
-import { dialect, type Connection, type DialectSql } from './connection';
-import { runWithoutResult } from './statements';
+import { dialect, runWithoutResult, type Connection, type DialectSql } from './connection';
 
 // Every kind of event ic records (docs/reference.md lists what each means).
 export type EventType =

@@ -45,24 +45,20 @@ export interface HealthReport {
   checks: HealthCheck[];
 }
 
+// A report before its checks (the SQLite and the PostgreSQL doctor's): healthy, nothing read yet.
+export function newReport(db: HealthReport['db'], latestSchemaVersion: number, filesystem: HealthReport['filesystem']): HealthReport {
+  return { status: 'healthy', db, schema_version: null, latest_schema_version: latestSchemaVersion, journal_mode: null, integrity: null, filesystem, counts: null, checks: [] };
+}
+
 // SQLite's doctor: the file, its header, integrity and journal mode are SQLite's own (another engine has its own checks).
 // Examines the database without creating, migrating or converting it: what ic would hit, and what to do.
 export async function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now: number, legacyDb: string | null): Promise<HealthReport> {
   const path = location.path;
-  const checks: HealthCheck[] = [];
   const exists = existsSync(path);
   const fs = detectFileSystem(dirname(path), env);
-  const report: HealthReport = {
-    status: 'healthy',
-    db: { path, source: location.source, exists, size_bytes: exists ? safeSize(path) : null },
-    schema_version: null,
-    latest_schema_version: LATEST_VERSION,
-    journal_mode: null,
-    integrity: null,
-    filesystem: { type: fs.type, mount_point: fs.mountPoint, network: fs.network },
-    counts: null,
-    checks,
-  };
+  const db = { path, source: location.source, exists, size_bytes: exists ? safeSize(path) : null };
+  const report = newReport(db, LATEST_VERSION, { type: fs.type, mount_point: fs.mountPoint, network: fs.network });
+  const checks = report.checks;
   checks.push(
     exists
       ? { name: 'location', ok: true, detail: `${path} (chosen by ${location.source})` }

@@ -1,7 +1,6 @@
-import type { Connection } from './connection';
+import { runWithoutResult, type Connection } from './connection';
 import { plainLock, type Lock, type LockMode, type LockType } from '../core/lock';
 import { randomId } from '../core/ids';
-import { runWithoutResult } from './statements';
 
 export interface StoredLock extends Lock {
   /** The row's key: the id of the event that recorded the grant. */

@@ -41,11 +41,9 @@ export function openDb(location: DbLocation, options: OpenOptions): OpenedDb {
     return { db: openPostgres(location.url, { write: options.write, busyTimeoutMs: options.busyTimeoutMs, now: options.now, env: options.env ?? process.env }), missing: false };
   const path = location.path;
   const explicit = location.source === '--db' || location.source === 'IC_DB';
-  const shared = sharedConnection(path, options.write);
-  if (shared) {
-    shared.setLockWait(options.busyTimeoutMs);
-    return { db: shared, missing: false };
-  }
+  const key = `${options.write ? 'w' : 'r'}\0${path}`;
+  const shared = sharedConnection(key, options.busyTimeoutMs);
+  if (shared) return { db: shared, missing: false };
   try {
     const file = classifyDbFile(path);
     refuseUnusable(file, path);
@@ -54,12 +52,12 @@ export function openDb(location: DbLocation, options: OpenOptions): OpenedDb {
       if (file.kind === 'missing' && explicit) throw missingExplicitDb(path);
       if (file.kind === 'missing' || (file.kind === 'blank' && !walHasFrames(path))) return { db: openEmpty(options.now), missing: true };
       if (file.kind === 'blank') probeReadOnly(path, options); // its schema may be in the WAL: ic's, or someone else's
-      return { db: keepShared(path, false, new SqliteConnection(openExisting(path, options, false, file.kind === 'ic'), path)), missing: false };
+      return { db: keepShared(key, new SqliteConnection(openExisting(path, options, false, file.kind === 'ic'), path)), missing: false };
     }
     refuseNetworkFileSystem(path, options.env ?? process.env); // before anything is created there
     if (file.kind === 'missing') makeDatabaseDirectory(dirname(path), explicit);
     else if (file.kind === 'blank') probeReadOnly(path, options); // a foreign WAL file must not be checkpointed by our close
-    return { db: keepShared(path, true, new SqliteConnection(openExisting(path, options, true, file.kind === 'ic'), path)), missing: false };
+    return { db: keepShared(key, new SqliteConnection(openExisting(path, options, true, file.kind === 'ic'), path)), missing: false };
   } catch (error) {
     throw withAdvice(translateDbError(error, path), path);
   }

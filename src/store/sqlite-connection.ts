@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Connection, Sql, Statement, WriteScope } from './connection';
+import { cached, type Connection, type Sql, type Statement, type WriteScope } from './connection';
 import { isBusyError } from './errors';
 import { monotonicMs } from './clock';
 
@@ -96,6 +96,11 @@ export class SqliteConnection implements Connection {
     this.sqlite.close();
   }
 
+  /** Open and not inside a transaction: another open in this process may use it (a hook process shares its connections). */
+  idle(): boolean {
+    return this.sqlite.open && !this.sqlite.inTransaction;
+  }
+
   // Waits for the write lock by trying every millisecond instead of through SQLite's busy handler, whose
   // sleeps grow to 100 ms: a writer that gives the lock back for a moment between short transactions (a
   // bulk operation's chunks) would otherwise keep it from a waiter that wakes up too seldom to see the gap.
@@ -121,12 +126,6 @@ export class SqliteConnection implements Connection {
   }
 }
 
-function cached<T>(map: Map<string, T>, text: string, make: () => T): T {
-  let value = map.get(text);
-  if (value === undefined) map.set(text, (value = make()));
-  return value;
-}
-
 // better-sqlite3's statement behind the store's Statement: its synchronous results as settled promises (a
 // throw becomes a rejection).
 function promised(prepared: Database.Statement): Statement {
@@ -143,36 +142,28 @@ export function sqliteHandle(connection: Connection): Database.Database | undefi
 }
 
 // A hook process opens its database more than once (the liveness step, then the hook's own work, then the
-// custody view): each open costs a file check, SQLite's schema parse and the pragmas. In a hook process
-// (and only there: a CLI call or a test may close a database and expect it gone) those opens share one
-// connection per file and mode, closed at the hook's end (closeSharedConnections).
+// custody view): each open costs a file check, SQLite's schema parse and the pragmas (on a server, a connect
+// and a schema check). In a hook process (and only there: a CLI call or a test may close a database and expect
+// it gone) those opens share one connection per database and mode, kept under a key naming both.
 let sharing = false;
-const connections = new Map<string, SqliteConnection>();
+const connections = new Map<string, Connection & { idle(): boolean }>();
 
 export function shareConnections(): void {
   sharing = true;
 }
 
-/** True in a hook process: connections are kept for the process's next open (PostgreSQL's too: postgres/open.ts). */
-export function sharingConnections(): boolean {
-  return sharing;
+// The kept connection to reuse, if there is one outside a transaction, given the caller's lock wait.
+export function sharedConnection(key: string, lockWaitMs: number): Connection | undefined {
+  const kept = connections.get(key);
+  if (kept === undefined || !kept.idle()) return undefined;
+  kept.setLockWait(lockWaitMs);
+  return kept;
 }
 
-function keyOf(path: string, write: boolean): string {
-  return `${write ? 'w' : 'r'}\0${path}`;
-}
-
-// The open connection to reuse, if there is one (the caller sets its own busy timeout on it).
-export function sharedConnection(path: string, write: boolean): SqliteConnection | undefined {
-  if (!sharing) return undefined;
-  const connection = connections.get(keyOf(path, write));
-  return connection !== undefined && connection.sqlite.open && !connection.sqlite.inTransaction ? connection : undefined;
-}
-
-// Keeps a freshly opened connection for the next open of the same file; its close() then does nothing.
-export function keepShared(path: string, write: boolean, connection: SqliteConnection): SqliteConnection {
-  if (!sharing || connections.has(keyOf(path, write))) return connection;
-  connections.set(keyOf(path, write), connection);
+// Keeps a freshly opened connection for the next open under the same key; its close() then does nothing.
+export function keepShared<T extends Connection & { idle(): boolean }>(key: string, connection: T): T {
+  if (!sharing || connections.has(key)) return connection;
+  connections.set(key, connection);
   connection.close = () => undefined;
   return connection;
 }
@@ -184,7 +175,7 @@ export function keepShared(path: string, write: boolean, connection: SqliteConne
 export function closeSharedConnections(): void {
   for (const connection of connections.values()) {
     try {
-      if (connection.sqlite.open) connection.sqlite.close();
+      if (connection instanceof SqliteConnection && connection.sqlite.open) connection.sqlite.close();
     } catch {
       // closing is best effort: the WAL stays valid and the next connection recovers it
     }

@@ -1,10 +1,11 @@
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, type Stats } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import { isLiteral, literalBase, unescapeLiteral } from '../../core/glob/syntax';
 import type { FileState } from '../custody';
 import { blobId, hashFile, storeFile, STREAM_BYTES, writeBlob } from './git-objects';
 import { NO_DEADLINE, type Deadline } from '../deadline';
 import { readIndex, type IndexEntry } from './index-file';
+import { gitDirOf } from '../discover';
 
 // The files of one git work tree as custody sees them: where git keeps its index and objects, the state
 // of a file (its blob id, found from its stat data when a known state has the same stat), and the files
@@ -19,13 +20,9 @@ export interface Repo {
 }
 
 export function repoAt(root: string, commonDir: string): Repo {
-  const dotGit = join(root, '.git');
-  let gitDir = dotGit;
+  let gitDir: string;
   try {
-    if (!statSync(dotGit).isDirectory()) {
-      const pointer = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
-      if (pointer) gitDir = resolve(root, pointer[1]!.trim());
-    }
+    gitDir = gitDirOf(join(root, '.git'));
   } catch {
     gitDir = commonDir;
   }

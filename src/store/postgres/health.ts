@@ -1,6 +1,6 @@
 import { IcError } from '../../core/errors';
 import type { DbLocation } from '../discover';
-import type { HealthCheck, HealthReport } from '../health';
+import { newReport, type HealthCheck, type HealthReport } from '../health';
 import { PostgresConnection } from './connection';
 import { postgresSchemaVersion } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
@@ -13,18 +13,8 @@ const SKEW_WARNING_MS = 60_000;
 // file system) is the server's business; this one checks what ic needs of the server. Nothing is created.
 // `projectCheck`: the clone's project key against the server's bindings (coord/project-binding.ts), when in a clone.
 export async function diagnosePostgres(location: DbLocation, env: NodeJS.ProcessEnv, clientNow: () => number, projectCheck?: (db: PostgresConnection) => Promise<HealthCheck>): Promise<HealthReport> {
-  const checks: HealthCheck[] = [];
-  const report: HealthReport = {
-    status: 'healthy',
-    db: { path: location.path, source: location.source, exists: false, size_bytes: null },
-    schema_version: null,
-    latest_schema_version: POSTGRES_LATEST_VERSION,
-    journal_mode: null,
-    integrity: null,
-    filesystem: { type: 'postgresql', mount_point: null, network: true },
-    counts: null,
-    checks,
-  };
+  const report = newReport({ path: location.path, source: location.source, exists: false, size_bytes: null }, POSTGRES_LATEST_VERSION, { type: 'postgresql', mount_point: null, network: true });
+  const checks = report.checks;
   let db: PostgresConnection;
   try {
     db = PostgresConnection.open(location.url ?? location.path, { env });

@@ -3,10 +3,9 @@ import type { Connection } from '../connection';
 import { migratePostgres } from './migrate';
 import { POSTGRES_LATEST_VERSION } from './migrations';
 import { PgConnection } from './pg-connection';
-import { SERVER_NOW_SQL } from './connection';
-import { sharingConnections } from '../sqlite-connection';
+import { SERVER_NOW_SQL, type PostgresConnection } from './connection';
+import { keepShared, sharedConnection } from '../sqlite-connection';
 import { noteCodePath } from '../../code-cache';
-import type { PostgresConnection } from './connection';
 
 export interface OpenPostgresOptions {
   write: boolean;
@@ -15,36 +14,22 @@ export interface OpenPostgresOptions {
   env: NodeJS.ProcessEnv;
 }
 
-/** Tests only: IC_TEST_CLOCK=1 with IC_TEST_PG_CLIENT_CLOCK=1 lets IC_NOW be the clock on PostgreSQL too (docs/postgres.md, "The server's clock"). */
-export function clientClockForTests(env: NodeJS.ProcessEnv): boolean {
-  return env.IC_TEST_CLOCK === '1' && env.IC_TEST_PG_CLIENT_CLOCK === '1';
-}
-
 // A PostgreSQL database named by --db/IC_DB. Writers create or upgrade ic's schema when it is not the
 // latest (one statement when it is), as a SQLite writer creates its file; a reader of a database without
 // the schema gets DB_UNAVAILABLE saying `ic init --db URL`.
 export function openPostgres(url: string, options: OpenPostgresOptions): Connection {
-  const clientClock = clientClockForTests(options.env);
+  // Tests only: IC_TEST_CLOCK=1 with IC_TEST_PG_CLIENT_CLOCK=1 lets IC_NOW be the clock on PostgreSQL too (docs/postgres.md, "The server's clock").
+  const clientClock = options.env.IC_TEST_CLOCK === '1' && options.env.IC_TEST_PG_CLIENT_CLOCK === '1';
   const key = `${options.write ? 'w' : 'r'}${clientClock ? 'c' : 's'}\0${url}`;
-  const kept = shared.get(key);
-  if (kept !== undefined && kept.idle()) {
-    kept.setLockWait(options.busyTimeoutMs);
-    return kept;
-  }
+  const kept = sharedConnection(key, options.busyTimeoutMs);
+  if (kept) return kept;
   noteCodePath('postgres');
   // Connects in the background; a writer's schema check goes first, before any call's statement.
   const db = PgConnection.open(url, { lockTimeoutMs: options.busyTimeoutMs, env: options.env, clientClock });
   if (options.write) db.pg.openWith((pg) => ensureSchema(pg, options.now));
-  // A hook process opens its database two or three times (liveness, its own work, custody): one connection
-  // (one connect, one schema check) serves them all; the process's exit closes it.
-  if (sharingConnections() && kept === undefined) {
-    shared.set(key, db);
-    db.close = () => undefined;
-  }
-  return db;
+  // In a hook process, one connection (one connect, one schema check) serves its opens; the process's exit closes it.
+  return keepShared(key, db);
 }
-
-const shared = new Map<string, PgConnection>();
 
 async function ensureSchema(db: PostgresConnection, now: number): Promise<void> {
   let version = 0;

@@ -1,4 +1,4 @@
-import type { Connection, RunResult, Sql, Statement, WriteScope } from '../connection';
+import { cached, type Connection, type RunResult, type Sql, type Statement, type WriteScope } from '../connection';
 import { PostgresConnection, type PostgresOptions } from './connection';
 import type { SqlParameter } from './values';
 import { NEWEST_EVENT_SQL } from '../clock';
@@ -49,22 +49,18 @@ export class PgConnection implements Connection {
 
   prepare(sql: Sql): Statement {
     const text = typeof sql === 'string' ? sql : sql.postgres;
-    let prepared = this.statements.get(text);
-    if (prepared === undefined) {
-      prepared = this.statementFor(text);
-      this.statements.set(text, prepared);
-    }
-    return prepared;
+    return cached(this.statements, text, () => this.statementFor(text));
   }
 
   async write<T>(scope: WriteScope, work: () => Promise<T>): Promise<T> {
     if (this.depth > 0) return this.savepoint(work);
     await this.pg.ready();
     // Sent with the first statement of the work: the transaction, its lock wait and the shared side of the
-    // everything lock (a lock wait that ran out is reported by that statement).
+    // everything lock (a lock wait that ran out is reported by that statement). PostgreSQL reads a lock
+    // timeout of 0 as "wait forever"; ic's 0 means "do not wait".
     const everything = 'everything' in scope;
     this.pg.session.execLater(
-      `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${this.lockTimeout()}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
+      `BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = ${Math.max(1, this.lockWaitMs)}; SELECT ${everything ? 'pg_advisory_xact_lock' : 'pg_advisory_xact_lock_shared'}(${EVERYTHING_LOCK_KEY})`,
     );
     return this.inTransaction(async () => {
       if (everything) return work();
@@ -129,11 +125,6 @@ export class PgConnection implements Connection {
 
   close(): void {
     this.pg.close();
-  }
-
-  // PostgreSQL reads 0 as "wait forever"; ic's 0 means "do not wait".
-  private lockTimeout(): number {
-    return Math.max(1, this.lockWaitMs);
   }
 
   private async inTransaction<T>(work: () => Promise<T>, commit: () => Promise<void> | void = () => this.pg.exec('COMMIT')): Promise<T> {
