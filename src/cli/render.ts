@@ -96,9 +96,9 @@ function clip(text: string, max: number): string {
   return [...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text;
 }
 
-// The lock's key as a person reads it: a file pattern as is, a named lock or a claim by its kind.
-function what(lock: LockView): string {
-  return lock.type === 'file' ? lock.pattern : `${lock.type === 'claim' ? 'claim' : 'lock'}:${lock.pattern}`;
+// A lock's key as a person reads it: a file pattern as is, a named lock or a claim by its kind (lock:tests, claim:bd-12).
+export function lockKey(type: string | null | undefined, pattern: string): string {
+  return type === 'claim' || type === 'named' ? `${type === 'claim' ? 'claim' : 'lock'}:${pattern}` : pattern;
 }
 
 // active, delay (lapsed but still binding others for the lock-delay), lapsed, or why it was released.
@@ -162,7 +162,7 @@ export function lockTable(locks: LockView[], options: LockTableOptions = {}): Sa
       lock.id,
       shortOwner(runStarter(lock.owner)), // a run's lock is shown as its starter's; --wide has the run's owner
       states[i]!,
-      what(lock) + (lock.mode === 'shared' ? ' (shared)' : ''),
+      lockKey(lock.type, lock.pattern) + (lock.mode === 'shared' ? ' (shared)' : ''),
       clip(lock.reason ?? '-', 40),
       relativeTime(lock.created_at, now),
       until(lock, states[i]!),

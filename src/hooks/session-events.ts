@@ -4,7 +4,8 @@ import { noticeOutput } from './output';
 import { parsePayload, stringField } from './payload';
 import { releaseFailedCalls } from './refused';
 import { appendOnce } from './env-file';
-import { envFileLine, handBackToSession, releaseSession } from './session';
+import { handBackToSession, releaseSession } from './session';
+import { singleQuoted } from '../core/shell';
 import { ownerForSession, sessionOf } from './identity';
 import { envWithin } from './settings';
 import { deleteSessionIndex } from './staging';
@@ -22,7 +23,7 @@ export function sessionStart({ input, env }: HookCall): HookResult {
   const owner = ownerForSession('claude', sessionId);
   const envFile = env.CLAUDE_ENV_FILE;
   if (!envFile) return { stdout: '', stderr: `ic: CLAUDE_ENV_FILE is not set; Bash commands of this session will not carry IC_OWNER=${owner}\n`, exitCode: 0 };
-  appendOnce(envFile, envFileLine(owner));
+  appendOnce(envFile, `export IC_OWNER=${singleQuoted(owner)}`);
   // One line of context so the agent knows what a denied edit means and who it is to others.
   const additionalContext = `ic coordination is on: this session is owner ${owner}. Each edit reserves its file; a denied edit means another agent holds that file, so work on something else or ask it (\`coord who\`).`;
   return { stdout: `${JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext } })}\n`, stderr: '', exitCode: 0 };

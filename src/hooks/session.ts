@@ -4,11 +4,6 @@ import { forgetSession } from '../coord/sessions';
 import { release } from '../coord/release';
 import { transfer } from '../coord/transfer';
 import { listLocks } from '../store/locks';
-import { singleQuoted } from '../core/shell';
-
-export function envFileLine(owner: string): string {
-  return `export IC_OWNER=${singleQuoted(owner)}`;
-}
 
 // Releases every lock and claim the session and its subagents hold in the project (SessionEnd; never on
 // Stop, which fires every turn). A project without a database has nothing to release, and none is created.

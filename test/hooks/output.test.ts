@@ -4,7 +4,6 @@ import type { Lock } from '../../src/core/lock';
 import { decideEdit, decideFailure, denyReason } from '../../src/hooks/decision';
 import { guardReport, heldByOthers } from '../../src/hooks/git-guard';
 import { preToolUseOutput } from '../../src/hooks/output';
-import { envFileLine } from '../../src/hooks/session';
 import { singleQuoted } from '../../src/core/shell';
 import { IcError } from '../../src/core/errors';
 
@@ -67,7 +66,6 @@ describe('shell quoting', () => {
     const quoted = singleQuoted(value);
     expect(quoted.startsWith("'")).toBe(true);
     expect(quoted.slice(1, -1).split("'\\''").join("'")).toBe(value);
-    expect(envFileLine(value)).toBe(`export IC_OWNER=${quoted}`);
   });
 });
 

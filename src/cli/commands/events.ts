@@ -9,7 +9,7 @@ import { failure, success, toIcError, type Reply } from '../reply';
 import { currentOutput } from '../format';
 import { readTransaction, type CoordContext } from '../../coord/context';
 import { lastEventId as newestEventIdOrZero } from '../../store/changes';
-import { clockTime, escapeControls, paint, shortOwner, table, type SafeText, type Style } from '../render';
+import { clockTime, escapeControls, lockKey, paint, shortOwner, table, type SafeText, type Style } from '../render';
 
 interface EventsOptions extends CommonOptions {
   since?: string;
@@ -72,12 +72,6 @@ async function runEventsOnce(options: EventsOptions, input: EventsInput): Promis
 const EVENT_STYLE: Record<string, Style> = { conflict: 'red', force_released: 'red', reserved: 'green', expired: 'yellow', waited: 'yellow' };
 const EVENT_HEADERS = ['ID', 'TIME', 'TYPE', 'OWNER', 'LOCK', 'PATTERN', 'REASON'];
 
-// A claim or named lock by its kind (claim:bd-12, lock:tests), as `who` and `list` show them.
-function eventPattern(e: EventView): string {
-  if (e.pattern === null || e.pattern === undefined) return '-';
-  return e.lock_type === 'claim' || e.lock_type === 'named' ? `${e.lock_type === 'claim' ? 'claim' : 'lock'}:${e.pattern}` : e.pattern;
-}
-
 // A conflict row says whose lock stood in the way (and on what, when that differs from what was asked).
 function eventReason(e: EventView): string {
   const detail = (e.detail ?? {}) as { held_owner?: unknown; held_pattern?: unknown };
@@ -87,7 +81,7 @@ function eventReason(e: EventView): string {
 }
 
 function eventRow(e: EventView): string[] {
-  return [String(e.id), clockTime(e.created_at), e.type, shortOwner(e.owner), e.lock_id ?? '-', eventPattern(e), eventReason(e)];
+  return [String(e.id), clockTime(e.created_at), e.type, shortOwner(e.owner), e.lock_id ?? '-', e.pattern === null || e.pattern === undefined ? '-' : lockKey(e.lock_type, e.pattern), eventReason(e)];
 }
 
 function eventTable(events: EventView[]): SafeText | string {
