@@ -1,6 +1,7 @@
 import { createContext, readTransaction } from '../coord/context';
 import { release } from '../coord/release';
 import { listLocks } from '../store/locks';
+import { readRegularFile } from '../store/regular-file';
 import { editReason, groupByProject, type EditRequest } from './edit';
 import { literalPatterns } from '../coord/paths';
 
@@ -34,25 +35,8 @@ const TRANSCRIPT_TAIL_BYTES = 4 * 1024 * 1024;
 // any hook event of its own, so the turn's end (Stop) looks here.
 export function failedToolCalls(transcriptPath: string): Set<string> {
   const failed = new Set<string>();
-  let text: string;
-  try {
-    const { openSync, fstatSync, readSync, closeSync, constants } = require('node:fs') as typeof import('node:fs');
-    // O_NONBLOCK and a type check: a FIFO at transcript_path hung the Stop hook.
-    const fd = openSync(transcriptPath, constants.O_RDONLY | constants.O_NONBLOCK);
-    try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) return failed;
-      const size = stat.size;
-      const length = Math.min(size, TRANSCRIPT_TAIL_BYTES);
-      const buffer = Buffer.alloc(length);
-      readSync(fd, buffer, 0, length, size - length);
-      text = buffer.toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return failed;
-  }
+  const text = readRegularFile(transcriptPath, TRANSCRIPT_TAIL_BYTES); // not a FIFO: one at transcript_path hung the Stop hook
+  if (text === undefined) return failed;
   for (const line of text.split('\n')) {
     if (!line.includes('"is_error":true')) continue;
     let entry: unknown;

@@ -1,8 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 
-// The text of a regular file, or undefined when there is none to read (missing, unreadable, not a file).
-// O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its type.
-export function readRegularFile(path: string): string | undefined {
+// The text of a regular file (its last `tailBytes` bytes when it is longer), or undefined when there is none to
+// read (missing, unreadable, not a file). O_NONBLOCK: a FIFO is opened without waiting for a writer, then refused by its type.
+export function readRegularFile(path: string, tailBytes = Infinity): string | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -10,7 +10,12 @@ export function readRegularFile(path: string): string | undefined {
     return undefined;
   }
   try {
-    return fstatSync(fd).isFile() ? readFileSync(fd, 'utf8') : undefined;
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    if (stat.size <= tailBytes) return readFileSync(fd, 'utf8');
+    const tail = Buffer.alloc(tailBytes);
+    readSync(fd, tail, 0, tailBytes, stat.size - tailBytes);
+    return tail.toString('utf8');
   } catch {
     return undefined;
   } finally {
