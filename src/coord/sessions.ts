@@ -1,4 +1,4 @@
-import { insertEvent } from '../store/events';
+import { recordEvent } from '../store/events';
 import { markSeen } from '../store/owners';
 import {
   deleteSession,
@@ -61,7 +61,7 @@ export async function recordActivity(ctx: CoordContext, activity: Activity): Pro
     }
     await markSeen(ctx.db, owner, now);
     const detail = { renewed, interval_ms: LIVENESS_WRITE_MS, ...(until !== undefined ? { until, shell_timeout_ms: activity.shellTimeoutMs } : {}) };
-    await insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
+    await recordEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
     return { owner, renewed, wrote: true };
   });
 }

@@ -1,4 +1,4 @@
-import type { Connection } from './connection';
+import { dialect, type Connection } from './connection';
 import { plainLock, type Lock, type LockMode, type LockType } from '../core/lock';
 import { randomId } from '../core/ids';
 import { runWithoutResult } from './statements';
@@ -13,19 +13,28 @@ export interface StoredLock extends Lock {
 const COLUMN_NAMES = ['seq', 'id', 'token', 'type', 'scope', 'pattern', 'base', 'owner', 'mode', 'reason', 'created_at', 'expires_at', 'ttl_ms', 'released_at', 'release_reason'] as const;
 const COLUMNS = COLUMN_NAMES.join(', ');
 
-// The key and public id of the lock granted by the event `next.id` (nextEventId): the key is that event
-// id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
-// would otherwise fail the whole grant). `newId` is for tests that need a collision.
-export async function allocateLockKey(db: Connection, next: { id: number }, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
-  const taken = db.prepare('SELECT 1 FROM locks WHERE id = ?');
+// The key and public id of a lock to grant: the key is the id of the event that will record the grant (as
+// nextEventId draws it), the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE,
+// so a clash would otherwise fail the whole grant). The key and the first draw's check are one statement (one
+// round trip on a server). `newId` is for tests that need a collision.
+const NEXT_KEY = dialect({
+  sqlite: 'SELECT coalesce(max(id), 0) + 1 AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken FROM events',
+  postgres: "SELECT nextval('events_id_seq') AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken",
+});
+export async function allocateLockKey(db: Connection, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
   let id = newId();
-  while (await taken.get(id)) id = newId();
-  return { seq: next.id, id };
+  const { seq, taken } = (await db.prepare(NEXT_KEY).get(id)) as { seq: number; taken: unknown };
+  if (taken) {
+    const check = db.prepare('SELECT 1 FROM locks WHERE id = ?');
+    do id = newId();
+    while (await check.get(id));
+  }
+  return { seq, id };
 }
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
 export async function insertLock(db: Connection, lock: StoredLock): Promise<void> {
-  await db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})`).run(...COLUMN_NAMES.map((column) => lock[column]));
+  await runWithoutResult(db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})`), ...COLUMN_NAMES.map((column) => lock[column]));
 }
 
 // By public id, through locks_by_id.
