@@ -13,10 +13,8 @@ export interface StoredLock extends Lock {
 const COLUMN_NAMES = ['seq', 'id', 'token', 'type', 'scope', 'pattern', 'base', 'owner', 'mode', 'reason', 'created_at', 'expires_at', 'ttl_ms', 'released_at', 'release_reason'] as const;
 const COLUMNS = COLUMN_NAMES.join(', ');
 
-// The key and public id of a lock to grant: the key is the id of the event that will record the grant (as
-// nextEventId draws it), the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE,
-// so a clash would otherwise fail the whole grant). The key and the first draw's check are one statement (one
-// round trip on a server). `newId` is for tests that need a collision.
+// A lock's key, the id of the event that will record its grant (as nextEventId draws it), and its public id, random and
+// drawn again while a lock has it (locks_by_id is UNIQUE): the key and the first draw's check in one round trip.
 const NEXT_KEY = dialect({
   sqlite: 'SELECT coalesce(max(id), 0) + 1 AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken FROM events',
   postgres: "SELECT nextval('events_id_seq') AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken",
@@ -24,11 +22,7 @@ const NEXT_KEY = dialect({
 export async function allocateLockKey(db: Connection, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
   let id = newId();
   const { seq, taken } = (await db.prepare(NEXT_KEY).get(id)) as { seq: number; taken: unknown };
-  if (taken) {
-    const check = db.prepare('SELECT 1 FROM locks WHERE id = ?');
-    do id = newId();
-    while (await check.get(id));
-  }
+  for (let clash = taken; clash; clash = await db.prepare('SELECT 1 FROM locks WHERE id = ?').get(id)) id = newId(); // `newId`: tests make clashes
   return { seq, id };
 }
 

@@ -91,10 +91,7 @@ export async function lineageFamilyScopes(db: Connection, base: string, now: num
 }
 
 // Inside a read: announces lineageFamilyScopes, so that a server fetches it with the read's next statement.
-export function prefetchLineageFamilyScopes(db: Connection, base: string, now: number): void {
-  db.prefetch?.(FAMILY_SCOPES, familyParams(base, now));
-}
-
+export const prefetchLineageFamilyScopes = (db: Connection, base: string, now: number): void => db.prefetch?.(FAMILY_SCOPES, familyParams(base, now));
 const FAMILY_SCOPES = 'SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))';
 const familyParams = (base: string, now: number) => [now, base, base.length + 1, `${base}/`, `${base}~`];
 
