@@ -17,8 +17,7 @@ export const BOUND_FILE = 'ic-bound-projects';
 
 export type BindingOutcome = 'cached' | 'bound' | 'unverified';
 
-// The lines this process found bound or unverifiable: a call's second context asks neither git nor the server
-// again (a clone without commits has no file line to find).
+// Checks this process passed: a call's second context does not ask again (a clone without commits has no BOUND_FILE line).
 const passed = new Set<string>();
 
 /**
