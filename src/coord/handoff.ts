@@ -6,7 +6,7 @@ import { lastActivity } from '../store/activity';
 import { nextEventId } from '../store/events';
 import { handoffRequests } from '../store/handoffs';
 import { markTold, sessionByOwner } from '../store/sessions';
-import { listLocks, reassign, setExpiry, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
+import { listLocks, prefetchLocks, reassign, setExpiry, withoutBase, type LockFilter, type StoredLock } from '../store/locks';
 import { claimWriteScope, readTransaction, writeTransaction, type CoordContext } from './context';
 import { mapInOrder } from '../core/in-order';
 import { lockEvent } from './renewal';
@@ -89,7 +89,10 @@ export async function openRequestsIn(ctx: CoordContext, isHolder: (owner: string
 // The requests a live session's model has not been told yet (docs/sessions.md, "Hand-off"); marks them told.
 // Reads only, unless there is something new to tell.
 export async function untoldRequests(ctx: CoordContext, owner: string, isHolder: (owner: string) => boolean): Promise<OpenRequest[]> {
-  const fresh = await readTransaction(ctx, async (now) => untoldIn(ctx, (await sessionByOwner(ctx.db, owner))?.told_until, isHolder, now));
+  const fresh = await readTransaction(ctx, async (now) => {
+    prefetchLocks(ctx.db, activeClaims(ctx, now)); // on a server: fetched with the session, one round trip
+    return untoldIn(ctx, (await sessionByOwner(ctx.db, owner))?.told_until, isHolder, now);
+  });
   return markRequestsTold(ctx, owner, fresh);
 }
 

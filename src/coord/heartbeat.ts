@@ -1,4 +1,4 @@
-import { insertEvent } from '../store/events';
+import { recordEvent } from '../store/events';
 import { extendOwnerLocks } from '../store/locks';
 import { lastSeen, markSeen } from '../store/owners';
 import { readTransaction, writeTransaction, type CoordContext } from './context';
@@ -22,7 +22,7 @@ export async function heartbeat(ctx: CoordContext, owner: string, skipMs = HEART
   return writeTransaction(ctx, EVERYTHING, async (now) => {
     const renewed = await extendOwnerLocks(ctx.db, owner, now);
     await markSeen(ctx.db, owner, now);
-    await insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: null, created_at: now, detail: { renewed, interval_ms: skipMs } });
+    await recordEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: null, created_at: now, detail: { renewed, interval_ms: skipMs } });
     return { renewed, skipped: false, last_seen: now };
   });
 }

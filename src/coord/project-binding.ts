@@ -17,6 +17,9 @@ export const BOUND_FILE = 'ic-bound-projects';
 
 export type BindingOutcome = 'cached' | 'bound' | 'unverified';
 
+// Checks this process passed: a call's second context does not ask again (a clone without commits has no BOUND_FILE line).
+const passed = new Set<string>();
+
 /**
  * Refuses (69) a clone whose project key this server has bound to another repository; binds an unbound key to
  * this clone's root commit. `record: false` (doctor) asks the server without writing anything.
@@ -26,13 +29,14 @@ export async function checkProjectBinding(db: PostgresConnection, server: string
   // Beside git's own files, not in <git dir>/ic/ (a clone on a server keeps nothing there).
   const cacheFile = join(info.commonDir, BOUND_FILE);
   const line = `${server}\t${key}`;
-  if (options.record && cachedLines(cacheFile).includes(line)) return 'cached';
+  if (options.record && (passed.has(`${line}\t${root}`) || cachedLines(cacheFile).includes(line))) return 'cached';
   // A shallow clone's roots are where its history was cut: it cannot show which repository it is.
   const shallow = existsSync(join(info.commonDir, 'shallow'));
   const roots = shallow ? [] : rootsOf(root);
   const bound = await bindProject(db, key, roots[0] ?? null, options.record);
   if (bound === null || roots.includes(bound)) {
     if (bound !== null && options.record) remember(cacheFile, line);
+    if (options.record) passed.add(`${line}\t${root}`);
     return bound === null || shallow ? 'unverified' : 'bound';
   }
   if (shallow) return 'unverified';

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { icConfigInFile, type GitInfo } from '../store/discover';
 import { IcError } from '../core/errors';
@@ -51,11 +51,21 @@ export function setProjectKey(root: string, key: string): void {
 export function rootsOf(root: string): string[] {
   const cached = rootsKnown.get(root);
   if (cached !== undefined) return cached;
-  const listed = git(root, ['rev-list', '--max-parents=0', 'HEAD']);
+  const listed = unbornHead(root) ? { ok: false, out: '' } : git(root, ['rev-list', '--max-parents=0', 'HEAD']);
   const roots = listed.ok ? listed.out.split(/\s+/).filter((id) => id !== '') : []; // one commit id a line
   rootsKnown.set(root, roots); // asked by the key and by its binding in one call: one walk of the history
   return roots;
 }
+
+// No commit yet: HEAD names a branch that neither a file nor packed-refs holds (a plain .git directory only; anything
+// else asks git). A clone without commits then starts no process on each call for roots it cannot have.
+function unbornHead(root: string): boolean {
+  const dir = join(root, '.git');
+  const ref = process.env.GIT_DIR ? undefined : /^ref: (refs\/heads\/\S+)\n?$/.exec(readText(join(dir, 'HEAD')))?.[1];
+  return ref !== undefined && !existsSync(join(dir, ref)) && !existsSync(join(dir, 'reftable')) && !readText(join(dir, 'packed-refs')).includes(` ${ref}\n`);
+}
+
+const readText = (file: string): string => (existsSync(file) && statSync(file).isFile() ? readFileSync(file, 'utf8') : '');
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
 export function projectIdentity(root: string, info: GitInfo | null): string {

@@ -1,6 +1,6 @@
 import type { LockMode } from '../core/lock';
 import type { Connection } from '../store/connection';
-import { insertEvent, type EventType, type NewEvent } from '../store/events';
+import { recordEvent, type EventType, type NewEvent } from '../store/events';
 import { setExpiry, type StoredLock } from '../store/locks';
 
 // What a `renewed` event records so that the log alone replays a lock's life: the new expiry and the mode
@@ -21,7 +21,7 @@ export async function extendLock(db: Connection, lock: Pick<StoredLock, 'seq' | 
 // Records an event about one lock (its id, scope and pattern), by its owner unless `more` names another.
 // `token`: the id an event that assigns a fencing token takes (store/events.ts, insertEvent).
 type LockEventFields = Partial<Pick<NewEvent, 'owner' | 'reason' | 'detail'>> & { token?: number };
-export async function lockEvent(db: Connection, type: EventType, lock: Pick<StoredLock, 'id' | 'scope' | 'owner' | 'pattern'>, now: number, more: LockEventFields = {}): Promise<number> {
+export async function lockEvent(db: Connection, type: EventType, lock: Pick<StoredLock, 'id' | 'scope' | 'owner' | 'pattern'>, now: number, more: LockEventFields = {}): Promise<void> {
   const event = { type, lock_id: lock.id, scope: lock.scope, owner: more.owner ?? lock.owner, pattern: lock.pattern, reason: more.reason ?? null, created_at: now, detail: more.detail };
-  return insertEvent(db, event, more.token ?? null);
+  await recordEvent(db, event, more.token ?? null);
 }

@@ -2,7 +2,7 @@ import { type CandidateGroup, checkWorkLimit, type Conflict, countComparisons, f
 import { IcError } from '../core/errors';
 import { type Lock, type LockMode, type LockType } from '../core/lock';
 import { isLiteral, literalBase } from '../core/glob';
-import { insertEvent, nextEventId } from '../store/events';
+import { recordEvent } from '../store/events';
 import { allocateLockKey, findCandidates, getLock, insertLock, markReleased, setExpiry, withoutBase, type StoredLock } from '../store/locks';
 import { locksChangedSince, purgeCount, snapshotEventId } from '../store/changes';
 import type { Connection } from '../store/connection';
@@ -209,7 +209,7 @@ async function commit(
   }
   const locks = await mapInOrder(owns, ({ request, lock }) => grantOrRenew(ctx, request, input, now, lock));
   if (!attempt.first) {
-    await insertEvent(ctx.db, {
+    await recordEvent(ctx.db, {
       type: 'waited',
       lock_id: locks[0]?.id ?? null,
       scope: ctx.scope,
@@ -255,9 +255,8 @@ async function grantOrRenew(ctx: CoordContext, request: LockRequest, input: Rese
     return withoutBase({ ...own, expires_at: renewedTo, mode: request.mode });
   }
   if (own) await expireLock(ctx, own, now);
-  const next = await nextEventId(ctx.db);
-  const token = next.id; // the fencing token is the id of the event that records the grant
-  const key = await allocateLockKey(ctx.db, next);
+  const key = await allocateLockKey(ctx.db);
+  const token = key.seq; // the fencing token is the id of the event that records the grant
   const lock: StoredLock = {
     seq: key.seq,
     id: key.id,

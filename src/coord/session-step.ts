@@ -11,11 +11,9 @@ export interface SteppedSession {
   requests: OpenRequest[];
 }
 
-// The session step of an agent hook (src/hooks/liveness.ts) in one read when nothing needs writing, as on
-// most hook calls: this host's sessions (is any client gone?), this process's row among them (seen recently
-// enough?) and the hand-off requests its model has not been told, in one transaction. It was three, each with
-// its own statements: on a server, four round trips where one now does (the claims are announced ahead). Anything that needs writing takes the
-// same writes as before: the gone clients' release, then the activity's renewal and the requests re-read.
+// The session step of an agent hook (src/hooks/liveness.ts): one read (one round trip on a server, the claims announced
+// ahead) when nothing needs writing, as on most calls: this host's sessions (is any client gone?), this process's row
+// (seen recently enough?), the hand-off requests its model was not told. Else the gone clients' release, the renewal.
 // `holderOf`: for the requests, which owners count as the live owner's (its lineage); none asked without it.
 export async function stepSession(ctx: CoordContext, activity: Activity, holderOf?: (live: string) => (owner: string) => boolean): Promise<SteppedSession> {
   const host = hostToLookOver(ctx);

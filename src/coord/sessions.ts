@@ -1,4 +1,4 @@
-import { insertEvent } from '../store/events';
+import { recordEvent } from '../store/events';
 import { markSeen } from '../store/owners';
 import {
   deleteSession,
@@ -6,6 +6,7 @@ import {
   extendLineageUntil,
   lineageLockEndsBefore,
   lineageFamilyScopes,
+  prefetchLineageFamilyScopes,
   lineageLockIds,
   putSession,
   sessionByOwner,
@@ -45,7 +46,10 @@ export interface Liveness {
 // Every agent hook: find (or register) the live owner of the session and renew its locks and claims.
 // Reads only, unless the owner was not seen for LIVENESS_WRITE_MS, is new, or a shell command needs cover.
 export async function recordActivity(ctx: CoordContext, activity: Activity): Promise<Liveness> {
-  const seen = await readTransaction(ctx, async (now) => ({ known: (await freshSession(ctx, activity, now))?.owner, scopes: await lineageFamilyScopes(ctx.db, activity.base, now) }));
+  const seen = await readTransaction(ctx, async (now) => {
+    prefetchLineageFamilyScopes(ctx.db, activity.base, now); // on a server: fetched with the session, one round trip
+    return { known: (await freshSession(ctx, activity, now))?.owner, scopes: await lineageFamilyScopes(ctx.db, activity.base, now) };
+  });
   if (seen.known !== undefined) return { owner: seen.known, renewed: 0, wrote: false };
   // The scopes the lineage's locks lie in (read above) and the session's name: never the whole database, so
   // agents of other projects do not wait for this (docs/design/postgres.md, "Writes that cross scopes"). A
@@ -61,7 +65,7 @@ export async function recordActivity(ctx: CoordContext, activity: Activity): Pro
     }
     await markSeen(ctx.db, owner, now);
     const detail = { renewed, interval_ms: LIVENESS_WRITE_MS, ...(until !== undefined ? { until, shell_timeout_ms: activity.shellTimeoutMs } : {}) };
-    await insertEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
+    await recordEvent(ctx.db, { type: 'heartbeat', lock_id: null, scope: ctx.scope, owner, pattern: null, reason: until !== undefined ? 'shell command' : 'agent activity', created_at: now, detail });
     return { owner, renewed, wrote: true };
   });
 }

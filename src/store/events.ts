@@ -49,11 +49,15 @@ const INSERT_EVENT = dialect({
 // Inserts an event and returns its id. `id` is for events that assign a fencing token (see nextEventId);
 // every other event takes the next id (SQLite's next rowid), which is the same number.
 export async function insertEvent(db: Connection, event: NewEvent, id: number | null = null): Promise<number> {
-  const result = await db
-    .prepare(INSERT_EVENT)
-    .run(id, event.type, event.lock_id, event.scope, event.owner, event.pattern, event.reason, event.created_at, event.detail ? JSON.stringify(event.detail) : null);
-  return Number(result.lastInsertRowid);
+  return Number((await db.prepare(INSERT_EVENT).run(...eventParams(event, id))).lastInsertRowid);
 }
+
+// The same for an event whose id nobody reads: on a server it goes with the next statement (one round trip less).
+export async function recordEvent(db: Connection, event: NewEvent, id: number | null = null): Promise<void> {
+  await runWithoutResult(db.prepare(INSERT_EVENT), ...eventParams(event, id));
+}
+
+const eventParams = (e: NewEvent, id: number | null) => [id, e.type, e.lock_id, e.scope, e.owner, e.pattern, e.reason, e.created_at, e.detail ? JSON.stringify(e.detail) : null];
 
 // One event by id (coord undo), with its detail as stored JSON.
 export async function getEvent(db: Connection, id: number): Promise<StoredEvent | undefined> {

@@ -1,4 +1,4 @@
-import { runWithoutResult, type Connection } from './connection';
+import { dialect, runWithoutResult, type Connection } from './connection';
 import { plainLock, type Lock, type LockMode, type LockType } from '../core/lock';
 import { randomId } from '../core/ids';
 
@@ -12,19 +12,22 @@ export interface StoredLock extends Lock {
 const COLUMN_NAMES = ['seq', 'id', 'token', 'type', 'scope', 'pattern', 'base', 'owner', 'mode', 'reason', 'created_at', 'expires_at', 'ttl_ms', 'released_at', 'release_reason'] as const;
 const COLUMNS = COLUMN_NAMES.join(', ');
 
-// The key and public id of the lock granted by the event `next.id` (nextEventId): the key is that event
-// id, the id is random and drawn again while a lock already has it (locks_by_id is UNIQUE, so a clash
-// would otherwise fail the whole grant). `newId` is for tests that need a collision.
-export async function allocateLockKey(db: Connection, next: { id: number }, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
-  const taken = db.prepare('SELECT 1 FROM locks WHERE id = ?');
+// A lock's key, the id of the event that will record its grant (as nextEventId draws it), and its public id, random and
+// drawn again while a lock has it (locks_by_id is UNIQUE): the key and the first draw's check in one round trip.
+const NEXT_KEY = dialect({
+  sqlite: 'SELECT coalesce(max(id), 0) + 1 AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken FROM events',
+  postgres: "SELECT nextval('events_id_seq') AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken",
+});
+export async function allocateLockKey(db: Connection, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
   let id = newId();
-  while (await taken.get(id)) id = newId();
-  return { seq: next.id, id };
+  const { seq, taken } = (await db.prepare(NEXT_KEY).get(id)) as { seq: number; taken: unknown };
+  for (let clash = taken; clash; clash = await db.prepare('SELECT 1 FROM locks WHERE id = ?').get(id)) id = newId(); // `newId`: tests make clashes
+  return { seq, id };
 }
 
 // Positional parameters: better-sqlite3 binds them about twice as fast as named ones.
 export async function insertLock(db: Connection, lock: StoredLock): Promise<void> {
-  await db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})`).run(...COLUMN_NAMES.map((column) => lock[column]));
+  await runWithoutResult(db.prepare(`INSERT INTO locks (${COLUMNS}) VALUES (${COLUMN_NAMES.map(() => '?').join(', ')})`), ...COLUMN_NAMES.map((column) => lock[column]));
 }
 
 // By public id (a string, through locks_by_id), or by key (a number: how a bulk operation finds again,

@@ -1,4 +1,4 @@
-import { dialect, type Connection } from './connection';
+import { dialect, runWithoutResult, type Connection } from './connection';
 
 export async function lastSeen(db: Connection, owner: string): Promise<number | undefined> {
   return ((await db.prepare('SELECT last_seen FROM owners WHERE owner = ?').get(owner)) as { last_seen: number } | undefined)?.last_seen;
@@ -11,7 +11,7 @@ const MARK_SEEN = dialect({
 });
 
 export async function markSeen(db: Connection, owner: string, now: number): Promise<void> {
-  await db.prepare(MARK_SEEN).run(owner, now);
+  await runWithoutResult(db.prepare(MARK_SEEN), owner, now);
 }
 
 export async function allLastSeen(db: Connection): Promise<Map<string, number>> {

@@ -1,4 +1,4 @@
-import { dialect, type Connection } from './connection';
+import { dialect, runWithoutResult, type Connection } from './connection';
 
 // Live agent sessions (schema/0003_sessions.sql): which client process runs as which owner.
 
@@ -43,13 +43,14 @@ export async function sessionsOnHost(db: Connection, host: string): Promise<Sess
 
 // Registers (or re-registers, for a process that took the owner over) a session.
 export async function putSession(db: Connection, row: Omit<SessionRow, 'told_until'>): Promise<void> {
-  await db
-    .prepare(
+  await runWithoutResult(
+    db.prepare(
       `INSERT INTO sessions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
      ON CONFLICT (owner) DO UPDATE SET base = excluded.base, agent = excluded.agent, host = excluded.host, boot = excluded.boot, pid = excluded.pid,
        start = excluded.start, created_at = excluded.created_at, last_seen = excluded.last_seen, told_until = 0`,
-    )
-    .run(row.owner, row.base, row.agent, row.host, row.boot, row.pid, row.start, row.created_at, row.last_seen);
+    ),
+    ...[row.owner, row.base, row.agent, row.host, row.boot, row.pid, row.start, row.created_at, row.last_seen],
+  );
 }
 
 // Two-argument max() is SQLite's; PostgreSQL spells it GREATEST.
@@ -59,7 +60,7 @@ const TOUCH = dialect({
 });
 
 export async function touchSession(db: Connection, owner: string, now: number): Promise<void> {
-  await db.prepare(TOUCH).run(now, owner);
+  await runWithoutResult(db.prepare(TOUCH), now, owner);
 }
 
 const MARK_TOLD = dialect({
@@ -85,11 +86,13 @@ type LockRef = { id: string; owner: string; scope: string };
 // The scopes of the active locks of the sessions named `base` (`base`, `base~<pid>`) and their subagents: what
 // a renewal of the session's lineage must hold (a lock's expiry is decided on under its scope's lock).
 export async function lineageFamilyScopes(db: Connection, base: string, now: number): Promise<string[]> {
-  const rows = (await db
-    .prepare('SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))')
-    .all(now, base, base.length + 1, `${base}/`, `${base}~`)) as { scope: string }[];
-  return rows.map((row) => row.scope);
+  return ((await db.prepare(FAMILY_SCOPES).all(...familyParams(base, now))) as { scope: string }[]).map((row) => row.scope);
 }
+
+// Inside a read: announces lineageFamilyScopes, so that a server fetches it with the read's next statement.
+export const prefetchLineageFamilyScopes = (db: Connection, base: string, now: number): void => db.prefetch?.(FAMILY_SCOPES, familyParams(base, now));
+const FAMILY_SCOPES = 'SELECT DISTINCT scope FROM locks WHERE released_at IS NULL AND expires_at > ? AND (owner = ? OR substr(owner, 1, ?) IN (?, ?))';
+const familyParams = (base: string, now: number) => [now, base, base.length + 1, `${base}/`, `${base}~`];
 
 // `AND scope IN (…)`: a renewal touches only locks of the scopes its write holds.
 function inScopeList(scopes: readonly string[]): string {
