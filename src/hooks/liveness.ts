@@ -1,5 +1,5 @@
 import { hookClient } from '../coord/client-process';
-import { existingContext, type CoordContext } from '../coord/context';
+import { existingContext, resolveWorkspace, type CoordContext, type Workspace } from '../coord/context';
 import type { OpenRequest } from '../coord/handoff';
 import { actingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
@@ -25,6 +25,8 @@ export interface SessionStep {
   context?: string;
   /** The event name the reply must carry with it. */
   eventName?: string;
+  /** The workspace of the session's directory, found once for the whole hook call (its later steps start from it). */
+  workspace?: Workspace;
 }
 
 // Hook events whose hookSpecificOutput.additionalContext reaches the model, in Claude Code 2.1 and Codex 0.169.
@@ -50,10 +52,11 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
   if (!parsed.ok) return undefined;
   const base = baseOwnerOf(agent, parsed.value, env);
   if (base === undefined) return undefined;
-  const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
+  const dir = sessionDir(parsed.value, env, cwd);
   let ctx: CoordContext | undefined;
   try {
-    ctx = await existingContext(dir, envWithin(env, deadline, 1_000));
+    const workspace = resolveWorkspace(dir, { env });
+    ctx = await existingContext(workspace, envWithin(env, deadline, 1_000));
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
     const eventName = stringField(parsed.value, 'hook_event_name');
     const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
@@ -61,12 +64,17 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
     const activity = { base, agent, client: hookClient(), ...(shellTimeoutMs === undefined ? {} : { shellTimeoutMs }) };
     const live = await stepSession(ctx, activity, tells ? (liveOwner) => (owner) => sameLineage(owner, liveOwner) : undefined);
     setLiveOwner(base, live.owner);
-    return live.requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(live.requests), eventName };
+    return live.requests.length === 0 ? { owner: live.owner, workspace } : { owner: live.owner, workspace, context: handoffContext(live.requests), eventName };
   } catch {
     return undefined;
   } finally {
     ctx?.db.close();
   }
+}
+
+// The directory a hook's session works in: the payload's cwd, else $CLAUDE_PROJECT_DIR, else the hook's own.
+export function sessionDir(payload: Payload, env: NodeJS.ProcessEnv, cwd: string): string {
+  return stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
 }
 
 const MAX_TOLD = 5;
