@@ -219,8 +219,8 @@ function configureRetryingBusy(db: Database.Database, path: string, options: Ope
   }
 }
 
+// How long a statement waits for another connection's lock is the open's `timeout` (better-sqlite3 sets it).
 function configure(db: Database.Database, path: string, options: OpenOptions, write: boolean): void {
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`); // how long a statement waits for another connection's lock
   db.pragma('foreign_keys = ON');
   // A reader never migrates or converts: it needs the schema this ic reads, or it says what to do.
   if (!write) return requireCurrentSchema(db, path);
