@@ -19,8 +19,9 @@ const PROGRAMS: readonly [Agent, RegExp][] = [
   ['opencode', /(^|\/)opencode-ai\/|(^|\/)opencode(\.exe|\.js)?$/],
 ];
 
+// Every pattern needs its client's name in the word: tried only then (a regex's first use compiles it, which a hook pays).
 export function clientOfProgram(words: readonly string[]): Agent | undefined {
-  for (const word of words) for (const [agent, pattern] of PROGRAMS) if (pattern.test(word)) return agent;
+  for (const word of words) for (const [agent, pattern] of PROGRAMS) if (word.includes(agent) && pattern.test(word)) return agent;
   return undefined;
 }
 
