@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { IcError } from '../core/errors';
 import { shellQuote } from '../core/shell';
 import { isBusyError, translateDbError } from './errors';
-import { detectFileSystem, networkFsAllowed } from './filesystem';
+import { detectFileSystem, knownLocalFileSystem, networkFsAllowed } from './filesystem';
 import { LATEST_VERSION } from './migrations';
 import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
@@ -191,7 +191,7 @@ const localPaths = new Set<string>();
 
 function refuseNetworkFileSystem(path: string, env: NodeJS.ProcessEnv): void {
   const key = `${env.IC_MOUNTINFO ?? ''}\0${path}`;
-  if (localPaths.has(key)) return;
+  if (localPaths.has(key) || knownLocalFileSystem(dirname(path), env)) return;
   const fs = detectFileSystem(dirname(path), env);
   if (!fs.network || networkFsAllowed(env)) {
     if (!fs.network) localPaths.add(key);
