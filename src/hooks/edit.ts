@@ -1,4 +1,3 @@
-import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
@@ -8,6 +7,7 @@ import { transfer } from '../coord/transfer';
 import { markEdits } from '../store/custody';
 import { sameLineage } from '../core/owner';
 import { literalPatterns } from '../coord/paths';
+import { isDirectory } from '../store/discover';
 
 export interface EditRequest {
   owner: string;
@@ -136,7 +136,7 @@ export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>, env:
 // The file may not exist yet (Write of a new file, a patch adding a directory): start from what does.
 export function nearestExistingDir(dir: string): string {
   for (let current = dir; ; current = dirname(current)) {
-    if (existsSync(current) && statSync(current).isDirectory()) return current;
+    if (isDirectory(current)) return current; // one stat a level
     if (dirname(current) === current) return current;
   }
 }

@@ -52,7 +52,7 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
   if (!parsed.ok) return undefined;
   const base = baseOwnerOf(agent, parsed.value, env);
   if (base === undefined) return undefined;
-  const dir = sessionDir(parsed.value, env, cwd);
+  const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   let ctx: CoordContext | undefined;
   try {
     const workspace = resolveWorkspace(dir, { env });
@@ -70,11 +70,6 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
   } finally {
     ctx?.db.close();
   }
-}
-
-// The directory a hook's session works in: the payload's cwd, else $CLAUDE_PROJECT_DIR, else the hook's own.
-export function sessionDir(payload: Payload, env: NodeJS.ProcessEnv, cwd: string): string {
-  return stringField(payload, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
 }
 
 const MAX_TOLD = 5;

@@ -15,7 +15,6 @@ import type { ToolEvent } from './agents/tool-events';
 import { routeOfHook } from './hook-route';
 import { runReferenceTransaction } from './revert-guard';
 import { QUIET, type HookInput, type HookResult } from './hook-types';
-import type { Workspace } from '../coord/workspace';
 
 export { HOOK_NAMES, type HookName } from './names';
 import { HOOK_NAMES, type HookName } from './names';
@@ -69,7 +68,7 @@ export async function runHook(
 }
 
 // The client's adapter runs the event's use case (src/hooks/agents); git's hooks have theirs below.
-async function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline, workspace?: Workspace): Promise<HookResult> {
+async function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline, workspace?: import('../coord/workspace').Workspace): Promise<HookResult> {
   const agentHook = adapterOfHook(name);
   try {
     if (agentHook) return await agentHook.adapter.events[agentHook.event]!({ ...agentHook, input, env, cwd, deadline, workspace });

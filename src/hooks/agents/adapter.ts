@@ -5,7 +5,6 @@ import type { EditEvent } from '../edit-events';
 import type { Payload } from '../payload';
 import type { Deadline } from '../../store/deadline';
 import type { HookInput, HookResult } from '../hook-types';
-import type { Workspace } from '../../coord/workspace';
 
 // One agent client as ic sees it. Everything that differs between clients lives behind this interface
 // (payload field names, tool names, the deny format, which events exist and what each one does);
@@ -20,7 +19,7 @@ export type ToolCall = { kind: 'edit'; paths: string[] } | { kind: 'shell'; comm
 export type SessionFields = { sessionId: string | undefined; cwd: string | undefined; callId?: string | undefined };
 
 /** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input; the session's workspace when the session step found it. */
-export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline; workspace?: Workspace };
+export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline; workspace?: import('../../coord/workspace').Workspace };
 
 export type UseCase = (call: HookCall) => HookResult | Promise<HookResult>;
 

@@ -7,8 +7,7 @@ import { noticeLateWrites } from './late-writes';
 
 // Every Claude Code and Codex hook looks for late writes (late-writes.ts) before its own work (which may
 // take a file's content as its holder's), and hands the session's model what it is to be told, beside the
-// liveness step's context. Costs a stat when nothing is pending; a failure only delays the notice.
-// It looks in the session's workspace, as the session step found it (none: no database yet, nothing to see).
+// liveness step's context, in the workspace that step found (none: no database yet). Costs a stat when nothing is pending; a failure only delays the notice.
 export async function lateNotices(name: string, input: HookInput, env: NodeJS.ProcessEnv, step: SessionStep | undefined, deadline: Deadline): Promise<{ text: string; eventName: string } | undefined> {
   if (!(name.startsWith('claude-') || name.startsWith('codex-')) || step?.workspace === undefined) return undefined;
   try {

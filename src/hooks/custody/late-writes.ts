@@ -78,11 +78,10 @@ export async function watchLateWrites(ctx: CoordContext, repo: Repo, others: Cov
 }
 
 // At any agent hook: looks at every watched file (a stat each), records what was written late, and returns
-// what this session's model is to be told (the notices for its lineage), if the hook can carry it.
-// `workspace`: the session's, as the hook's session step found it.
+// what this session's model is to be told (the notices for its lineage), if the hook can carry it. In the
+// session's workspace, as the hook's session step found it.
 export async function noticeLateWrites(workspace: Workspace, owner: string, env: NodeJS.ProcessEnv, tell: boolean): Promise<string | undefined> {
-  if (!workspace.git) return undefined;
-  if (isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
+  if (!workspace.git || isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
   const ctx = await createContext({ workspace, env, write: true });
   try {
     return await writeTransaction(ctx, EVERYTHING, async (now) => {
