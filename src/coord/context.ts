@@ -83,8 +83,8 @@ async function fileScopeKeys(db: Connection, workspace: Workspace, write: boolea
 }
 
 /** A writer's context in the workspace of `dir` (outside git too, unless `inGit`), or undefined where it has no database yet: a hook that only looks creates none. */
-export async function existingContext(dir: string, env: NodeJS.ProcessEnv, inGit = false): Promise<CoordContext | undefined> {
-  const workspace = resolveWorkspace(dir, { env });
+export async function existingContext(dir: string | Workspace, env: NodeJS.ProcessEnv, inGit = false): Promise<CoordContext | undefined> {
+  const workspace = typeof dir === 'string' ? resolveWorkspace(dir, { env }) : dir;
   if ((inGit && !workspace.git) || (!isServerDb(workspace.db) && !existsSync(workspace.db.path))) return undefined;
   return createContext({ workspace, env, write: true });
 }

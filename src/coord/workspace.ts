@@ -71,10 +71,11 @@ export function clockFromEnv(env: NodeJS.ProcessEnv): Clock {
 // the nearest ancestor holding .ic/, else `cwd` itself. --scope overrides the scope of every lock type.
 // `ic init` outside git makes `cwd` itself a root (like `git init`), even below another root.
 // Run from outside any project with --scope (a cron job's `coord sweep --scope REPO` from $HOME), the
-// project is the one holding the scope directory.
-export function resolveProject(cwd: string, scopeFlag?: string, options: { init?: boolean } = {}): Project {
+// project is the one holding the scope directory. `known`: a project this call has found already (same work tree).
+export function resolveProject(cwd: string, scopeFlag?: string, options: { init?: boolean; known?: Project } = {}): Project {
   const scope = scopeFlag === undefined ? undefined : scopeDirectory(cwd, scopeFlag);
   let git = findGitInfo(cwd);
+  if (scope === undefined && git && git.root === options.known?.git?.root) return options.known;
   let icRoot = git || options.init ? null : findIcRoot(cwd);
   if (!git && icRoot === null && scope !== undefined && !options.init) {
     git = findGitInfo(scope);

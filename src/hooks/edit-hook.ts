@@ -10,7 +10,7 @@ import type { HookCall } from './agents/adapter';
 // The edit use cases of Claude Code and Codex, whose edit hooks read a payload as an EditEvent (edit-events.ts):
 // before an edit tool its files are reserved, or the edit is denied; a refused call gives back what it took.
 
-export async function beforeEdit({ adapter, input, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
+export async function beforeEdit({ adapter, input, env, cwd, deadline, workspace }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
   const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return adapter.beforeToolReply({ kind: 'allow', notice: `ic: edit not checked: ${parsed.problem}` });
   const event = toEvent(parsed.value);
@@ -18,7 +18,7 @@ export async function beforeEdit({ adapter, input, env, cwd, deadline }: HookCal
   if (event.kind === 'malformed') return adapter.beforeToolReply({ kind: 'allow', notice: `ic: edit not checked: ${event.problem}` });
   const settings = hookSettings(env);
   try {
-    const outcome = await reserveEdit(editRequest(event, env, cwd), envWithin(env, deadline));
+    const outcome = await reserveEdit(editRequest(event, env, cwd), envWithin(env, deadline), workspace);
     return adapter.beforeToolReply(withSettingsProblem(decideEdit(outcome), settings.problem));
   } catch (error) {
     return adapter.beforeToolReply(withSettingsProblem(decideFailure(error, settings.failClosed), settings.problem));

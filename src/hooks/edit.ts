@@ -1,4 +1,3 @@
-import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import type { Conflict } from '../core/conflict';
 import { DEFAULT_TTL_MS } from '../core/lock';
@@ -8,6 +7,7 @@ import { transfer } from '../coord/transfer';
 import { markEdits } from '../store/custody';
 import { sameLineage } from '../core/owner';
 import { literalPatterns } from '../coord/paths';
+import { isDirectory } from '../store/discover';
 
 export interface EditRequest {
   owner: string;
@@ -40,8 +40,9 @@ export function editReason(toolUseId: string | undefined): string {
 // the database of the repository that contains it: the project is found from the file's own path, so a
 // `cd` elsewhere or a session started in a parent directory changes nothing. All or none within a
 // repository. Files in no repository and below no `ic init` root are allowed without a database.
-export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv): Promise<EditOutcome> {
-  const groups = groupByProject(request, env);
+// `known`: the session's workspace, as the hook call found it (a file in that work tree is not looked for again).
+export async function reserveEdit(request: EditRequest, env: NodeJS.ProcessEnv, known?: Workspace): Promise<EditOutcome> {
+  const groups = groupByProject(request, env, known);
   const untrackable: Untrackable = [];
   const granted: string[] = [];
   for (const group of groups) {
@@ -117,15 +118,15 @@ export interface ProjectGroup {
 // Each path goes to the project that contains it, found from its nearest existing directory: its git
 // repository, else the nearest `ic init` root above the file (never the session's working directory, so
 // sessions started in /srv and /srv/proj meet on /srv/proj/x). A file in neither has nothing to coordinate.
-export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>, env: NodeJS.ProcessEnv): ProjectGroup[] {
+export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>, env: NodeJS.ProcessEnv, known?: Workspace): ProjectGroup[] {
   const groups = new Map<string, ProjectGroup>();
   for (const path of request.paths) {
     const absolute = normalize(isAbsolute(path) ? path : join(request.cwd, path));
     const startDir = nearestExistingDir(dirname(absolute));
-    const project = resolveProject(startDir);
+    const project = resolveProject(startDir, undefined, { known });
     if (project.unmarked) continue;
     const key = `${project.projectRoot}\0${project.scope}`;
-    const group = groups.get(key) ?? { workspace: resolveWorkspace(startDir, { env }, project), paths: [] };
+    const group = groups.get(key) ?? { workspace: project === known ? { ...known, cwd: startDir } : resolveWorkspace(startDir, { env }, project), paths: [] };
     group.paths.push(absolute);
     groups.set(key, group);
   }
@@ -135,7 +136,7 @@ export function groupByProject(request: Pick<EditRequest, 'cwd' | 'paths'>, env:
 // The file may not exist yet (Write of a new file, a patch adding a directory): start from what does.
 export function nearestExistingDir(dir: string): string {
   for (let current = dir; ; current = dirname(current)) {
-    if (existsSync(current) && statSync(current).isDirectory()) return current;
+    if (isDirectory(current)) return current; // one stat a level
     if (dirname(current) === current) return current;
   }
 }

@@ -1,5 +1,5 @@
 import { hookClient } from '../coord/client-process';
-import { existingContext, type CoordContext } from '../coord/context';
+import { existingContext, resolveWorkspace, type CoordContext, type Workspace } from '../coord/context';
 import type { OpenRequest } from '../coord/handoff';
 import { explainActingOwner, releaseDeadClients } from '../coord/sessions';
 import { stepSession } from '../coord/session-step';
@@ -25,6 +25,8 @@ export interface SessionStep {
   context?: string;
   /** The event name the reply must carry with it. */
   eventName?: string;
+  /** The workspace of the session's directory, found once for the whole hook call (its later steps start from it). */
+  workspace?: Workspace;
 }
 
 // Hook events whose hookSpecificOutput.additionalContext reaches the model, in Claude Code 2.1 and Codex 0.169.
@@ -53,7 +55,8 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
   const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
   let ctx: CoordContext | undefined;
   try {
-    ctx = await existingContext(dir, envWithin(env, deadline, 1_000));
+    const workspace = resolveWorkspace(dir, { env });
+    ctx = await existingContext(workspace, envWithin(env, deadline, 1_000));
     if (ctx === undefined) return { owner: '' }; // no database yet: nothing held, and none is created for this
     const eventName = stringField(parsed.value, 'hook_event_name');
     const tells = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
@@ -61,7 +64,7 @@ export async function observeSession(name: string, input: HookInput, env: NodeJS
     const activity = { base, agent, client: hookClient(), ...(shellTimeoutMs === undefined ? {} : { shellTimeoutMs }) };
     const live = await stepSession(ctx, activity, tells ? (liveOwner) => (owner) => sameLineage(owner, liveOwner) : undefined);
     setLiveOwner(base, live.owner);
-    return live.requests.length === 0 ? { owner: live.owner } : { owner: live.owner, context: handoffContext(live.requests), eventName };
+    return live.requests.length === 0 ? { owner: live.owner, workspace } : { owner: live.owner, workspace, context: handoffContext(live.requests), eventName };
   } catch {
     return undefined;
   } finally {

@@ -10,7 +10,8 @@ import { readRegularFile } from '../store/regular-file';
 // hooks Claude-shaped input (docs/agents.md). ic then must act as the session of the client that runs the
 // hook, never as a second owner of the same session.
 
-// The client a program is, by its executable and arguments (native binaries and node scripts alike).
+// The client a program is, by its executable and arguments (native binaries and node scripts alike). Each pattern needs its
+// client's name in the word, looked for first: a regex's first test compiles it, which every hook would pay.
 const PROGRAMS: readonly [Agent, RegExp][] = [
   ['copilot', /(^|\/)@github\/copilot(-[a-z0-9-]+)?\/|(^|\/)copilot(\.exe|\.js)?$/],
   ['claude', /(^|\/)@anthropic-ai\/claude-code\/|(^|\/)claude(\.exe|\.js)?$/],
@@ -20,7 +21,7 @@ const PROGRAMS: readonly [Agent, RegExp][] = [
 ];
 
 export function clientOfProgram(words: readonly string[]): Agent | undefined {
-  for (const word of words) for (const [agent, pattern] of PROGRAMS) if (pattern.test(word)) return agent;
+  for (const word of words) for (const [agent, pattern] of PROGRAMS) if (word.includes(agent) && pattern.test(word)) return agent;
   return undefined;
 }
 

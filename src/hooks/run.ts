@@ -57,8 +57,8 @@ export async function runHook(
   // dead clients' locks, and hand-off requests for the model.
   let step = await observeSession(sessionHook, input, env, cwd, deadline);
   try {
-    const late = route.kind === 'as-copilot' ? undefined : await lateNotices(name, input, env, cwd, step, deadline); // before the hook's own work takes the file as it is
-    const result = route.kind === 'as-copilot' ? await runAsCopilot(route.phase, input, env, cwd, deadline) : await dispatchHook(name, input, env, cwd, deadline);
+    const late = route.kind === 'as-copilot' ? undefined : await lateNotices(name, input, env, step, deadline); // before the hook's own work takes the file as it is
+    const result = route.kind === 'as-copilot' ? await runAsCopilot(route.phase, input, env, cwd, deadline) : await dispatchHook(name, input, env, cwd, deadline, step?.workspace);
     if (step?.owner === '') step = await observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
     step = withLateNotices(step, late);
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
@@ -68,10 +68,10 @@ export async function runHook(
 }
 
 // The client's adapter runs the event's use case (src/hooks/agents); git's hooks have theirs below.
-async function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
+async function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline, workspace?: import('../coord/workspace').Workspace): Promise<HookResult> {
   const agentHook = adapterOfHook(name);
   try {
-    if (agentHook) return await agentHook.adapter.events[agentHook.event]!({ ...agentHook, input, env, cwd, deadline });
+    if (agentHook) return await agentHook.adapter.events[agentHook.event]!({ ...agentHook, input, env, cwd, deadline, workspace });
     return await GIT_HOOKS[name as GitHookName](input, env, cwd, deadline);
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.

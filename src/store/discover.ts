@@ -79,7 +79,7 @@ export function findIcRoot(start: string): string | null {
 
 export function isDirectory(path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true; // a missing path (a new file) is common: no exception built for it
   } catch {
     return false;
   }

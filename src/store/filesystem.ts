@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statfsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 // File systems whose locking or shared memory SQLite's WAL mode cannot rely on: network file systems,
@@ -109,6 +109,17 @@ export function detectFileSystem(dir: string, env: NodeJS.ProcessEnv = process.e
   const mount = mountFor(parseMountinfo(text), existingCanonical(dir));
   if (!mount) return { type: 'unknown', mountPoint: null, source: null, network: false };
   return { type: mount.fsType, mountPoint: mount.mountPoint, source: mount.source, network: isNetworkFileSystem(mount.fsType) };
+}
+
+// Linux's statfs(2) magic numbers of ext2-4, xfs, btrfs, tmpfs, overlayfs, zfs and f2fs: one statfs saying `dir` is on
+// one of them spares reading and parsing the mount table (a hook's ~0.4 ms). Anything else (FUSE, IC_MOUNTINFO set) is false.
+const LOCAL_MAGIC = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
+export function knownLocalFileSystem(dir: string, env: NodeJS.ProcessEnv): boolean {
+  try {
+    return !env.IC_MOUNTINFO && LOCAL_MAGIC.has(statfsSync(dir).type);
+  } catch {
+    return false;
+  }
 }
 
 // IC_ALLOW_NETWORK_FS=1: the person knows every process runs on one host (so locks and shared memory agree).

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { IcError } from '../core/errors';
 import { shellQuote } from '../core/shell';
 import { isBusyError, translateDbError } from './errors';
-import { detectFileSystem, networkFsAllowed } from './filesystem';
+import { detectFileSystem, knownLocalFileSystem, networkFsAllowed } from './filesystem';
 import { LATEST_VERSION } from './migrations';
 import { migrate, refuseNewerSchema } from './migrate';
 import { IC_APPLICATION_ID } from './application-id';
@@ -183,18 +183,11 @@ function makeDatabaseDirectory(dir: string, explicit: boolean): void {
 
 // WAL keeps its index in shared memory (the -shm file, mmap'ed by every process); network file systems
 // neither share that memory between hosts nor lock reliably, so two hosts could both be granted a lock.
-// Judged once per path per process: a hook opens its database twice (liveness, then its own work), and
-// reading the mount table is ~3 ms of a hook's start.
-const localPaths = new Set<string>();
-
+// A hook judges it once: its later opens reuse the connection (sqlite-connection.ts).
 function refuseNetworkFileSystem(path: string, env: NodeJS.ProcessEnv): void {
-  const key = `${env.IC_MOUNTINFO ?? ''}\0${path}`;
-  if (localPaths.has(key)) return;
+  if (knownLocalFileSystem(dirname(path), env)) return;
   const fs = detectFileSystem(dirname(path), env);
-  if (!fs.network || networkFsAllowed(env)) {
-    if (!fs.network) localPaths.add(key);
-    return;
-  }
+  if (!fs.network || networkFsAllowed(env)) return;
   throw new IcError(
     'DB_UNAVAILABLE',
     `refusing to write the database at ${path}: it is on a network file system (${fs.type} at ${fs.mountPoint}), where SQLite's WAL mode does not work (it needs shared memory and reliable locks that network file systems do not provide, so locks could be granted twice); put the database on a local disk with IC_DB or --db, or set IC_ALLOW_NETWORK_FS=1 if every process using it runs on this one host`,
@@ -218,8 +211,7 @@ function configureRetryingBusy(db: Database.Database, path: string, options: Ope
 }
 
 function configure(db: Database.Database, path: string, options: OpenOptions, write: boolean): void {
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`); // how long a statement waits for another connection's lock
-  db.pragma('foreign_keys = ON');
+  db.pragma('foreign_keys = ON'); // how long a statement waits for another connection's lock: the open's `timeout` (better-sqlite3 sets it)
   // A reader never migrates or converts: it needs the schema this ic reads, or it says what to do.
   if (!write) return requireCurrentSchema(db, path);
   // WAL lets readers run beside the one writer; the setting is persistent, so only set it when it is not.

@@ -85,7 +85,7 @@ export class SqliteConnection implements Connection {
 
   setLockWait(ms: number): void {
     this.lockWaitMs = Math.max(0, Math.floor(ms));
-    this.sqlite.pragma(`busy_timeout = ${this.lockWaitMs}`);
+    this.sqliteStatement(`PRAGMA busy_timeout = ${this.lockWaitMs}`).get(); // the same text as takeWriteLock's restore: prepared once
   }
 
   async now(clientClock: () => number): Promise<number> {
@@ -121,7 +121,7 @@ export class SqliteConnection implements Connection {
         Atomics.wait(pollSleeper, 0, 0, WRITE_LOCK_POLL_MS);
       }
     } finally {
-      this.sqlite.prepare(`PRAGMA busy_timeout = ${waitMs}`).get();
+      this.sqliteStatement(`PRAGMA busy_timeout = ${waitMs}`).get();
     }
   }
 }

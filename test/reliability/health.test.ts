@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, truncateSy
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ic, makeTempRepo, REPO_ROOT, type TempRepo } from '../support/cli';
-import { isNetworkFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
+import { detectFileSystem, isNetworkFileSystem, knownLocalFileSystem, mountFor, parseMountinfo } from '../../src/store/filesystem';
 
 let repo: TempRepo;
 beforeEach(() => {
@@ -52,6 +52,12 @@ describe('file system detection', () => {
     expect(mountFor(mounts, '/home/me/remote/p')?.fsType).toBe('fuse.sshfs');
     for (const type of ['nfs', 'nfs4', 'cifs', 'smb3', 'smbfs', '9p', 'fuse.sshfs', 'afs', 'ceph', 'glusterfs', 'vboxsf']) expect(isNetworkFileSystem(type), type).toBe(true);
     for (const type of ['ext4', 'xfs', 'btrfs', 'tmpfs', 'overlay', 'apfs', 'zfs', 'fuse.portal']) expect(isNetworkFileSystem(type), type).toBe(false);
+  });
+
+  it('statfs answers "local" only where the mount table agrees; IC_MOUNTINFO and a missing directory leave it to the mount table', () => {
+    if (knownLocalFileSystem(repo.dir, {})) expect(detectFileSystem(repo.dir, {}).network).toBe(false);
+    expect(knownLocalFileSystem(repo.dir, { IC_MOUNTINFO: mountinfoWith(repo.dir, 'nfs4') })).toBe(false);
+    expect(knownLocalFileSystem(join(repo.dir, 'no-such-dir'), {})).toBe(false);
   });
 });
 

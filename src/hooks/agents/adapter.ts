@@ -18,8 +18,8 @@ export type ToolCall = { kind: 'edit'; paths: string[] } | { kind: 'shell'; comm
 /** The fields every payload gives ic, read from the client's own names: the session, its working directory (relative paths are read from it), the call's id. */
 export type SessionFields = { sessionId: string | undefined; cwd: string | undefined; callId?: string | undefined };
 
-/** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input. */
-export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline };
+/** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input; the session's workspace when the session step found it. */
+export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline; workspace?: import('../../coord/workspace').Workspace };
 
 export type UseCase = (call: HookCall) => HookResult | Promise<HookResult>;
 

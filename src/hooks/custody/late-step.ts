@@ -7,23 +7,15 @@ import { noticeLateWrites } from './late-writes';
 
 // Every Claude Code and Codex hook looks for late writes (late-writes.ts) before its own work (which may
 // take a file's content as its holder's), and hands the session's model what it is to be told, beside the
-// liveness step's context. Costs a stat when nothing is pending; a failure only delays the notice.
-export async function lateNotices(
-  name: string,
-  input: HookInput,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  step: SessionStep | undefined,
-  deadline: Deadline,
-): Promise<{ text: string; eventName: string } | undefined> {
-  if (!(name.startsWith('claude-') || name.startsWith('codex-')) || step === undefined || step.owner === '') return undefined;
+// liveness step's context, in the workspace that step found (none: no database yet). Costs a stat when nothing is pending; a failure only delays the notice.
+export async function lateNotices(name: string, input: HookInput, env: NodeJS.ProcessEnv, step: SessionStep | undefined, deadline: Deadline): Promise<{ text: string; eventName: string } | undefined> {
+  if (!(name.startsWith('claude-') || name.startsWith('codex-')) || step?.workspace === undefined) return undefined;
   try {
     const parsed = parsePayload(input.text, input.truncated);
     if (!parsed.ok) return undefined;
     const eventName = stringField(parsed.value, 'hook_event_name');
     const tell = eventName !== undefined && CONTEXT_EVENTS.has(eventName);
-    const dir = stringField(parsed.value, 'cwd') || env.CLAUDE_PROJECT_DIR || cwd;
-    const text = await noticeLateWrites(dir, step.owner, envWithin(env, deadline, 1_000), tell);
+    const text = await noticeLateWrites(step.workspace, step.owner, envWithin(env, deadline, 1_000), tell);
     return text === undefined || eventName === undefined ? undefined : { text, eventName };
   } catch {
     return undefined;

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shellQuote } from '../../core/shell';
-import { createContext, resolveWorkspace, writeTransaction, type CoordContext } from '../../coord/context';
+import { createContext, writeTransaction, type CoordContext, type Workspace } from '../../coord/context';
 import { EVERYTHING } from '../../store/connection';
 import { editsFor, latestFor, runningWriters, sameContent } from '../../store/custody';
 import { markedWriters } from '../../store/markers';
@@ -78,11 +78,10 @@ export async function watchLateWrites(ctx: CoordContext, repo: Repo, others: Cov
 }
 
 // At any agent hook: looks at every watched file (a stat each), records what was written late, and returns
-// what this session's model is to be told (the notices for its lineage), if the hook can carry it.
-export async function noticeLateWrites(dir: string, owner: string, env: NodeJS.ProcessEnv, tell: boolean): Promise<string | undefined> {
-  const workspace = resolveWorkspace(dir, { env });
-  if (!workspace.git) return undefined;
-  if (isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
+// what this session's model is to be told (the notices for its lineage), if the hook can carry it. In the
+// session's workspace, as the hook's session step found it.
+export async function noticeLateWrites(workspace: Workspace, owner: string, env: NodeJS.ProcessEnv, tell: boolean): Promise<string | undefined> {
+  if (!workspace.git || isServerDb(workspace.db) || !existsSync(lateFile(workspace.db.path))) return undefined;
   const ctx = await createContext({ workspace, env, write: true });
   try {
     return await writeTransaction(ctx, EVERYTHING, async (now) => {
