@@ -161,7 +161,7 @@ class Lexer {
     // Text that stands for itself: any glob character in it is escaped in the pattern.
     const addLiteral = (text: string): void => {
       value += text;
-      pattern += escapeGlob(text);
+      pattern += text.replace(/[\\*?[\]{}]/g, '\\$&');
     };
     const start = this.i;
     while (this.i < s.length) {
@@ -362,8 +362,4 @@ class Lexer {
     }
     throw new LexError(`an unterminated ${open}…${close}`);
   }
-}
-
-export function escapeGlob(text: string): string {
-  return text.replace(/[\\*?[\]{}]/g, '\\$&');
 }

@@ -6,11 +6,9 @@ import { parseNode } from './json-spans';
 
 // One file change an install or uninstall plans, and the writes every target's plan shares.
 
-export type Action = 'created' | 'updated' | 'removed' | 'restored' | 'backed_up';
-
 export interface Change {
   file: string;
-  action: Action;
+  action: 'created' | 'updated' | 'removed' | 'restored' | 'backed_up';
   /** The file's new text, for changes that write one. */
   text?: string;
   apply: () => void;

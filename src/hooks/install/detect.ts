@@ -18,9 +18,7 @@ export interface DetectContext {
   env: NodeJS.ProcessEnv;
 }
 
-export type Detector = (context: DetectContext) => Detection;
-
-export function homeOf(env: NodeJS.ProcessEnv): string {
+function homeOf(env: NodeJS.ProcessEnv): string {
   return env.HOME || homedir();
 }
 
@@ -34,7 +32,7 @@ function detectClient(program: string, configDir: string, projectDir: string, co
 
 // One detector per target: a new client is one more entry. A client's user config directory is named by
 // its own variable when set.
-export const DETECTORS: Record<Target, Detector> = {
+export const DETECTORS: Record<Target, (context: DetectContext) => Detection> = {
   claude: (c) => detectClient('claude', join(homeOf(c.env), '.claude'), '.claude', c),
   codex: (c) => detectClient('codex', c.env.CODEX_HOME || join(homeOf(c.env), '.codex'), '.codex', c),
   git: (c) => (findGitInfo(c.projectRoot) ? { found: true, why: 'a git repository' } : { found: false, why: 'not a git repository' }),

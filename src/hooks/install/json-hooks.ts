@@ -68,7 +68,7 @@ export function mergeHookEntries(text: string | undefined, entries: readonly Hoo
   for (const entry of entries) groupsOf(hooks, entry.event, file);
   if (text === undefined || text.trim() === '') {
     for (const entry of entries) hooks[entry.event] = [...((hooks[entry.event] as unknown[]) ?? []), desiredGroup(entry)];
-    return serialize({ ...root, hooks });
+    return `${JSON.stringify({ ...root, hooks }, null, 2)}\n`;
   }
   const unit = indentOf(text);
   let result = text;
@@ -148,10 +148,6 @@ function handlersOf(text: string, group: JsonNode): { node: JsonNode; value: unk
 function indentOf(original: string): string {
   const match = /^([ \t]+)\S/m.exec(original);
   return match ? match[1]! : '  ';
-}
-
-function serialize(root: Json): string {
-  return `${JSON.stringify(root, null, 2)}\n`;
 }
 
 function childSpan(container: JsonNode, index: number): { start: number; end: number } {

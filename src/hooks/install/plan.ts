@@ -215,14 +215,14 @@ function planGitInstall(projectRoot: string, icBin: string, name: GitHookName = 
   const previous = current !== undefined && !isGuard(current) ? current : readIfExists(backup);
   const wanted = renderGuard(readIfExists(scriptPath(GIT_HOOKS[name])) ?? '', icBin, chainMode(previous), gatePattern);
   if (current === wanted) return [];
-  if (current === undefined) return [{ file: hook, action: 'created', apply: () => writeExecutable(hook, wanted) }];
-  if (isGuard(current)) return [{ file: hook, action: 'updated', apply: () => writeExecutable(hook, wanted) }];
+  if (current === undefined) return [{ file: hook, action: 'created', apply: () => writeText(hook, wanted, 0o755) }];
+  if (isGuard(current)) return [{ file: hook, action: 'updated', apply: () => writeText(hook, wanted, 0o755) }];
   if (existsSync(backup)) {
     throw new IcError('INVALID_INPUT', `${hook} is not ic's guard and ${backup} already exists; move one of them away, then run the installer again`, { file: hook });
   }
   return [
     { file: backup, action: 'backed_up', apply: () => renameSync(hook, backup) },
-    { file: hook, action: 'created', apply: () => writeExecutable(hook, wanted) },
+    { file: hook, action: 'created', apply: () => writeText(hook, wanted, 0o755) },
   ];
 }
 
@@ -234,8 +234,4 @@ function planGitUninstall(projectRoot: string, name: GitHookName): Change[] {
   if (current === undefined || !isGuard(current)) return [];
   if (existsSync(backup)) return [{ file: hook, action: 'restored', apply: () => renameSync(backup, hook) }];
   return [{ file: hook, action: 'removed', apply: () => unlinkSync(hook) }];
-}
-
-function writeExecutable(file: string, text: string): void {
-  writeText(file, text, 0o755);
 }
