@@ -4,11 +4,7 @@ import type { Item, Segment } from './expand';
 
 // A normalized relative path: non-empty segments, none `.` or `..`, no leading or trailing `/`.
 export function isNormalizedPath(path: string): boolean {
-  if (path.length === 0) return false;
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') return false;
-  }
-  return true;
+  return path.length > 0 && path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
 }
 
 // Tests a path against a normalized pattern by simulating its automaton (linear time, no backtracking,
