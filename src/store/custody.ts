@@ -57,7 +57,7 @@ export async function recordLatest(db: Connection, scope: string, row: LatestRow
 }
 
 // Every blob a live record names: holders' latest contents and running commands' snapshots since `since`
-// (coord sweep keeps their pins, src/coord/sweep-pins.ts).
+// (coord sweep keeps their pins, src/coord/sweep.ts).
 export async function recordedBlobs(db: Connection, since: number): Promise<Set<string>> {
   const rows = (await db
     .prepare(
