@@ -70,10 +70,12 @@ export async function getEvent(db: Connection, id: number): Promise<StoredEvent 
 // forever. Call it inside the write transaction that inserts that event, once per event.
 // PostgreSQL: writers of different scopes run at once, so max(id) + 1 would hand two of them one id; the
 // id column's sequence hands out each id once and only upwards (a rolled-back one is skipped).
-const NEXT_EVENT_ID = dialect({
-  sqlite: 'SELECT coalesce(max(id), 0) + 1 AS id FROM events',
-  postgres: "SELECT nextval('events_id_seq') AS id",
-});
+// `select` places that id's expression in a statement (a grant's key is drawn with its id's check: store/locks.ts).
+export function withNextEventId(select: (nextId: string) => string): DialectSql {
+  return dialect({ sqlite: select('(SELECT coalesce(max(id), 0) + 1 FROM events)'), postgres: select("nextval('events_id_seq')") });
+}
+
+const NEXT_EVENT_ID = withNextEventId((nextId) => `SELECT ${nextId} AS id`);
 
 export async function nextEventId(db: Connection): Promise<{ id: number }> {
   return (await db.prepare(NEXT_EVENT_ID).get()) as { id: number };

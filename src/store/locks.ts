@@ -1,4 +1,5 @@
-import { dialect, runWithoutResult, type Connection } from './connection';
+import { runWithoutResult, type Connection } from './connection';
+import { withNextEventId } from './events';
 import { plainLock, type Lock, type LockMode, type LockType } from '../core/lock';
 import { randomId } from '../core/ids';
 
@@ -12,12 +13,9 @@ export interface StoredLock extends Lock {
 const COLUMN_NAMES = ['seq', 'id', 'token', 'type', 'scope', 'pattern', 'base', 'owner', 'mode', 'reason', 'created_at', 'expires_at', 'ttl_ms', 'released_at', 'release_reason'] as const;
 const COLUMNS = COLUMN_NAMES.join(', ');
 
-// A lock's key, the id of the event that will record its grant (as nextEventId draws it), and its public id, random and
+// A lock's key, the id of the event that will record its grant (drawn as nextEventId draws it), and its public id, random and
 // drawn again while a lock has it (locks_by_id is UNIQUE): the key and the first draw's check in one round trip.
-const NEXT_KEY = dialect({
-  sqlite: 'SELECT coalesce(max(id), 0) + 1 AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken FROM events',
-  postgres: "SELECT nextval('events_id_seq') AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken",
-});
+const NEXT_KEY = withNextEventId((nextId) => `SELECT ${nextId} AS seq, EXISTS (SELECT 1 FROM locks WHERE id = ?) AS taken`);
 export async function allocateLockKey(db: Connection, newId: () => string = randomId): Promise<{ seq: number; id: string }> {
   let id = newId();
   const { seq, taken } = (await db.prepare(NEXT_KEY).get(id)) as { seq: number; taken: unknown };
