@@ -7,7 +7,7 @@ import { claudeEntries, codexEntries, hookCommand } from '../../src/hooks/instal
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../../src/hooks/names';
 import { chainMode, isGuard, renderGuard } from '../../src/hooks/install/git-hook';
 import { mergeHookEntries, removeHookEntries } from '../../src/hooks/install/json-hooks';
-import { commandProgram, commandPrograms } from '../../src/hooks/install/hook-commands';
+import { commandPrograms } from '../../src/hooks/install/hook-commands';
 
 const FALLBACK = ' || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo \'ic is not installed: run `ic coord uninstall` or reinstall\' >&2; exit 1; }';
 const bin = { kind: 'path' as const, bin: "/opt/my tools/it's/bin/ic" };
@@ -46,7 +46,6 @@ describe('hook entries', () => {
 describe('commandPrograms', () => {
   it('names the Node.js and the ic of what install writes, the one program of an older or shared install', () => {
     expect(commandPrograms(hookCommand({ kind: 'path', bin: "/opt/my tools/it's/bin/ic", node: '/usr/bin/node' }, 'claude-pre-edit'))).toEqual(['/usr/bin/node', "/opt/my tools/it's/bin/ic"]);
-    expect(commandProgram(hookCommand({ kind: 'path', bin: '/opt/ic/bin/ic', node: '/usr/bin/node' }, 'claude-pre-edit'))).toBe('/opt/ic/bin/ic');
     expect(commandPrograms(hookCommand(bin, 'claude-pre-edit'))).toEqual(["/opt/my tools/it's/bin/ic"]);
     expect(commandPrograms(hookCommand({ kind: 'on-path' }, 'claude-pre-edit'))).toEqual(['ic']);
   });

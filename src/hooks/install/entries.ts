@@ -13,10 +13,8 @@ const CODEX_SHELL_MATCHER = 'Bash|exec_command|shell|local_shell';
 // Codex caps SessionEnd hooks at 3 s.
 export const CODEX_SESSION_END_TIMEOUT_S = 3;
 
-// How an installed hook names ic: this machine's absolute bin path (quoted), which needs nothing on PATH, or
-// plain `ic` from PATH, for files a team commits (`--shared`): no machine's path goes into them. `node`: the
-// Node.js that runs it, named first, so that a hook skips bin/ic's `#!/usr/bin/env node` (an exec of env and
-// a PATH search, ~1 ms of every hook: docs/performance.md); it is also the Node better-sqlite3 was built for.
+// How an installed hook names ic: this machine's absolute bin path (quoted), after the Node.js to run it (no
+// `/usr/bin/env` on every hook: docs/performance.md), or plain `ic` from PATH for files a team commits (`--shared`).
 export type IcCommand = { kind: 'path'; bin: string; node?: string } | { kind: 'on-path' };
 
 // What an installed hook says when its ic is gone (the package removed before `ic coord uninstall`).

@@ -22,12 +22,7 @@ function groupHandlers(group: unknown): unknown[] {
   return Array.isArray(handlers) ? handlers : [];
 }
 
-// The ic a hook command runs: a single-quoted path (what install writes, after the node that runs it) or a bare word.
-export function commandProgram(command: string): string {
-  return commandPrograms(command).at(-1) ?? '';
-}
-
-// Every program a hook command needs: `'NODE' 'BIN'` (what install writes), one quoted path (an older
+// Every program a hook command needs, ic last: `'NODE' 'BIN'` (what install writes), one quoted path (an older
 // install), or a bare word.
 export function commandPrograms(command: string): string[] {
   const wrapped = /;\s*exec (\S+) coord(?:ination)? hook \S+$/.exec(command); // a shared hook's `command -v ic || …; exec ic coord hook NAME`
