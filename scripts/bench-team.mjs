@@ -101,7 +101,11 @@ function runHook(ic, name, dir, input, env) {
     const started = process.hrtime.bigint();
     // IC_HOOK_TIMEOUT 60s: on a loaded machine a hook can take longer than its default 5 s, and one that
     // fails open by its deadline did no work; the bench times the work.
-    const child = spawn(ic, ['coord', 'hook', name], { cwd: dir, env: { ...withoutDb, IC_OWNER: '', IC_HOOK_TIMEOUT: '60s', ...env } });
+    const child = spawn(process.execPath, [ic, 'coord', 'hook', name], {
+      // as `ic coord install` writes it
+      cwd: dir,
+      env: { ...withoutDb, IC_OWNER: '', IC_HOOK_TIMEOUT: '60s', ...env },
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.resume();

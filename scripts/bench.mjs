@@ -106,7 +106,9 @@ const payload = (dir, session, file) =>
     tool_name: 'Edit',
     tool_input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' },
   });
-const hookCmd = (dir, session, file, env = {}) => [IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, input: payload(dir, session, file), env: { ...process.env, IC_OWNER: '', ...env } }];
+// A hook as `ic coord install` writes it: this Node, then bin/ic (no `#!/usr/bin/env node` on the way).
+const installedHook = (name) => [process.execPath, [IC, 'coord', 'hook', name]];
+const hookCmd = (dir, session, file, env = {}) => [...installedHook('claude-pre-edit'), { cwd: dir, input: payload(dir, session, file), env: { ...process.env, IC_OWNER: '', ...env } }];
 const nodeFloor = () => [process.execPath, ['-e', '0'], {}];
 
 // The pre-edit hook allows an edit it has reserved with empty stdout; anything else (a denial, or a
@@ -147,7 +149,7 @@ async function benchHook() {
   // every process and would flatter each ratio).
   const env = { ...process.env, IC_OWNER: '' };
   delete env.NODE_EXTRA_CA_CERTS;
-  const edit = (file) => [IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, input: payload(dir, SESSION, file), env }];
+  const edit = (file) => [...installedHook('claude-pre-edit'), { cwd: dir, input: payload(dir, SESSION, file), env }];
   let freshFiles = 0;
   const [node, floor, hook, fresh, reserve] = measureInterleaved([
     { cmd: () => [process.execPath, ['-e', '0'], { env }] },
@@ -290,7 +292,7 @@ async function benchConcurrent() {
   const runOne = (i) =>
     new Promise((resolvePromise) => {
       const started = process.hrtime.bigint();
-      const child = spawn(IC, ['coord', 'hook', 'claude-pre-edit'], { cwd: dir, env: { ...process.env, IC_OWNER: '', IC_TIMING: '1' } });
+      const child = spawn(...installedHook('claude-pre-edit'), { cwd: dir, env: { ...process.env, IC_OWNER: '', IC_TIMING: '1' } });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
@@ -557,7 +559,7 @@ async function writeLockCall(ctx, owner, patterns) {
 // claude-pre-shell (#19) on 1,000 locks: a command that writes nothing visible (the path nearly every
 // command takes: no database), and one that writes an unheld file (read, then reserved, renew path).
 const shellPayload = (dir, command) => JSON.stringify({ session_id: SESSION, cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, tool_use_id: 'bench' });
-const shellCmd = (dir, command) => [IC, ['coord', 'hook', 'claude-pre-shell'], { cwd: dir, input: shellPayload(dir, command), env: { ...process.env, IC_OWNER: '' } }];
+const shellCmd = (dir, command) => [...installedHook('claude-pre-shell'), { cwd: dir, input: shellPayload(dir, command), env: { ...process.env, IC_OWNER: '' } }];
 
 async function benchPreShell() {
   const dir = makeRepo();
@@ -630,11 +632,10 @@ async function benchCustody() {
       tool_use_id: `bench-${calls[dir]}`,
       ...extra,
     });
-  const preCmd = (dir) => [IC, ['coord', 'hook', 'claude-pre-shell'], { cwd: dir, input: bashPayload(dir, 'PreToolUse', {}), env: { ...process.env, IC_OWNER: '' } }];
+  const preCmd = (dir) => [...installedHook('claude-pre-shell'), { cwd: dir, input: bashPayload(dir, 'PreToolUse', {}), env: { ...process.env, IC_OWNER: '' } }];
   const postCmd = (dir) => {
     const cmd = [
-      IC,
-      ['coord', 'hook', 'claude-post-tool'],
+      ...installedHook('claude-post-tool'),
       { cwd: dir, input: bashPayload(dir, 'PostToolUse', { tool_response: { stdout: 'ok' }, duration_ms: 900 }), env: { ...process.env, IC_OWNER: '' } },
     ];
     calls[dir]++;
@@ -707,9 +708,8 @@ async function benchLargeHeldFile(session) {
     throw new Error('bench: big.bin not reserved');
   ctx.db.close();
   let call = 0;
-  const hook = (name, event, extra = {}) => [
-    IC,
-    ['coord', 'hook', name],
+  const custodyHook = (name, event, extra = {}) => [
+    ...installedHook(name),
     {
       cwd: dir,
       input: JSON.stringify({
@@ -725,9 +725,9 @@ async function benchLargeHeldFile(session) {
       env: { ...process.env, IC_OWNER: '' },
     },
   ];
-  const pre = () => hook('claude-pre-shell', 'PreToolUse');
+  const pre = () => custodyHook('claude-pre-shell', 'PreToolUse');
   const post = () => {
-    const cmd = hook('claude-post-tool', 'PostToolUse', { tool_response: { stdout: 'ok' }, duration_ms: 900 });
+    const cmd = custodyHook('claude-post-tool', 'PostToolUse', { tool_response: { stdout: 'ok' }, duration_ms: 900 });
     call++;
     return cmd;
   };

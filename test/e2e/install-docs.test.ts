@@ -59,13 +59,14 @@ function tableRows(text: string): string[][] {
 
 const codes = (text: string) => [...text.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 
-// An installed command is `'<this checkout>/bin/ic' coord hook NAME || { …what to say when ic is gone… }`; the
-// docs show `'/opt/ic/bin/ic' coord hook NAME` ("/opt/ic stands for where ic lives"), so each string is compared by that.
+// An installed command is `'<node>' '<this checkout>/bin/ic' coord hook NAME || { …what to say when ic is gone… }`;
+// the docs show `'/opt/ic/bin/ic' coord hook NAME` ("/opt/ic stands for where ic lives", the Node.js in front
+// said in words), so each string is compared by that.
 function shown(value: unknown): unknown {
   if (typeof value === 'string') {
     const hook = / coord hook ([a-z-]+) \|\| \{ /.exec(value);
     if (!hook) return value;
-    expect(value).toMatch(/^'[^']*\/bin\/ic' coord hook /);
+    expect(value).toMatch(/^'[^']*\/node' '[^']*\/bin\/ic' coord hook /);
     return `'/opt/ic/bin/ic' coord hook ${hook[1]}`;
   }
   if (Array.isArray(value)) return value.map(shown);

@@ -10,7 +10,7 @@ import { hookCommand } from '../../src/hooks/install/entries';
 const BIN = realpathSync(IC_BIN);
 const Q = `'${BIN.replace(/'/g, `'\\''`)}'`;
 // The installed command line for a hook (its ic-is-gone fallback is tested on its own below).
-const cmd = (name: string) => hookCommand({ kind: 'path', bin: BIN }, name);
+const cmd = (name: string) => hookCommand({ kind: 'path', bin: BIN, node: process.execPath }, name); // the Node that ran install, then bin/ic
 const repos: TempRepo[] = [];
 function repo(): TempRepo {
   const r = makeTempRepo('ic-install-');

@@ -7,6 +7,7 @@ import { claudeEntries, codexEntries, hookCommand } from '../../src/hooks/instal
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../../src/hooks/names';
 import { chainMode, isGuard, renderGuard } from '../../src/hooks/install/git-hook';
 import { mergeHookEntries, removeHookEntries } from '../../src/hooks/install/json-hooks';
+import { commandPrograms } from '../../src/hooks/install/hook-commands';
 
 const FALLBACK = ' || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo \'ic is not installed: run `ic coord uninstall` or reinstall\' >&2; exit 1; }';
 const bin = { kind: 'path' as const, bin: "/opt/my tools/it's/bin/ic" };
@@ -26,6 +27,27 @@ describe('hook entries', () => {
     expect(run(blocks)).toMatchObject({ status: 2, stderr: 'blocked\n' });
     writeFileSync(blocks, '#!/bin/sh\necho \'{"ok":true}\'\n', { mode: 0o755 });
     expect(run(blocks)).toMatchObject({ status: 0, stdout: '{"ok":true}\n', stderr: '' });
+  });
+
+  it('with the Node.js named first (what install writes), a gone bin/ic or a gone Node.js still says so in one line; a status passes through', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ic-fake-'));
+    const script = join(dir, 'ic.js');
+    writeFileSync(script, 'process.stderr.write("blocked\\n"); process.exit(2);\n');
+    const run = (node: string, program: string) => spawnSync('sh', ['-c', hookCommand({ kind: 'path', bin: program, node }, 'claude-pre-edit')], { encoding: 'utf8' });
+    expect(hookCommand({ kind: 'path', bin: '/opt/ic/bin/ic', node: '/usr/bin/node' }, 'claude-pre-edit')).toMatch(/^'\/usr\/bin\/node' '\/opt\/ic\/bin\/ic' coord hook claude-pre-edit \|\| /);
+    for (const gone of [run(process.execPath, join(dir, 'missing.js')), run(join(dir, 'no-node'), script)]) {
+      expect(gone.status).toBe(1);
+      expect(gone.stderr.split('\n').filter((line) => line.includes('ic is not installed'))).toEqual(['ic is not installed: run `ic coord uninstall` or reinstall']);
+    }
+    expect(run(process.execPath, script)).toMatchObject({ status: 2, stderr: 'blocked\n' });
+  });
+});
+
+describe('commandPrograms', () => {
+  it('names the Node.js and the ic of what install writes, the one program of an older or shared install', () => {
+    expect(commandPrograms(hookCommand({ kind: 'path', bin: "/opt/my tools/it's/bin/ic", node: '/usr/bin/node' }, 'claude-pre-edit'))).toEqual(['/usr/bin/node', "/opt/my tools/it's/bin/ic"]);
+    expect(commandPrograms(hookCommand(bin, 'claude-pre-edit'))).toEqual(["/opt/my tools/it's/bin/ic"]);
+    expect(commandPrograms(hookCommand({ kind: 'on-path' }, 'claude-pre-edit'))).toEqual(['ic']);
   });
 });
 

@@ -3,7 +3,7 @@ import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { GIT_HOOKS, gitHooksDir, hookPaths, isGuard, readIfExists, type GitHookName } from './git-hook';
 import { findGitInfo } from '../../store/discover';
-import { commandCheck, commandProgram, ourCommands, runnable } from './hook-commands';
+import { commandCheck, commandPrograms, ourCommands, runnable } from './hook-commands';
 import { claudeSettingsFiles, codexHooksFile } from './plan';
 import { INDEX_IDLE_MS, indexDirOf, listIndexFiles } from '../../coord/private-index';
 import { agentHookChecks } from './agent-doctor';
@@ -90,7 +90,7 @@ function gitGuardCheck(projectRoot: string, env: NodeJS.ProcessEnv): HealthCheck
     if (text === undefined || !isGuard(text)) continue;
     installed.push(name);
     const quoted = /^ic_bin=('(?:[^']|'\\'')*'|\S+)$/m.exec(text)?.[1] ?? 'ic';
-    const program = commandProgram(quoted);
+    const program = commandPrograms(quoted).at(-1)!;
     if (!runnable(hook, env)) problems.push(`${hook} is not executable`);
     else if (!runnable(program, env)) problems.push(`${hook} calls ${JSON.stringify(program)}, which does not run here`);
   }

@@ -13,9 +13,9 @@ const CODEX_SHELL_MATCHER = 'Bash|exec_command|shell|local_shell';
 // Codex caps SessionEnd hooks at 3 s.
 export const CODEX_SESSION_END_TIMEOUT_S = 3;
 
-// How an installed hook names ic: this machine's absolute bin path (quoted), which needs nothing on PATH, or
-// plain `ic` from PATH, for files a team commits (`--shared`): no machine's path goes into them.
-export type IcCommand = { kind: 'path'; bin: string } | { kind: 'on-path' };
+// How an installed hook names ic: this machine's absolute bin path (quoted), after the Node.js to run it (no
+// `/usr/bin/env` on every hook: docs/performance.md), or plain `ic` from PATH for files a team commits (`--shared`).
+export type IcCommand = { kind: 'path'; bin: string; node?: string } | { kind: 'on-path' };
 
 // What an installed hook says when its ic is gone (the package removed before `ic coord uninstall`).
 export const MISSING_IC_LINE = 'ic is not installed: run `ic coord uninstall` or reinstall';
@@ -23,12 +23,20 @@ export const MISSING_IC_LINE = 'ic is not installed: run `ic coord uninstall` or
 // The hook's command line. When the shell cannot find ic (127), one clear line on stderr and exit 1: a
 // non-blocking hook error for Claude Code and Codex (never 2, which blocks); every other status passes through.
 export function hookCommand(ic: IcCommand, name: string): string {
-  const call = `${ic.kind === 'path' ? singleQuoted(ic.bin) : 'ic'} coord hook ${name}`;
+  const call = `${icProgram(ic)} coord hook ${name}`;
   // A shared install's edit and session-start hooks answer for a machine without ic (missingIcReply);
   // every other hook whose ic is gone says so in one line (exit 1: a non-blocking error, never 2).
   const missing = ic.kind === 'on-path' ? missingIcReply(name) : undefined;
   if (missing !== undefined) return `command -v ic >/dev/null 2>&1 || { cat >/dev/null; printf '%s\\n' ${singleQuoted(missing)}; exit 0; }; exec ${call}`;
-  return `${call} || { s=$?; [ "$s" -ne 127 ] && exit "$s"; echo ${singleQuoted(MISSING_IC_LINE)} >&2; exit 1; }`;
+  // With node named first, a missing bin/ic is node's exit 1, not the shell's 127: the file's absence says it.
+  const gone = ic.kind === 'path' && ic.node !== undefined ? ` && [ -e ${singleQuoted(ic.bin)} ]` : '';
+  return `${call} || { s=$?; [ "$s" -ne 127 ]${gone} && exit "$s"; echo ${singleQuoted(MISSING_IC_LINE)} >&2; exit 1; }`;
+}
+
+// ic as a command's first words: `'NODE' 'BIN'`, `'BIN'`, or `ic` from PATH.
+export function icProgram(ic: IcCommand): string {
+  if (ic.kind === 'on-path') return 'ic';
+  return ic.node === undefined ? singleQuoted(ic.bin) : `${singleQuoted(ic.node)} ${singleQuoted(ic.bin)}`;
 }
 
 export const MISSING_IC = 'ic is not installed on this machine (no `ic` on PATH), and this repository coordinates its agents with it';

@@ -22,13 +22,18 @@ function groupHandlers(group: unknown): unknown[] {
   return Array.isArray(handlers) ? handlers : [];
 }
 
-// The program a hook command starts: a single-quoted path (what install writes) or a bare word.
-export function commandProgram(command: string): string {
+// Every program a hook command needs, ic last: `'NODE' 'BIN'` (what install writes), one quoted path (an older
+// install), or a bare word.
+export function commandPrograms(command: string): string[] {
   const wrapped = /;\s*exec (\S+) coord(?:ination)? hook \S+$/.exec(command); // a shared hook's `command -v ic || …; exec ic coord hook NAME`
-  if (wrapped) return wrapped[1]!;
-  const quoted = /^'((?:[^']|'\\'')*)'/.exec(command);
-  if (quoted) return quoted[1]!.replace(/'\\''/g, "'");
-  return command.split(/\s+/)[0] ?? '';
+  if (wrapped) return [wrapped[1]!];
+  const quoted = /^'((?:[^']|'\\'')*)'(?: '((?:[^']|'\\'')*)')?/.exec(command);
+  if (quoted)
+    return quoted
+      .slice(1)
+      .filter((word) => word !== undefined)
+      .map((word) => word.replace(/'\\''/g, "'"));
+  return [command.split(/\s+/)[0] ?? ''];
 }
 
 export function runnable(program: string, env: NodeJS.ProcessEnv): boolean {
@@ -49,7 +54,7 @@ export function runnable(program: string, env: NodeJS.ProcessEnv): boolean {
 }
 
 export function commandCheck(name: string, file: string, commands: string[], env: NodeJS.ProcessEnv): HealthCheck {
-  const broken = [...new Set(commands.map(commandProgram))].filter((program) => !runnable(program, env));
+  const broken = [...new Set(commands.flatMap(commandPrograms))].filter((program) => !runnable(program, env));
   if (broken.length === 0) return { name, ok: true, detail: `${file}: the hooks call a working ic` };
   const onPath = broken.every((program) => !program.includes('/'));
   return {

@@ -3,12 +3,11 @@ import { join, relative } from 'node:path';
 import { IcError } from '../../core/errors';
 import { parseGatePattern } from '../../core/gate-pattern';
 import { resolveProject } from '../../coord/context';
-import { claudeEntries, codexEntries, retiredHooks, type IcCommand } from './entries';
+import { claudeEntries, codexEntries, icProgram, retiredHooks, type IcCommand } from './entries';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
 import { DETECTORS, type Detection } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
-import { singleQuoted } from '../../core/shell';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { planJsonMerge, planJsonRemove, writeText, type Change } from './change';
 import { icBinPath, scriptPath } from './locate';
@@ -71,7 +70,7 @@ export function codexHooksFile(projectRoot: string): string {
 export function planInstall(options: PlanOptions): InstallPlan {
   const { projectRoot } = resolveProject(options.cwd);
   const env = options.env ?? process.env;
-  const ic: IcCommand = options.shared ? { kind: 'on-path' } : { kind: 'path', bin: options.icBin ?? icBinPath() };
+  const ic: IcCommand = options.shared ? { kind: 'on-path' } : { kind: 'path', bin: options.icBin ?? icBinPath(), node: process.execPath };
   const changes: Change[] = [];
   const nextSteps: string[] = [];
   if (options.targets.includes('claude')) {
@@ -160,7 +159,7 @@ function checkTargets(changes: readonly Change[], env: NodeJS.ProcessEnv): void 
 }
 
 function statuslineCommand(ic: IcCommand): string {
-  return `${ic.kind === 'path' ? singleQuoted(ic.bin) : 'ic'} coord statusline`;
+  return `${icProgram(ic)} coord statusline`;
 }
 
 // Does this settings text hold none of our entries that name a machine's path (only `ic coord hook …`, or none)?

@@ -2,7 +2,7 @@ import { resolveProject } from '../../coord/context';
 import { codexConfigPath, codexHookTrusts, trustedHash } from './codex-trust';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { readIfExists } from './git-hook';
-import { commandProgram, ourCommands } from './hook-commands';
+import { commandPrograms, ourCommands } from './hook-commands';
 import { claudeSettingsFiles, codexHooksFile, planInstall, type Target } from './plan';
 
 // Linked worktrees (docs/sessions.md, "Worktrees"). Claude's settings.local.json and Codex's hooks.json
@@ -26,7 +26,7 @@ export function agentHooksIn(root: string, env: NodeJS.ProcessEnv): AgentHooks {
   const codexFile = codexHooksFile(root);
   const codexText = readIfExists(codexFile);
   const codexCommands = ourCommands(codexText, CODEX_HOOK_NAMES);
-  const program = [...claudeCommands, ...codexCommands].map(commandProgram).find((p) => p.includes('/'));
+  const program = [...claudeCommands, ...codexCommands].map((command) => commandPrograms(command).at(-1)!).find((p) => p.includes('/'));
   const config = readIfExists(codexConfigPath(env)) ?? '';
   const trusts = codexText === undefined ? [] : codexHookTrusts(codexFile, codexText, CODEX_HOOK_NAMES);
   return {
