@@ -7,12 +7,13 @@ import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, headCommit, priv
 import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
 import { noticeOutput } from './output';
-import { parsePayload, stringField, type Payload } from './payload';
+import { stringField, type Payload } from './payload';
 import { singleQuoted } from '../core/shell';
 import { appendOnce } from './env-file';
 import { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
-import { QUIET, type HookInput, type HookResult } from './hook-types';
+import { QUIET, type HookResult } from './hook-types';
+import type { HookCall } from './agents/adapter';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 
@@ -31,8 +32,7 @@ function topOf(dir: string): string | undefined {
 
 // SessionStart (installed with --git-index): build the session's index from HEAD and export it to the
 // session's Bash commands through $CLAUDE_ENV_FILE.
-export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  const parsed = parsePayload(input.text, input.truncated);
+export function runGitIndexStart({ parsed, env, cwd, deadline }: HookCall): HookResult {
   const sessionId = parsed.ok ? stringField(parsed.value, 'session_id') : undefined;
   if (!parsed.ok || sessionId === undefined) return { stdout: noticeOutput('ic: no private staging area: the hook input has no session_id'), stderr: '', exitCode: 0 };
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
@@ -47,8 +47,7 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
 }
 
 // PreToolUse on Bash (installed with --git-index): the refresh below, said in a notice.
-export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  const parsed = parsePayload(input.text, input.truncated);
+export function runPreBash({ parsed, env, cwd, deadline }: HookCall): HookResult {
   const notice = parsed.ok ? refreshBeforeGit(parsed.value, env, cwd, deadline, true) : undefined;
   return notice === undefined ? QUIET : { stdout: noticeOutput(notice), stderr: '', exitCode: 0 };
 }

@@ -6,7 +6,7 @@ import type { ShellRequest } from '../custody/types';
 import { ALLOW, decideEdit, decideFailure } from '../decision';
 import { reserveEdit, type EditRequest } from '../edit';
 import { ownerForSession } from '../identity';
-import { parsePayload, type Payload } from '../payload';
+import type { Payload } from '../payload';
 import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
 import type { Deadline } from '../../store/deadline';
@@ -22,9 +22,8 @@ export type ToolEvent = 'pre-tool' | 'post-tool' | 'session-end';
 export const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };
 
 function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => Promise<HookResult>): UseCase {
-  return async ({ adapter: ofTool, event, input, env, cwd, deadline }) => {
+  return async ({ adapter: ofTool, event, parsed, env, cwd, deadline }) => {
     const adapter = ofTool as ToolClient; // these events are a ToolClient's only
-    const parsed = parsePayload(input.text, input.truncated);
     if (!parsed.ok) return event === 'pre-tool' ? adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${parsed.problem}` }) : { ...QUIET, stderr: `ic: ${parsed.problem}\n` };
     try {
       return await work(adapter, parsed.value, env, cwd, deadline);
