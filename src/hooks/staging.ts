@@ -3,7 +3,7 @@ import { validateOwner } from '../core/owner';
 import { recordCommit } from '../coord/commits';
 import { createContext, resolveProject } from '../coord/context';
 import { indexDirOf, indexFileFor, readIndexBase } from '../coord/private-index';
-import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
+import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, gitPaths, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
 import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
 import { noticeOutput } from './output';
@@ -123,9 +123,7 @@ export async function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, dead
       );
     }
   }
-  const paths = runGitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], { cwd: top, env }, deadline)
-    .split('\0')
-    .filter((p) => p !== '');
+  const paths = gitPaths(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env, deadline);
   const subject = runGitText(['log', '-1', '--format=%s', head], { cwd: top, env }, deadline).trim();
   const branch = gitOr(['symbolic-ref', '-q', '--short', 'HEAD'], top, env, deadline, '') || null;
   const owner = await ownerOfCommand(top, env)
