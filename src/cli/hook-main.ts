@@ -7,8 +7,7 @@ import { closeSharedConnections } from '../store/sqlite-connection';
 // Entry of dist/hook.cjs, the bundle bin/ic loads for a bare `coord hook NAME`; anything else is
 // handed to the full CLI.
 export async function run(argv: string[]): Promise<void> {
-  ignoreInspectorSignal();
-  if (process.env.IC_TIMING === '1') reportTimingsAtExit();
+  enterBundle();
   if (isBareHookCall(argv) && !HOOKS_OF_THE_FULL_CLI.includes(argv[2]!)) {
     await runHookCall(argv[2]!);
     exitAfterHook();
@@ -27,12 +26,12 @@ export function exitAfterHook(): never {
 
 // The fast path's bundle (dist/fast.cjs) read stdin and could not decide: the hook runs on that input.
 export async function runWithInput(argv: string[], input: HookInput): Promise<void> {
-  ignoreInspectorSignal();
-  if (process.env.IC_TIMING === '1') reportTimingsAtExit();
+  enterBundle();
   await runHookCall(argv[2]!, input);
 }
 
-// No inspector on SIGUSR1 whichever way this bundle is entered (bin/ sets the same listener first).
-export function ignoreInspectorSignal(): void {
+// Whichever way this bundle is entered: no inspector on SIGUSR1 (bin/ sets the same listener first); IC_TIMING.
+function enterBundle(): void {
   if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {});
+  if (process.env.IC_TIMING === '1') reportTimingsAtExit();
 }

@@ -1,5 +1,5 @@
 import { checkPaths, guardReport } from './git-guard';
-import { git, gitOr } from './git-index';
+import { git, gitOr, gitPaths } from './git-index';
 import { ownerOfCommand } from './liveness';
 import { envWithin } from './settings';
 import type { Deadline } from '../store/deadline';
@@ -34,7 +34,8 @@ export async function refuseHeldCommit(updates: readonly RefUpdate[], branch: st
   for (const { old, next, ref } of updates) {
     if (ref !== branch || ZERO.test(old) || ZERO.test(next) || !isNewChild(top, env, old, next, deadline)) continue;
     const owner = (await ownerOfCommand(top, envWithin(env, deadline, 1_000))) ?? '';
-    const { held } = await checkPaths(top, envWithin(env, deadline), owner, () => changedPaths(top, env, old, next, deadline));
+    const changed = () => gitPaths(['diff-tree', '-r', '-z', '--no-renames', '--name-only', old, next], top, env, deadline); // the commit's paths against its parent, both sides of a rename
+    const { held } = await checkPaths(top, envWithin(env, deadline), owner, changed);
     if (held.length > 0) return { stderr: `${guardReport(held, 'block', owner)}\n`, exitCode: 1 };
   }
   return undefined;
@@ -46,12 +47,4 @@ function isNewChild(top: string, env: NodeJS.ProcessEnv, old: string, next: stri
   const parents = git(['rev-list', '--parents', '-n', '1', next], top, env, deadline).toString('utf8').trim().split(' ');
   if (parents.length !== 2 || parents[1] !== old) return false;
   return gitOr(['for-each-ref', '--count=1', '--format=%(refname)', '--contains', next], top, env, deadline, '') === '';
-}
-
-// The paths the commit changes against its parent, NUL-separated so no name is misread; both sides of a rename.
-function changedPaths(top: string, env: NodeJS.ProcessEnv, old: string, next: string, deadline: Deadline): string[] {
-  return git(['diff-tree', '-r', '-z', '--no-renames', '--name-only', old, next], top, env, deadline)
-    .toString('utf8')
-    .split('\0')
-    .filter((path) => path !== '');
 }

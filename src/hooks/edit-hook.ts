@@ -2,7 +2,7 @@ import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { reserveEdit, type EditRequest } from './edit';
 import type { EditEvent } from './edit-events';
 import { QUIET, type HookResult } from './hook-types';
-import { parsePayload, type Payload } from './payload';
+import type { Payload } from './payload';
 import { releaseRefusedEdit } from './refused';
 import { envWithin, hookSettings } from './settings';
 import type { HookCall } from './agents/adapter';
@@ -10,8 +10,7 @@ import type { HookCall } from './agents/adapter';
 // The edit use cases of Claude Code and Codex, whose edit hooks read a payload as an EditEvent (edit-events.ts):
 // before an edit tool its files are reserved, or the edit is denied; a refused call gives back what it took.
 
-export async function beforeEdit({ adapter, input, env, cwd, deadline, workspace }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function beforeEdit({ adapter, parsed, env, cwd, deadline, workspace }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
   if (!parsed.ok) return adapter.beforeToolReply({ kind: 'allow', notice: `ic: edit not checked: ${parsed.problem}` });
   const event = toEvent(parsed.value);
   if (event.kind === 'ignore') return adapter.beforeToolReply(ALLOW);
@@ -33,8 +32,7 @@ function editRequest(event: Extract<EditEvent, { kind: 'edit' }>, env: NodeJS.Pr
 }
 
 // PostToolUseFailure / PermissionDenied of an edit tool: the call did not happen, so the lock it created goes.
-export async function editRefused({ input, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function editRefused({ parsed, env, cwd, deadline }: HookCall, toEvent: (payload: Payload) => EditEvent): Promise<HookResult> {
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const event = toEvent(parsed.value);
   if (event.kind !== 'edit' || event.toolUseId === undefined) return QUIET;

@@ -4,17 +4,9 @@ import { formatTime } from '../core/time';
 import { createContext, readTransaction } from '../coord/context';
 import type { Deadline } from '../store/deadline';
 import { listLocks, withoutBase } from '../store/locks';
-import { runGit, runGitText } from '../store/git/git-process';
+import { runGitText } from '../store/git/git-process';
+import { gitPaths } from './git-index';
 import { sameLineage } from '../core/owner';
-
-// Staged paths, NUL-separated so no name is misread; --no-renames lists both sides of a rename. Works on an
-// unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`), which the git process inherits.
-export function stagedPaths(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string[] {
-  return runGit(['diff', '--cached', '--name-only', '-z', '--no-renames'], { cwd, env }, deadline)
-    .toString('utf8')
-    .split('\0')
-    .filter((path) => path !== '');
-}
 
 export function gitTopLevel(cwd: string, env: NodeJS.ProcessEnv, deadline: Deadline): string {
   return runGitText(['rev-parse', '--show-toplevel'], { cwd, env }, deadline).replace(/\n$/, '');
@@ -45,10 +37,12 @@ export interface GuardResult {
   checked: number;
 }
 
-// The guard's question for one repository: which staged paths do other owners hold right now?
+// The guard's question for one repository: which staged paths do other owners hold right now? --no-renames
+// lists both sides of a rename. Works on an unborn branch and honours GIT_INDEX_FILE (set by `git commit -a`),
+// which the git process inherits.
 export async function checkStaged(cwd: string, env: NodeJS.ProcessEnv, owner: string, deadline: Deadline): Promise<GuardResult> {
   const top = gitTopLevel(cwd, env, deadline);
-  return checkPaths(top, env, owner, () => stagedPaths(top, env, deadline));
+  return checkPaths(top, env, owner, () => gitPaths(['diff', '--cached', '--name-only', '-z', '--no-renames'], top, env, deadline));
 }
 
 // Which of these paths (read only when there is a database) do other owners hold right now? The guard's

@@ -14,6 +14,11 @@ export function git(args: string[], cwd: string, env: NodeJS.ProcessEnv, deadlin
   return runGit(args, { cwd, env, ...(input !== undefined ? { input } : {}) }, deadline);
 }
 
+// The paths a git command lists NUL-separated (-z), so that no name is misread.
+export function gitPaths(args: string[], top: string, env: NodeJS.ProcessEnv, deadline: Deadline): string[] {
+  return git(args, top, env, deadline).toString('utf8').split('\0').filter(Boolean);
+}
+
 function withIndex(env: NodeJS.ProcessEnv, index: string): NodeJS.ProcessEnv {
   return { ...env, GIT_INDEX_FILE: index };
 }

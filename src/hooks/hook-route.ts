@@ -1,7 +1,7 @@
 import type { Agent } from './identity';
 import { agentOfHook } from './liveness';
 import type { HookName } from './names';
-import { parsePayload, stringField } from './payload';
+import { stringField, type ParsedPayload } from './payload';
 import { ownHooksInstalled, realClientOf } from './real-client';
 import type { ToolEvent } from './agents/tool-events';
 
@@ -21,10 +21,9 @@ const COPILOT_PHASE_OF_CLAUDE_HOOK: Partial<Record<HookName, ToolEvent>> = {
   'claude-session-end': 'session-end',
 };
 
-export function routeOfHook(name: HookName, text: string, truncated: boolean, env: NodeJS.ProcessEnv, cwd: string): HookRoute {
+export function routeOfHook(name: HookName, parsed: ParsedPayload, env: NodeJS.ProcessEnv, cwd: string): HookRoute {
   const hookAgent = agentOfHook(name);
   if (hookAgent === undefined || hookAgent === 'opencode') return OWN; // git hooks; OpenCode's plugin runs in OpenCode itself
-  const parsed = parsePayload(text, truncated);
   if (!parsed.ok) return OWN;
   const real = realClientOf(hookAgent, parsed.value, env);
   if (real === undefined || real === hookAgent) return OWN;

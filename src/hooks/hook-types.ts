@@ -4,7 +4,7 @@
 export interface HookInput {
   text: string;
   truncated?: boolean;
-  /** stdin was still open when the hook's deadline came: the payload may be incomplete. */
+  /** stdin was still open when the hook's deadline came (a writer that holds the pipe open): `text` is what arrived, maybe incomplete. */
   timedOut?: boolean;
 }
 

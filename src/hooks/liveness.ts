@@ -6,10 +6,9 @@ import { stepSession } from '../coord/session-step';
 import { codexOwner } from './edit-events';
 import { ownerForSession, setLiveOwner, type Agent } from './identity';
 import { sameLineage } from '../core/owner';
-import { parsePayload, stringField, type Payload } from './payload';
+import { stringField, type ParsedPayload, type Payload } from './payload';
 import { envWithin } from './settings';
 import type { Deadline } from '../store/deadline';
-import type { HookInput } from './hook-types';
 import { shellTimeoutOf } from './shell-timeout';
 
 // The generic step every agent hook runs first (docs/sessions.md): any hook whose payload names a session
@@ -45,10 +44,9 @@ function baseOwnerOf(agent: string, payload: Payload, env: NodeJS.ProcessEnv): s
 }
 
 // Runs the step; never throws (liveness must not turn a working hook into a failing one).
-export async function observeSession(name: string, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<SessionStep | undefined> {
+export async function observeSession(name: string, parsed: ParsedPayload, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<SessionStep | undefined> {
   const agent = agentOfHook(name);
   if (agent === undefined) return undefined;
-  const parsed = parsePayload(input.text, input.truncated);
   if (!parsed.ok) return undefined;
   const base = baseOwnerOf(agent, parsed.value, env);
   if (base === undefined) return undefined;

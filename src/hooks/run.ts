@@ -4,7 +4,7 @@ import { describeError as describe } from './decision';
 import { lateNotices, withLateNotices } from './custody/late-step';
 import { checkStaged, guardReport } from './git-guard';
 import { clearLiveOwners } from './identity';
-import { observeSession, ownerOfCommand, withContext } from './liveness';
+import { observeSession, ownerOfCommand, withContext, type SessionStep } from './liveness';
 import { envWithin, hookSettings } from './settings';
 import { startDeadline, type Deadline } from '../store/deadline';
 import { refreshBeforeCommit, runGitIndexPath, runGitPostCommit } from './staging';
@@ -13,6 +13,7 @@ import { adapterOfHook } from './agents';
 import { copilotViaClaudeAdapter } from './agents/copilot-claude';
 import type { ToolEvent } from './agents/tool-events';
 import { routeOfHook } from './hook-route';
+import { parsePayload, type ParsedPayload } from './payload';
 import { runReferenceTransaction } from './revert-guard';
 import { QUIET, type HookInput, type HookResult } from './hook-types';
 
@@ -49,17 +50,18 @@ export async function runHook(
 ): Promise<HookResult> {
   const env = withAbsoluteDb(hookEnv, cwd);
   if (input.timedOut) return failedHook(name, deadline.exceeded("reading the hook's input (stdin still open)"), env);
+  const parsed = parsePayload(input.text, input.truncated); // an agent hook's payload, read once for every step below
   // A hook file another client runs (Copilot running Claude's) acts as that client's session, or steps aside.
-  const route = routeOfHook(name, input.text, Boolean(input.truncated), env, cwd);
+  const route = routeOfHook(name, parsed, env, cwd);
   if (route.kind === 'step-aside') return QUIET;
   const sessionHook = route.kind === 'as-copilot' ? route.livenessName : name;
   // Every agent hook first proves its session alive (src/hooks/liveness.ts): renewals, the live owner,
   // dead clients' locks, and hand-off requests for the model.
-  let step = await observeSession(sessionHook, input, env, cwd, deadline);
+  let step = await observeSession(sessionHook, parsed, env, cwd, deadline);
   try {
-    const late = route.kind === 'as-copilot' ? undefined : await lateNotices(name, input, env, step, deadline); // before the hook's own work takes the file as it is
-    const result = route.kind === 'as-copilot' ? await runAsCopilot(route.phase, input, env, cwd, deadline) : await dispatchHook(name, input, env, cwd, deadline, step?.workspace);
-    if (step?.owner === '') step = await observeSession(sessionHook, input, env, cwd, deadline); // the hook created the database: register now
+    const late = route.kind === 'as-copilot' ? undefined : await lateNotices(name, parsed, env, step, deadline); // before the hook's own work takes the file as it is
+    const result = route.kind === 'as-copilot' ? await runAsCopilot(route.phase, parsed, env, cwd, deadline) : await dispatchHook(name, input, parsed, env, cwd, deadline, step);
+    if (step?.owner === '') step = await observeSession(sessionHook, parsed, env, cwd, deadline); // the hook created the database: register now
     step = withLateNotices(step, late);
     return step?.context ? { ...result, stdout: withContext(result.stdout, step) } : result;
   } finally {
@@ -68,10 +70,10 @@ export async function runHook(
 }
 
 // The client's adapter runs the event's use case (src/hooks/agents); git's hooks have theirs below.
-async function dispatchHook(name: HookName, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline, workspace?: import('../coord/workspace').Workspace): Promise<HookResult> {
+async function dispatchHook(name: HookName, input: HookInput, parsed: ParsedPayload, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline, step?: SessionStep): Promise<HookResult> {
   const agentHook = adapterOfHook(name);
   try {
-    if (agentHook) return await agentHook.adapter.events[agentHook.event]!({ ...agentHook, input, env, cwd, deadline, workspace });
+    if (agentHook) return await agentHook.adapter.events[agentHook.event]!({ ...agentHook, parsed, env, cwd, deadline, workspace: step?.workspace });
     return await GIT_HOOKS[name as GitHookName](input, env, cwd, deadline);
   } catch (error) {
     // Last line of defence: a bug must never become a crash, a stack trace on stdout, or exit 2.
@@ -95,9 +97,9 @@ const GIT_HOOKS: Record<GitHookName, (input: HookInput, env: NodeJS.ProcessEnv, 
 };
 
 // A Claude hook that Copilot CLI runs, with no Copilot hooks of ic installed: Copilot's work, as Copilot.
-async function runAsCopilot(event: ToolEvent | undefined, input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
+async function runAsCopilot(event: ToolEvent | undefined, parsed: ParsedPayload, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): Promise<HookResult> {
   if (event === undefined) return QUIET;
-  return copilotViaClaudeAdapter.events[event]!({ adapter: copilotViaClaudeAdapter, event, input, env, cwd, deadline });
+  return copilotViaClaudeAdapter.events[event]!({ adapter: copilotViaClaudeAdapter, event, parsed, env, cwd, deadline });
 }
 
 // The git hooks that can stop what git does: what each checks, and what goes ahead when it fails open.

@@ -1,7 +1,7 @@
 import { endTurnOutput } from './custody/open-commands';
 import { QUIET, type HookResult } from './hook-types';
 import { noticeOutput } from './output';
-import { parsePayload, stringField } from './payload';
+import { stringField } from './payload';
 import { releaseFailedCalls } from './refused';
 import { appendOnce } from './env-file';
 import { handBackToSession, releaseSession } from './session';
@@ -15,8 +15,7 @@ import type { HookCall, PayloadReader } from './agents/adapter';
 // stops, the session ends. Each client's PayloadReader says how its payload names the session's owner and directory.
 // SessionStart: export the session's owner to its Bash commands through $CLAUDE_ENV_FILE, once, so they
 // (git commit, coord lock) act as the same owner as its edits.
-export function sessionStart({ input, env }: HookCall): HookResult {
-  const parsed = parsePayload(input.text, input.truncated);
+export function sessionStart({ parsed, env }: HookCall): HookResult {
   if (!parsed.ok) return { stdout: noticeOutput(`ic: session not registered: ${parsed.problem}`), stderr: '', exitCode: 0 };
   const sessionId = stringField(parsed.value, 'session_id');
   if (sessionId === undefined) return { stdout: noticeOutput('ic: session not registered: the hook input has no session_id'), stderr: '', exitCode: 0 };
@@ -31,8 +30,7 @@ export function sessionStart({ input, env }: HookCall): HookResult {
 
 // SessionEnd: release the session's locks and claims, and its subagents', quickly (both clients give
 // these hooks little time; Codex at most 3 s).
-export async function sessionEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function sessionEnd({ parsed, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
   if (!parsed.ok) return { stdout: '', stderr: `ic: nothing released: ${parsed.problem}\n`, exitCode: 0 };
   const owner = session.owner(parsed.value, env);
   if (owner === undefined) return { stdout: '', stderr: 'ic: nothing released: the hook input has no session_id\n', exitCode: 0 };
@@ -43,8 +41,7 @@ export async function sessionEnd({ input, env, cwd, deadline }: HookCall, sessio
 }
 
 // SubagentStop: what the subagent still holds passes to its session (see handBackToSession).
-export async function subagentStop({ input, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function subagentStop({ parsed, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
   if (!parsed.ok) return QUIET;
   const sessionId = stringField(parsed.value, 'session_id');
   const agentId = stringField(parsed.value, 'agent_id');
@@ -59,8 +56,7 @@ export async function subagentStop({ input, env, cwd, deadline }: HookCall, sess
 
 // Stop (the end of each turn): a call the person refused permission for, or that failed, fired no event
 // of its own in every mode; its lock goes now (see releaseFailedCalls).
-export async function turnEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function turnEnd({ parsed, env, cwd, deadline }: HookCall, session: PayloadReader): Promise<HookResult> {
   if (!parsed.ok) return QUIET;
   const owner = session.owner(parsed.value, env);
   const transcript = stringField(parsed.value, 'transcript_path');
@@ -74,8 +70,7 @@ export async function turnEnd({ input, env, cwd, deadline }: HookCall, session: 
 // after hook (src/hooks/custody/open-commands.ts). Claude's such command was denied or interrupted at the
 // prompt: it only ends. Codex's may also be one past its yield that the model never polled (`mayStillRun`):
 // it ends as its after hook would end it, and what it wrote to held files is put back.
-export async function turnCommandsEnd({ input, env, cwd, deadline }: HookCall, session: PayloadReader, mayStillRun: boolean): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function turnCommandsEnd({ parsed, env, cwd, deadline }: HookCall, session: PayloadReader, mayStillRun: boolean): Promise<HookResult> {
   const owner = parsed.ok ? session.owner(parsed.value, env) : undefined;
   if (!parsed.ok || owner === undefined) return QUIET;
   return { ...QUIET, stdout: await endTurnOutput(session.dir(parsed.value, env, cwd), owner, envWithin(env, deadline, 1_000), deadline, mayStillRun) };

@@ -36,19 +36,15 @@ export function hookSettings(env: NodeJS.ProcessEnv): HookSettings {
   }
 }
 
-// The environment a hook opens the database with: the busy wait never outlasts the hook's own budget
-// (nor IC_BUSY_TIMEOUT's range, so a long budget is never reported as a bad IC_BUSY_TIMEOUT).
-export function envWithDeadline(env: NodeJS.ProcessEnv, budgetMs: number): NodeJS.ProcessEnv {
-  let busyMs = Math.min(budgetMs, MAX_HOOK_TIMEOUT_MS);
+// The environment a hook step opens the database with: its busy wait is what is left of the hook's deadline,
+// at most `capMs`, never more than IC_BUSY_TIMEOUT, and inside IC_BUSY_TIMEOUT's range (so a long budget is
+// never reported as a bad IC_BUSY_TIMEOUT).
+export function envWithin(env: NodeJS.ProcessEnv, deadline: Deadline, capMs = Infinity): NodeJS.ProcessEnv {
+  let busyMs = Math.min(capMs, deadline.leftMs(), MAX_HOOK_TIMEOUT_MS);
   try {
     if (env.IC_BUSY_TIMEOUT) busyMs = Math.min(busyMs, parseDuration(env.IC_BUSY_TIMEOUT, 'IC_BUSY_TIMEOUT'));
   } catch {
     // an unreadable IC_BUSY_TIMEOUT falls back to the budget
   }
   return { ...env, IC_BUSY_TIMEOUT: `${Math.max(0, Math.floor(busyMs))}ms` };
-}
-
-// The database wait a hook step may make: what is left of the hook's deadline, and at most `capMs`.
-export function envWithin(env: NodeJS.ProcessEnv, deadline: Deadline, capMs = Infinity): NodeJS.ProcessEnv {
-  return envWithDeadline(env, Math.min(capMs, deadline.leftMs()));
 }

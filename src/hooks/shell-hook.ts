@@ -3,7 +3,7 @@ import { ALLOW, decideEdit, decideFailure, type Decision } from './decision';
 import { checkShellCommand } from './custody/pre-shell';
 import { snapshotEveryWorkTree } from './custody/every-repo';
 import type { ShellRequest } from './custody/types';
-import { objectField, parsePayload, stringField, type Payload } from './payload';
+import { objectField, stringField, type Payload } from './payload';
 import { commandText } from './shell-patch';
 import { envWithin, hookSettings } from './settings';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
@@ -19,8 +19,7 @@ import type { HookCall, PayloadReader } from './agents/adapter';
 // process also refreshes that index before a git command, as claude-pre-bash does, so one process serves
 // every Bash command. The command is tool_input.command (a string, or an argv array) or tool_input.cmd,
 // run in tool_input.workdir when given (Codex).
-export async function beforeShell({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function beforeShell({ adapter, parsed, env, cwd, deadline }: HookCall, client: PayloadReader): Promise<HookResult> {
   if (!parsed.ok) return adapter.beforeToolReply({ kind: 'allow', notice: `ic: shell command not checked: ${parsed.problem}` });
   const payload = parsed.value;
   const tool = stringField(payload, 'tool_name');

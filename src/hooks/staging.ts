@@ -3,16 +3,17 @@ import { validateOwner } from '../core/owner';
 import { recordCommit } from '../coord/commits';
 import { createContext, resolveProject } from '../coord/context';
 import { indexDirOf, indexFileFor, readIndexBase } from '../coord/private-index';
-import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
+import { advanceBase, carryIntoSharedIndex, deleteIndex, gitOr, gitPaths, headCommit, privateIndexOfHook, refreshIndex, seedIndex, type Refresh } from './git-index';
 import { gitTopLevel } from './git-guard';
 import { ownerForSession } from './identity';
 import { noticeOutput } from './output';
-import { parsePayload, stringField, type Payload } from './payload';
+import { stringField, type Payload } from './payload';
 import { singleQuoted } from '../core/shell';
 import { appendOnce } from './env-file';
 import { runsGit } from './runs-git';
 import { ownerOfCommand } from './liveness';
-import { QUIET, type HookInput, type HookResult } from './hook-types';
+import { QUIET, type HookResult } from './hook-types';
+import type { HookCall } from './agents/adapter';
 import { isDeadlineExceeded, type Deadline } from '../store/deadline';
 import { runGitText } from '../store/git/git-process';
 
@@ -31,8 +32,7 @@ function topOf(dir: string): string | undefined {
 
 // SessionStart (installed with --git-index): build the session's index from HEAD and export it to the
 // session's Bash commands through $CLAUDE_ENV_FILE.
-export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  const parsed = parsePayload(input.text, input.truncated);
+export function runGitIndexStart({ parsed, env, cwd, deadline }: HookCall): HookResult {
   const sessionId = parsed.ok ? stringField(parsed.value, 'session_id') : undefined;
   if (!parsed.ok || sessionId === undefined) return { stdout: noticeOutput('ic: no private staging area: the hook input has no session_id'), stderr: '', exitCode: 0 };
   const dir = env.CLAUDE_PROJECT_DIR || stringField(parsed.value, 'cwd') || cwd;
@@ -47,8 +47,7 @@ export function runGitIndexStart(input: HookInput, env: NodeJS.ProcessEnv, cwd: 
 }
 
 // PreToolUse on Bash (installed with --git-index): the refresh below, said in a notice.
-export function runPreBash(input: HookInput, env: NodeJS.ProcessEnv, cwd: string, deadline: Deadline): HookResult {
-  const parsed = parsePayload(input.text, input.truncated);
+export function runPreBash({ parsed, env, cwd, deadline }: HookCall): HookResult {
   const notice = parsed.ok ? refreshBeforeGit(parsed.value, env, cwd, deadline, true) : undefined;
   return notice === undefined ? QUIET : { stdout: noticeOutput(notice), stderr: '', exitCode: 0 };
 }
@@ -124,9 +123,7 @@ export async function runGitPostCommit(env: NodeJS.ProcessEnv, cwd: string, dead
       );
     }
   }
-  const paths = runGitText(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], { cwd: top, env }, deadline)
-    .split('\0')
-    .filter((p) => p !== '');
+  const paths = gitPaths(['diff-tree', '--root', '--no-commit-id', '--name-only', '-r', '-z', '--no-renames', head], top, env, deadline);
   const subject = runGitText(['log', '-1', '--format=%s', head], { cwd: top, env }, deadline).trim();
   const branch = gitOr(['symbolic-ref', '-q', '--short', 'HEAD'], top, env, deadline, '') || null;
   const owner = await ownerOfCommand(top, env)

@@ -1,17 +1,11 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import type { HookInput } from './hook-types';
 
 export const STDIN_CAP_BYTES = 64 * 1024 * 1024;
 
-export interface StdinText {
-  text: string;
-  truncated: boolean;
-  /** The wait ran out before end of input (a writer that holds the pipe open): `text` is what arrived. */
-  timedOut?: boolean;
-}
-
 // Reads all of stdin synchronously (hooks are one-shot: no event loop needed), up to `cap` bytes, waiting
 // at most `waitMs` in all for the end of input. A terminal or a closed descriptor reads as empty.
-export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText {
+export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): HookInput {
   const stat = stdinStat();
   // A terminal (or /dev/null) carries no payload; nor does a closed descriptor.
   if (stat === undefined || stat.isCharacterDevice()) return { text: '', truncated: false };
@@ -25,7 +19,7 @@ export function readStdinSync(cap = STDIN_CAP_BYTES, waitMs = 2_000): StdinText 
 
 // Into one buffer, grown by doubling: a payload (almost always one read) is decoded where it was read,
 // with no copies (each first use of a Buffer method costs a hook a fraction of a millisecond).
-function readUntil(fd: number, cap: number, giveUpAt: number): StdinText {
+function readUntil(fd: number, cap: number, giveUpAt: number): HookInput {
   let buffer = Buffer.allocUnsafe(Math.min(64 * 1024, cap + 1));
   let total = 0;
   let idle = 0;

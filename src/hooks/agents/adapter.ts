@@ -2,9 +2,9 @@ import { decideFailure, describeError, type Decision } from '../decision';
 import { noticeOutput, postToolUseOutput, preToolUseOutput } from '../output';
 import type { Agent } from '../identity';
 import type { EditEvent } from '../edit-events';
-import type { Payload } from '../payload';
+import type { ParsedPayload, Payload } from '../payload';
 import type { Deadline } from '../../store/deadline';
-import type { HookInput, HookResult } from '../hook-types';
+import type { HookResult } from '../hook-types';
 
 // One agent client as ic sees it. Everything that differs between clients lives behind this interface
 // (payload field names, tool names, the deny format, which events exist and what each one does);
@@ -18,8 +18,8 @@ export type ToolCall = { kind: 'edit'; paths: string[] } | { kind: 'shell'; comm
 /** The fields every payload gives ic, read from the client's own names: the session, its working directory (relative paths are read from it), the call's id. */
 export type SessionFields = { sessionId: string | undefined; cwd: string | undefined; callId?: string | undefined };
 
-/** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its input; the session's workspace when the session step found it. */
-export type HookCall = { adapter: AgentAdapter; event: string; input: HookInput; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline; workspace?: import('../../coord/workspace').Workspace };
+/** One hook process as a use case gets it: the client's adapter, the event (the hook name after `<agent>-`), its payload (parsed once, by runHook); the session's workspace when the session step found it. */
+export type HookCall = { adapter: AgentAdapter; event: string; parsed: ParsedPayload; env: NodeJS.ProcessEnv; cwd: string; deadline: Deadline; workspace?: import('../../coord/workspace').Workspace };
 
 export type UseCase = (call: HookCall) => HookResult | Promise<HookResult>;
 

@@ -35,7 +35,7 @@ export const claudeAdapter: AgentAdapter = {
     'turn-end': (call) => turnEnd(call, CLAUDE), // Stop
     'subagent-stop': (call) => subagentStop(call, CLAUDE), // SubagentStop
     'session-end': (call) => sessionEnd(call, CLAUDE), // SessionEnd
-    'git-index': ({ input, env, cwd, deadline }) => runGitIndexStart(input, env, cwd, deadline), // SessionStart, install --git-index
-    'pre-bash': ({ input, env, cwd, deadline }) => runPreBash(input, env, cwd, deadline), // PreToolUse on Bash, install --git-index --no-shell
+    'git-index': runGitIndexStart, // SessionStart, install --git-index
+    'pre-bash': runPreBash, // PreToolUse on Bash, install --git-index --no-shell
   },
 };

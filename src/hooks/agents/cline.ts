@@ -3,7 +3,7 @@ import { objectField, stringField, type Payload } from '../payload';
 import { singleQuoted } from '../../core/shell';
 import type { HookResult } from '../hook-types';
 import type { ToolClient, ToolCall } from './adapter';
-import { TOOL_EVENTS, toolEventFailed } from './tool-events';
+import { TOOL_CLIENT_EVENTS } from './tool-events';
 import { patchCall } from './tool-path';
 
 // Cline's CLI (npm cline, checked with 3.0.65): executable hook files in .clinerules/hooks/ named after the
@@ -29,8 +29,7 @@ export const clineAdapter: ToolClient = {
   toolCall: (payload) => clineToolCall(payload),
   beforeToolReply: (decision) => clineReply(decision),
   afterToolReply: (notice) => clineReply({ kind: 'allow', ...(notice ? { notice } : {}) }),
-  events: TOOL_EVENTS,
-  failed: toolEventFailed,
+  ...TOOL_CLIENT_EVENTS,
 };
 
 function firstRoot(payload: Payload): string | undefined {

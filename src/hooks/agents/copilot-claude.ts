@@ -1,6 +1,6 @@
 import { objectField, stringField, type Payload } from '../payload';
 import { HOOK_JSON_REPLIES, type ToolClient } from './adapter';
-import { TOOL_EVENTS, toolEventFailed } from './tool-events';
+import { TOOL_CLIENT_EVENTS } from './tool-events';
 import { copilotAdapter } from './copilot';
 
 // GitHub Copilot CLI running the Claude Code hooks of .claude/settings.json and settings.local.json (it reads
@@ -16,8 +16,7 @@ export const copilotViaClaudeAdapter: ToolClient = {
   toolCall: (payload) => copilotAdapter.toolCall(asCopilotPayload(payload)),
   beforeToolReply: HOOK_JSON_REPLIES.beforeToolReply,
   afterToolReply: (notice) => ({ stdout: '', stderr: notice ? `${notice}\n` : '', exitCode: 0 }),
-  events: TOOL_EVENTS,
-  failed: toolEventFailed,
+  ...TOOL_CLIENT_EVENTS,
 };
 
 function asCopilotPayload(payload: Payload): Payload {

@@ -6,7 +6,7 @@ import type { ShellRequest } from '../custody/types';
 import { ALLOW, decideEdit, decideFailure } from '../decision';
 import { reserveEdit, type EditRequest } from '../edit';
 import { ownerForSession } from '../identity';
-import { parsePayload, type Payload } from '../payload';
+import type { Payload } from '../payload';
 import { releaseSession } from '../session';
 import { envWithin, hookSettings } from '../settings';
 import type { Deadline } from '../../store/deadline';
@@ -19,12 +19,13 @@ import { type SessionFields, type ToolClient, type UseCase } from './adapter';
 // with IC_HOOK_FAIL=closed).
 export type ToolEvent = 'pre-tool' | 'post-tool' | 'session-end';
 
-export const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };
+// The events of every such client and its reply when ic could not do their work: each adapter takes them as they are.
+const TOOL_EVENTS: Readonly<Record<ToolEvent, UseCase>> = { 'pre-tool': withPayload(beforeTool), 'post-tool': withPayload(afterTool), 'session-end': withPayload(sessionEnd) };
+export const TOOL_CLIENT_EVENTS: Pick<ToolClient, 'events' | 'failed'> = { events: TOOL_EVENTS, failed: toolEventFailed };
 
 function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.ProcessEnv, hookCwd: string, deadline: Deadline) => Promise<HookResult>): UseCase {
-  return async ({ adapter: ofTool, event, input, env, cwd, deadline }) => {
+  return async ({ adapter: ofTool, event, parsed, env, cwd, deadline }) => {
     const adapter = ofTool as ToolClient; // these events are a ToolClient's only
-    const parsed = parsePayload(input.text, input.truncated);
     if (!parsed.ok) return event === 'pre-tool' ? adapter.beforeToolReply({ kind: 'allow', notice: `ic: tool call not checked: ${parsed.problem}` }) : { ...QUIET, stderr: `ic: ${parsed.problem}\n` };
     try {
       return await work(adapter, parsed.value, env, cwd, deadline);
@@ -35,7 +36,7 @@ function withPayload(work: (adapter: ToolClient, payload: Payload, env: NodeJS.P
 }
 
 // ic could not do the hook's work: a tool call is allowed with a notice, or denied with IC_HOOK_FAIL=closed.
-export function toolEventFailed(this: ToolClient, event: string, error: unknown, failClosed: boolean): HookResult {
+function toolEventFailed(this: ToolClient, event: string, error: unknown, failClosed: boolean): HookResult {
   if (event === 'pre-tool') return this.beforeToolReply(decideFailure(error, failClosed));
   return { ...QUIET, stderr: `ic: ${this.agent}-${event} hook failed: ${error instanceof Error ? error.message : String(error)}\n` };
 }

@@ -4,7 +4,7 @@ import { objectField, parsePayload, stringField, type Payload } from '../payload
 import type { Agent } from '../identity';
 import type { HookResult } from '../hook-types';
 import type { SessionFields, ToolCall, ToolClient } from './adapter';
-import { TOOL_EVENTS, toolEventFailed } from './tool-events';
+import { TOOL_CLIENT_EVENTS } from './tool-events';
 
 // One reader for the clients whose payload is a tool name, its arguments object and the session's fields
 // (Gemini CLI, Copilot CLI, OpenCode through ic's plugin, pi through ic's extension): each adapter names its
@@ -30,8 +30,7 @@ export function toolPathAdapter(client: ToolPathClient): ToolClient {
     toolCall: (payload) => toolCallOf(client, payload),
     beforeToolReply: client.reply ?? decisionReply,
     afterToolReply: (notice) => (client.reply ?? decisionReply)({ kind: 'allow', ...(notice ? { notice } : {}) }),
-    events: TOOL_EVENTS,
-    failed: toolEventFailed,
+    ...TOOL_CLIENT_EVENTS,
   };
 }
 

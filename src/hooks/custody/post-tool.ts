@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { HookCall, PayloadReader } from '../agents/adapter';
 import { QUIET, type HookResult } from '../hook-types';
-import { objectField, parsePayload, stringField, type Payload } from '../payload';
+import { objectField, stringField, type Payload } from '../payload';
 import { envWithin } from '../settings';
 import { commandText } from '../shell-patch';
 import { namedFiles, onlyReads } from '../edit-events';
@@ -15,8 +15,7 @@ import type { RestoreReport, ShellRequest } from './types';
 // in files other agents hold is put back and the writer's model is told; after an edit tool (built-in or
 // MCP), the file's new content becomes its holder's latest, which no restore undoes.
 
-export async function afterToolCall({ adapter, input, env, cwd, deadline }: HookCall, client: PayloadReader): Promise<HookResult> {
-  const parsed = parsePayload(input.text, input.truncated);
+export async function afterToolCall({ adapter, parsed, env, cwd, deadline }: HookCall, client: PayloadReader): Promise<HookResult> {
   if (!parsed.ok) return { ...QUIET, stderr: `ic: tool result not checked: ${parsed.problem}\n` };
   const payload = parsed.value;
   const tool = stringField(payload, 'tool_name');

@@ -10,8 +10,7 @@ import { keepIndexBefore, purgeIndexBefore } from './index-before';
 import { NO_DEADLINE, type Deadline } from '../../store/deadline';
 import { pinBlobs } from '../../store/git/keep';
 import { shareBlobs } from './shared-blobs';
-
-const DAY_MS = 24 * 3_600_000;
+import { DAY_MS } from './late-writes';
 
 // Before a shell command: remember the content of every file another owner holds, so the after-command
 // hook can put back what the command changed anyway. A file that matches the index needs nothing (the

@@ -2,7 +2,8 @@ import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDeadline } from '../../store/deadline';
 import { hookCwd, hookSettings } from '../settings';
-import { readStdinSync, STDIN_CAP_BYTES, type StdinText } from '../stdin';
+import type { HookInput } from '../hook-types';
+import { readStdinSync, STDIN_CAP_BYTES } from '../stdin';
 import { fastShellHook } from './shell';
 
 export { fastShellHook }; // for the build's code-cache warm-up (scripts/warm-caches.cjs)
@@ -13,7 +14,7 @@ export function run(argv: string[]): void {
   if (process.listenerCount('SIGUSR1') === 0) process.on('SIGUSR1', () => {}); // no inspector on a stray signal
   const name = argv[2]!;
   const deadline = startDeadline(hookSettings(process.env).timeoutMs);
-  const input: StdinText = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
+  const input = readStdinSync(STDIN_CAP_BYTES, deadline.leftMs());
   const answer = input.truncated || input.timedOut ? undefined : fastShellHook(name, input.text, process.env, hookCwd(process.env));
   if (answer === undefined) {
     (globalThis as Record<symbol, unknown>)[Symbol.for('ic.code-cache.partial-run')] = join(__dirname, 'fast.cjs'); // no code cache from this run (bin/ic's loader)
@@ -27,7 +28,7 @@ export function run(argv: string[]): void {
 }
 
 // dist/hook.cjs through the loader's code cache (bin/ic, reached as bin/load.js): a plain require would compile it afresh.
-function hookBundle(): { runWithInput: (argv: string[], input: StdinText) => Promise<void>; exitAfterHook: () => never } {
+function hookBundle(): { runWithInput: (argv: string[], input: HookInput) => Promise<void>; exitAfterHook: () => never } {
   const bundle = join(__dirname, 'hook.cjs');
   try {
     return (require(join(__dirname, '..', 'bin', 'load.js')) as { loadBundle: (bundle: string) => ReturnType<typeof hookBundle> }).loadBundle(bundle);

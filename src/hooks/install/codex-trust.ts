@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { IcError } from '../../core/errors';
 import { hooksObjectOf, isOurHandler } from './json-hooks';
+import { groupHandlers } from './hook-commands';
 
 // Codex runs a project's hooks only when the user's config.toml trusts each one:
 //   [hooks.state."<abs path of .codex/hooks.json>:<event>:<group index>:<handler index>"]
@@ -54,10 +55,8 @@ export function codexHookTrusts(hooksJsonPath: string, text: string, names: read
   for (const [event, groups] of Object.entries(hooks as Json)) {
     if (!Array.isArray(groups)) continue;
     groups.forEach((group: unknown, groupIndex) => {
-      const handlers = (group as { hooks?: unknown } | null)?.hooks;
-      if (!Array.isArray(handlers)) return;
-      const matcher = (group as { matcher?: unknown }).matcher;
-      handlers.forEach((handler: unknown, handlerIndex) => {
+      const matcher = (group as { matcher?: unknown } | null)?.matcher;
+      groupHandlers(group).forEach((handler: unknown, handlerIndex) => {
         if (!isOurHandler(handler, names)) return;
         trusts.push({
           key: `${hooksJsonPath}:${codexEventLabel(event)}:${groupIndex}:${handlerIndex}`,

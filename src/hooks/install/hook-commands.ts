@@ -17,7 +17,7 @@ export function ourCommands(text: string | undefined, names: readonly string[], 
   return [...commands];
 }
 
-function groupHandlers(group: unknown): unknown[] {
+export function groupHandlers(group: unknown): unknown[] {
   const handlers = (group as { hooks?: unknown } | null)?.hooks;
   return Array.isArray(handlers) ? handlers : [];
 }
