@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeEdit } from '../hooks/fixtures';
 import { git, writeFile, writeScript } from '../hooks/git';
 import { cleanEnv, coord, IC_BIN, makeTempRepo, runBin, type RunResult, type TempRepo } from '../support/cli';
+import { survivors } from '../support/killed';
 
 const BUDGET = { IC_HOOK_TIMEOUT: '2s' };
 const NAMED = 'IC_HOOK_TIMEOUT=2s'; // how every answer by the fail policy names the budget
@@ -37,15 +38,6 @@ async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number 
   return { result, ms: performance.now() - started };
 }
 
-// A process is gone when /proc has no entry for it, or only a zombie's (nobody may reap orphans here).
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return false;
-  }
-}
-
 // What a hung git leaves to look at: its pid and its child's, one per line, written before it sleeps.
 function hungPids(file: string): number[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map(Number) : [];
@@ -70,7 +62,7 @@ function stored(db: string): string {
 // starts the hanging git for certain.
 function expectAllKilled(pids: number[]): void {
   expect(pids.length).toBeLessThanOrEqual(2);
-  expect(pids.filter(alive)).toEqual([]);
+  expect(survivors(pids)).toEqual([]);
 }
 
 function filesIn(dir: string): Record<string, string> {

@@ -7,20 +7,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { isDeadlineExceeded, startDeadline } from '../../src/store/deadline';
 import { runGit } from '../../src/store/git/git-process';
+import { survivors } from '../support/killed';
 
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'ic-git-process-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
-  } catch {
-    return false;
-  }
-}
 
 it('a git that hangs past the deadline is killed with the process it started, and the step is named', () => {
   const bin = join(dir, 'bin');
@@ -39,5 +32,5 @@ it('a git that hangs past the deadline is killed with the process it started, an
   expect((error as Error).message).toBe("git status did not finish within the hook's budget (IC_HOOK_TIMEOUT=3s)");
   const started = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
   expect(started).toHaveLength(2); // git, and the sleep it started
-  expect(started.filter(alive)).toEqual([]);
+  expect(survivors(started)).toEqual([]);
 });
