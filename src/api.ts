@@ -10,7 +10,7 @@ export { transfer } from './coord/transfer';
 export { CHUNK } from './coord/chunks';
 export { canonicalFilePattern } from './coord/paths';
 export { overlaps, matchPath, normalizePattern, literalBase } from './core/glob';
-export { collectWriteHolds, lastTransactionTimings, longestWriteHold, resetLongestWriteHold } from './store/clock';
+export { collectWriteHolds, lastTransactionTimings } from './store/clock';
 export { WORK_LIMITS } from './core/conflict';
 // Shell custody (#19): the snapshot a before-command hook takes and the restore after it, for benchmarks and tests.
 export { snapshotBeforeShell } from './hooks/custody/snapshot';

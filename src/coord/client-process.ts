@@ -29,6 +29,13 @@ export function readStat(pid: number): { comm: string; state: string; ppid: numb
   return { comm: text.slice(text.indexOf('(') + 1, close), state: fields[0] ?? '', ppid: Number(fields[1]), start: fields[19] ?? '' };
 }
 
+// A process's start time (clock ticks since boot), undefined when there is no such process or it has ended
+// (a zombie).
+export function processStartTime(pid: number): string | undefined {
+  const stat = readStat(pid);
+  return stat === undefined || stat.state === 'Z' || stat.state === 'X' ? undefined : stat.start;
+}
+
 let machine: { host: string; boot: string } | null | undefined;
 
 // The host and pid namespace alone (no boot id): for the fast path, which only trusts a session seen within
@@ -98,6 +105,5 @@ export function clientState(client: ClientProcess): 'alive' | 'gone' | 'unknown'
   const here = thisMachine();
   if (!here || here.host !== client.host) return 'unknown';
   if (here.boot !== client.boot) return 'gone';
-  const stat = readStat(client.pid);
-  return stat && stat.start === client.start && stat.state !== 'Z' && stat.state !== 'X' ? 'alive' : 'gone';
+  return processStartTime(client.pid) === client.start ? 'alive' : 'gone';
 }

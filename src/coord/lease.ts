@@ -31,8 +31,7 @@ export async function renewLease(ctx: CoordContext, lock: Lock, ttlMs: number): 
   return writeTransaction(ctx, inScopes(lock.scope), async (now) => {
     const state = await judge(ctx, lock, now);
     if (!state.held) return state;
-    await extendLock(ctx.db, state.row, now, ttlMs);
-    return { held: true, expiresAt: now + ttlMs };
+    return { held: true, expiresAt: await extendLock(ctx.db, state.row, now, ttlMs) };
   });
 }
 

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from 'node:fs';
-import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { IcError, isIcError } from '../core/errors';
 import { escapeLiteralPath, literalBase, normalizePattern } from '../core/glob';
 import { shellQuote } from '../core/shell';
@@ -72,8 +72,8 @@ export function refuseAcrossRepository(root: string, pattern: string): void {
   }
 }
 
-// The current directory as names below the scope root (symlinks resolved), or undefined when it lies outside
-// the scope: then relative patterns stay root-relative.
+// The current directory (or any path) as names below the scope root (symlinks resolved), or undefined when it
+// lies outside the scope: then relative patterns stay root-relative.
 export function directoryInScope(scope: string, cwd: string): string[] | undefined {
   const rel = relative(scope, realpathLongestPrefix(resolve(cwd)));
   if (rel === '') return [];
@@ -90,11 +90,8 @@ export interface ProjectPaths {
 
 // The project-relative path of a file the agent names, or undefined when it lies outside the project.
 export function projectRelative(projectRoot: string, cwd: string, path: string): string | undefined {
-  const absolute = normalize(isAbsolute(path) ? path : join(cwd, path));
-  const real = realpathLongestPrefix(absolute);
-  const rel = relative(projectRoot, real);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return rel.split(sep).join('/');
+  const names = directoryInScope(projectRoot, resolve(cwd, path));
+  return names === undefined || names.length === 0 ? undefined : names.join('/');
 }
 
 // Turns edited file paths into literal patterns (escaped, so `app/[id]/page.tsx` names only itself).

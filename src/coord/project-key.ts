@@ -111,7 +111,6 @@ export function serverScopeKeys(project: Pick<Project, 'git' | 'projectRoot' | '
 }
 
 function scopeUnder(key: string, root: string, dir: string): string {
-  if (dir === root) return key;
   const rel = relative(root, dir).split(sep).join('/');
   if (rel === '') return key;
   if (rel === '..' || rel.startsWith('../') || rel.startsWith('/')) {

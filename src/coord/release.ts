@@ -87,17 +87,16 @@ type TargetOutcome = { lock: Lock } | { id: string; why: NotReleasedWhy; owner?:
 
 // Inside a chunk's write transaction: the row as it is now decides.
 async function releaseTarget(ctx: CoordContext, input: ReleaseInput, owner: string, target: Target, now: number): Promise<TargetOutcome | undefined> {
+  const lock = await getLock(ctx.db, 'id' in target ? target.id : target.seq);
   if ('id' in target) {
-    const lock = await getLock(ctx.db, target.id);
     if (!lock) return { id: target.id, why: 'not_found' };
     if (lock.released_at !== null) return { id: target.id, why: 'already_released' };
     if (!mayChange(owner, lock.owner, input.force)) return { id: target.id, why: 'not_owner', owner: lock.owner };
-    return releaseRow(ctx, input, owner, lock, now);
+  } else {
+    // Released since it was listed (or by an id earlier in this call), or handed to someone else: not ours to release now.
+    if (!lock || lock.released_at !== null) return undefined;
+    if (lock.owner !== owner && !(input.force && input.pattern !== undefined && lock.pattern === input.pattern)) return undefined;
   }
-  const lock = await getLock(ctx.db, target.seq);
-  // Released since it was listed (or by an id earlier in this call), or handed to someone else: not ours to release now.
-  if (!lock || lock.released_at !== null) return undefined;
-  if (lock.owner !== owner && !(input.force && input.pattern !== undefined && lock.pattern === input.pattern)) return undefined;
   return releaseRow(ctx, input, owner, lock, now);
 }
 

@@ -1,6 +1,6 @@
 import { mayChange } from '../core/authority';
 import type { Lock } from '../core/lock';
-import { getLock, withoutBase, type StoredLock } from '../store/locks';
+import { getLock, withoutBase } from '../store/locks';
 import { locksInView } from './list';
 import { extendLock } from './renewal';
 import { inChunks } from './chunks';
@@ -25,26 +25,21 @@ export async function renew(ctx: CoordContext, input: { ids: string[]; owner: st
   const result: RenewResult = { locks: [], not_renewed: [] };
   // A lock named by id may lie in any scope; all of an owner's are listed from the scopes `list` shows.
   const outcomes = await inChunks(ctx, input.ids.length > 0 ? EVERYTHING : viewWriteScope(ctx), targets, async (target, now): Promise<Outcome | undefined> => {
+    const lock = await getLock(ctx.db, 'seq' in target ? target.seq : target.id);
     if ('seq' in target) {
-      const lock = await getLock(ctx.db, target.seq);
       // Released, expired or handed on since it was listed: no longer the owner's to renew.
-      return lock && lock.owner === input.owner && lock.released_at === null && lock.expires_at > now ? await extend(ctx, lock, now, input.ttlMs) : undefined;
+      if (!lock || lock.owner !== input.owner || lock.released_at !== null || lock.expires_at <= now) return undefined;
+    } else {
+      if (!lock) return { id: target.id, why: 'not_found' };
+      if (!mayChange(input.owner, lock.owner, false)) return { id: target.id, why: 'not_owner' };
+      if (lock.released_at !== null || lock.expires_at <= now) return { id: target.id, why: 'not_active' };
     }
-    const lock = await getLock(ctx.db, target.id);
-    if (!lock) return { id: target.id, why: 'not_found' };
-    if (!mayChange(input.owner, lock.owner, false)) return { id: target.id, why: 'not_owner' };
-    if (lock.released_at !== null || lock.expires_at <= now) return { id: target.id, why: 'not_active' };
-    return extend(ctx, lock, now, input.ttlMs);
+    const ttlMs = input.ttlMs ?? lock.ttl_ms;
+    return { lock: withoutBase({ ...lock, expires_at: await extendLock(ctx.db, lock, now, ttlMs), ttl_ms: ttlMs }) };
   });
   for (const outcome of outcomes) {
     if ('lock' in outcome) result.locks.push(outcome.lock);
     else result.not_renewed.push(outcome);
   }
   return result;
-}
-
-async function extend(ctx: CoordContext, lock: StoredLock, now: number, ttl: number | undefined): Promise<Outcome> {
-  const ttlMs = ttl ?? lock.ttl_ms;
-  await extendLock(ctx.db, lock, now, ttlMs);
-  return { lock: withoutBase({ ...lock, expires_at: now + ttlMs, ttl_ms: ttlMs }) };
 }

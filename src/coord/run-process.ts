@@ -1,7 +1,7 @@
 import type { Lock } from '../core/lock';
 import { allLapsedRunLocks, forgetRunProcess, recordRunProcess, type RunProcessRow } from '../store/run-processes';
 import { getLock, withoutBase, type StoredLock } from '../store/locks';
-import { readStat, thisMachine } from './client-process';
+import { processStartTime, thisMachine } from './client-process';
 import { ownScope, readTransaction, writeTransaction, type CoordContext } from './context';
 import { inScopes, type Connection } from '../store/connection';
 
@@ -13,13 +13,6 @@ import { inScopes, type Connection } from '../store/connection';
 export function thisHost(): string | undefined {
   const machine = thisMachine();
   return machine === undefined ? undefined : `${machine.host}|${machine.boot}`;
-}
-
-// A process's start time (clock ticks since boot), undefined when there is no such process or it has ended
-// (a zombie).
-export function processStartTime(pid: number): string | undefined {
-  const stat = readStat(pid);
-  return stat === undefined || stat.state === 'Z' || stat.state === 'X' ? undefined : stat.start;
 }
 
 // Alive: the leader with the same start time, or (leader gone) any member of its process group. The

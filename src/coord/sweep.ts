@@ -98,7 +98,6 @@ async function sweepPins(ctx: CoordContext, dryRun: boolean): Promise<PinSweep> 
   const { needed, now } = await readTransaction(ctx, async (now) => ({ needed: await recordedBlobs(ctx.db, now - RECORD_LIFE_MS), now }));
   const displaced = removeStale(join(repo.commonDir, 'ic', 'displaced'), now - RETENTION_MS, { ageOf: (_, name) => displacedTime(name), dryRun });
   const pins = listPins(repo);
-  if (pins.length === 0) return { dropped_pins: 0, kept_pins: 0, displaced_dirs: displaced };
   if (!isServerDb(ctx.dbLocation)) for (const marker of listMarkers(ctx.dbLocation.path)) for (const row of marker.rows) if (row.blob !== null) needed.add(row.blob);
   const expired = expiredPins(pins, needed, now);
   if (!dryRun) dropPins(repo, expired);

@@ -47,8 +47,7 @@ export function parseGatePattern(source: string): GatePattern {
     const c = chars[i]!;
     let test: CharTest;
     if (c === '\\') {
-      const next = chars[i + 1];
-      if (next === undefined) refuse(source, 'it ends with a lone \\');
+      const next = chars[i + 1] ?? refuse(source, 'it ends with a lone \\');
       if (/^[1-9]$/.test(next) || next === 'k') refuse(source, 'backreferences are not supported');
       test = CLASS_ESCAPES[next] ?? ((x) => x === next);
       i += 2;
@@ -98,8 +97,7 @@ function parseClass(source: string, chars: string[], start: number): { test: Cha
     if (c === ']' && !first) break;
     first = false;
     if (c === '\\') {
-      const next = chars[i + 1];
-      if (next === undefined) refuse(source, 'it ends with a lone \\');
+      const next = chars[i + 1] ?? refuse(source, 'it ends with a lone \\');
       const escape = CLASS_ESCAPES[next];
       i += 2;
       if (escape) {

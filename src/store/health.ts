@@ -65,8 +65,10 @@ export async function diagnose(location: DbLocation, env: NodeJS.ProcessEnv, now
       : { name: 'location', ok: true, detail: `no database at ${path} yet (chosen by ${location.source}); the first write creates it, or run \`ic init\`` },
   );
   checks.push(fileSystemCheck(fs, env));
-  checks.push(writableCheck(path, exists));
-  checks.push(diskSpaceCheck(path));
+  let dir = dirname(path); // or, before the first write creates it, its nearest existing ancestor
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  checks.push(writableCheck(path, exists, dir));
+  checks.push(diskSpaceCheck(dir));
   const companions = companionFilesCheck(path);
   if (companions) checks.push(companions);
   const dangling = danglingLinkCheck(path, exists);
@@ -103,11 +105,9 @@ export function failed(name: string, detail: string, fix: string, severity: 'err
   return { name, ok: false, severity, detail, fix };
 }
 
-// Writers need the directory (for -wal and -shm) and the file writable; checks the nearest existing ancestor
+// Writers need the directory (for -wal and -shm) and the file writable; `dir` is the nearest existing ancestor
 // when the directory does not exist yet (the first write creates it).
-function writableCheck(path: string, exists: boolean): HealthCheck {
-  let dir = dirname(path);
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+function writableCheck(path: string, exists: boolean, dir: string): HealthCheck {
   const targets = exists ? [dir, path, `${path}-wal`, `${path}-shm`].filter((p) => p === dir || existsSync(p)) : [dir];
   for (const target of targets) {
     try {
@@ -235,9 +235,7 @@ async function clockCheck(db: Database.Database, now: number): Promise<HealthChe
 const LOW_SPACE_BYTES = 1024 * 1024;
 const DISK_FULL_ADVICE = 'free some disk space; the database and every lock in it are kept (do not move it aside)';
 
-function diskSpaceCheck(path: string): HealthCheck {
-  let dir = dirname(path);
-  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+function diskSpaceCheck(dir: string): HealthCheck {
   let free: number;
   try {
     const stats = statfsSync(dir);

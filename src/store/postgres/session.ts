@@ -90,7 +90,7 @@ export class Session {
   }
 
   exec(sql: string): Promise<void> {
-    return this.run([{ sql }]).then(() => undefined);
+    return this.queries([{ sql }]).then(() => undefined);
   }
 
   // Sent with the next exchange instead of on its own (one round trip fewer); an error it meets is thrown by
@@ -107,12 +107,6 @@ export class Session {
     this.ahead.push(Promise.allSettled(statements.map((statement) => this.send(statement))));
   }
 
-  // Several statements in one exchange: run in turn (each sees what the ones before it did), their results in
-  // order; the first error is thrown once every reply is read.
-  queries(statements: readonly Query[]): Promise<ResultSet[]> {
-    return this.run([...statements]);
-  }
-
   transactionState(): TransactionState {
     return this.dead ? 'unknown' : this.state;
   }
@@ -125,7 +119,9 @@ export class Session {
     void this.client?.end().catch(() => undefined);
   }
 
-  private async run(statements: Query[]): Promise<ResultSet[]> {
+  // Several statements in one exchange: run in turn (each sees what the ones before it did), their results in
+  // order; the first error is thrown once every reply is read.
+  async queries(statements: readonly Query[]): Promise<ResultSet[]> {
     await this.connected;
     const all = this.take(statements);
     const ahead = this.ahead;
@@ -147,7 +143,7 @@ export class Session {
     return this.client!.query(config);
   }
 
-  private take(statements: Query[]): Query[] {
+  private take(statements: readonly Query[]): Query[] {
     const all = [...this.queued, ...statements];
     this.queued = [];
     return all;

@@ -107,16 +107,24 @@ export function withDefaults(url: string, defaults: Record<string, string>): str
   );
 }
 
-// Sets one parameter, replacing any the URL has.
-export function withParameter(url: string, key: string, value: string): string {
+// The URL without its fragment and without the parameters whose name (as written, still encoded) `drop` accepts.
+export function withoutParameters(url: string, drop: (rawName: string) => boolean): string {
   const base = withoutFragment(url);
   const question = base.indexOf('?');
-  if (question === -1) return appendParameters(base, [[key, value]]);
+  if (question === -1) return base;
   const kept = base
     .slice(question + 1)
     .split('&')
-    .filter((pair) => pair.length > 0 && safeDecode(pair.split('=')[0]!) !== key);
-  return appendParameters(`${base.slice(0, question)}?${kept.join('&')}`, [[key, value]]);
+    .filter((pair) => pair.length > 0 && !drop(pair.split('=')[0]!));
+  return kept.length === 0 ? base.slice(0, question) : `${base.slice(0, question)}?${kept.join('&')}`;
+}
+
+// Sets one parameter, replacing any the URL has.
+export function withParameter(url: string, key: string, value: string): string {
+  return appendParameters(
+    withoutParameters(url, (name) => safeDecode(name) === key),
+    [[key, value]],
+  );
 }
 
 // The URL as every message shows it: no password from the URL or the environment.

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type { ClientConfig } from 'pg';
 import { parse } from 'pg-connection-string';
-import { queryOf, splitUrl } from '../url';
+import { queryOf, splitUrl, withoutParameters } from '../url';
 import { passwordFromFile } from './pgpass';
 
 // A connection URL (libpq's syntax) and the PG* variables → node-postgres's settings, with libpq's meaning
@@ -44,7 +44,7 @@ export function connectPlan(url: string, env: NodeJS.ProcessEnv, connectTimeoutM
   if (port && !validPort(port)) throw new ConfigError(`the port ${JSON.stringify(port)} is not a valid port (1 to 65535)`);
   let parsed: Record<string, unknown>;
   try {
-    parsed = parse(withoutOwnParameters(url)) as Record<string, unknown>;
+    parsed = parse(withoutParameters(url, (name) => OWN.has(decodeURIComponent(name)))) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigError(`it is not a well-formed URL (${(error as Error).message})`);
   }
@@ -77,17 +77,6 @@ export function connectPlan(url: string, env: NodeJS.ProcessEnv, connectTimeoutM
   config.ssl = tlsOptions(sslmode, host, rootcert, own.get('sslcert') || env.PGSSLCERT, own.get('sslkey') || env.PGSSLKEY, env);
   const tls = sslmode === 'disable' ? 'never' : sslmode === 'allow' ? 'fallback' : sslmode === 'prefer' ? 'first' : 'only';
   return { config: config as ClientConfig, tls, sslmode };
-}
-
-function withoutOwnParameters(url: string): string {
-  const question = url.indexOf('?');
-  if (question === -1) return url;
-  const kept = url
-    .slice(question + 1)
-    .replace(/#.*$/, '')
-    .split('&')
-    .filter((pair) => pair.length > 0 && !OWN.has(decodeURIComponent(pair.split('=')[0]!)));
-  return kept.length === 0 ? url.slice(0, question) : `${url.slice(0, question)}?${kept.join('&')}`;
 }
 
 // libpq's checks by sslmode: `require` encrypts without checking the certificate (unless a root certificate
