@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { icConfigInFile, type GitInfo } from '../store/discover';
+import { readRegularFile } from '../store/regular-file';
 import { IcError } from '../core/errors';
 import type { Project } from './workspace';
 import { childProcess } from '../lazy-builtins';
@@ -65,7 +66,7 @@ function unbornHead(root: string): boolean {
   return ref !== undefined && !existsSync(join(dir, ref)) && !existsSync(join(dir, 'reftable')) && !readText(join(dir, 'packed-refs')).includes(` ${ref}\n`);
 }
 
-const readText = (file: string): string => (existsSync(file) && statSync(file).isFile() ? readFileSync(file, 'utf8') : '');
+const readText = (file: string): string => readRegularFile(file) ?? '';
 
 /** The project's identity: `git config ic.project`, else the repository's root commit id. */
 export function projectIdentity(root: string, info: GitInfo | null): string {
