@@ -97,7 +97,6 @@ const src = process.env.IC_WALK_SRC;
 require.extensions['.sql'] = (module, filename) => { module.exports = { __esModule: true, default: require('fs').readFileSync(filename, 'utf8') }; };
 const { runHookCall } = require(src + '/cli/hook-call.js');
 runHookCall('claude-pre-edit', { text: process.env.IC_WALK_INPUT });
-require(src + '/store/sqlite-connection.js').closeSharedConnections();
 `;
 
 const TRACER = `

@@ -13,10 +13,11 @@ export function isBareHookCall(argv: string[]): boolean {
   return argv.length === 3 && (argv[0] === 'coordination' || argv[0] === 'coord') && argv[1] === 'hook' && isHookName(argv[2]!);
 }
 
-// Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit).
+// Runs one hook on the descriptors directly and sets the exit code (0, or 1 for a refused commit). The
+// environment is copied once: each read of process.env, and each copy of it, asks the C library again.
 // `input`: stdin as the fast path's bundle already read it (src/hooks/fast/entry.ts). git passes no
 // payload (and its stdin may be a terminal): only agent hooks read stdin.
-export async function runHookCall(name: string, given?: HookInput, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function runHookCall(name: string, given?: HookInput, env: NodeJS.ProcessEnv = { ...process.env }): Promise<void> {
   if (!isHookName(name)) throw new Error(`not a hook: ${name}`);
   const deadline = startDeadline(hookSettings(env).timeoutMs); // the hook's one deadline, counted from the process start
   shareConnections(); // one connection per database for the whole hook (src/store/sqlite-connection.ts)

@@ -2,7 +2,6 @@ import { isBareHookCall, runHookCall } from './hook-call';
 import { HOOKS_OF_THE_FULL_CLI } from '../hooks/run';
 import type { HookInput } from '../hooks/hook-types';
 import { reportTimingsAtExit } from './timing-report';
-import { closeSharedConnections } from '../store/sqlite-connection';
 
 // Entry of dist/hook.cjs, the bundle bin/ic loads for a bare `coord hook NAME`; anything else is
 // handed to the full CLI.
@@ -16,11 +15,12 @@ export async function run(argv: string[]): Promise<void> {
 }
 
 // Everything is written (synchronously) and nothing is left to do: exit without Node's environment teardown,
-// which cost a hook on a PostgreSQL server ~4.5 ms and one on SQLite ~1 ms, measured. SQLite connections are
-// closed first (see closeSharedConnections); 'exit' listeners still run (the loader's code cache). Only
-// where a hook is the whole process: the build's warm-up runs several hooks in one (runWithInput).
+// which cost a hook on a PostgreSQL server ~4.5 ms and one on SQLite ~1 ms, measured. A SQLite connection is
+// left open, so its commits stay in the WAL for a later checkpoint (SQLite's at 1,000 pages, or a command's
+// close): closing would checkpoint and delete the WAL, four fsyncs per hook (docs/performance.md). 'exit'
+// listeners still run (the loader's code cache). Only where a hook is the whole process: the build's
+// warm-up runs several hooks in one (runWithInput).
 export function exitAfterHook(): never {
-  closeSharedConnections();
   process.exit();
 }
 

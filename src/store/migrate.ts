@@ -46,4 +46,7 @@ export function migrate(db: Database.Database, dbPath: string, now: number): voi
       db.pragma(`application_id = ${IC_APPLICATION_ID}`); // in the transaction that creates the tables
     }).immediate();
   }
+  // The schema into the file itself, whose header is how ic knows its own (db-file.ts): a hook's commits
+  // stay in the WAL (cli/hook-main.ts), so a database a hook created would otherwise wait for 1,000 pages.
+  db.pragma('wal_checkpoint(PASSIVE)');
 }

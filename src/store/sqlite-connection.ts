@@ -167,18 +167,3 @@ export function keepShared<T extends Connection & { idle(): boolean }>(key: stri
   connection.close = () => undefined;
   return connection;
 }
-
-// Closes the kept SQLite connections, before a hook process exits without Node's teardown (which is where
-// better-sqlite3 would close them): the last connection's close checkpoints the WAL into the database file,
-// whose header is how ic tells a database from an empty file (store/db-file.ts). A server's connection
-// needs nothing: the exit closes its socket, as a natural exit does.
-export function closeSharedConnections(): void {
-  for (const connection of connections.values()) {
-    try {
-      if (connection instanceof SqliteConnection && connection.sqlite.open) connection.sqlite.close();
-    } catch {
-      // closing is best effort: the WAL stays valid and the next connection recovers it
-    }
-  }
-  connections.clear();
-}
