@@ -3,7 +3,10 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { findGitInfo } from '../../store/discover';
 import { runnable } from './hook-commands';
-import type { Target } from './plan';
+import type { AgentTarget } from './agents';
+
+// What `ic coord install` configures: Claude Code, Codex, git's hooks, and each client of agents.ts.
+export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
 
 // `ic coord install` with no client flag configures the clients that are there. One function per
 // target says whether it is, and why.

@@ -6,16 +6,16 @@ import { resolveProject } from '../../coord/context';
 import { claudeEntries, codexEntries, icProgram, retiredHooks, type IcCommand } from './entries';
 import { CLAUDE_HOOK_NAMES, CODEX_HOOK_NAMES } from '../names';
 import { codexConfigPath, codexHookTrusts, trustedHash, withoutTrustEntries, withTrustEntries } from './codex-trust';
-import { DETECTORS, type Detection } from './detect';
+import { DETECTORS, type Detection, type Target } from './detect';
 import { gitExcludeFile, withExcludes } from './excludes';
 import { chainMode, gitHooksDir, GIT_HOOKS, hookPaths, isGuard, readIfExists, renderGuard, type GitHookName } from './git-hook';
 import { planJsonMerge, planJsonRemove, writeText, type Change } from './change';
 import { icBinPath, scriptPath } from './locate';
 import { checkWritableFile } from './file-types';
 import { findGitInfo } from '../../store/discover';
-import { AGENT_TARGETS, planAgentInstall, planAgentUninstall, type AgentTarget } from './agents';
+import { AGENT_TARGETS, planAgentInstall, planAgentUninstall } from './agents';
 
-export type Target = 'claude' | 'codex' | 'git' | AgentTarget;
+export type { Target };
 export const ALL_TARGETS: readonly Target[] = ['claude', 'codex', 'git'];
 // The files each target writes that name this machine's ic (not --shared): kept out of git (excludes.ts).
 const PERSONAL_FILES: Partial<Record<Target, string>> = { claude: '.claude/settings.local.json', codex: '.codex/hooks.json' };
